@@ -1,0 +1,3 @@
+"""privasis-bench: an evaluation harness for instruction-following text sanitization."""
+
+__version__ = "0.1.0"

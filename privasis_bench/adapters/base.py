@@ -1,0 +1,149 @@
+"""The adapter contract: what every model back-end receives and returns.
+
+An adapter turns one :class:`ChatRequest` into one :class:`ChatResult`. Adapters never retry,
+cache or pace themselves: the execution engine (``privasis_bench.engine``) owns that, for the
+model under test and the judge alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from privasis_bench.records import Record
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat call: messages plus generation settings.
+
+    ``record`` is context for baselines that need the gold record (identity, reference,
+    mask-targets); it is not part of the cache key.
+    """
+
+    messages: tuple[tuple[str, str], ...]  # (role, content) pairs
+    max_tokens: int
+    temperature: float = 0.0
+    stop: tuple[str, ...] = ()
+    record: "Record | None" = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def user(cls, content: str, *, max_tokens: int, temperature: float = 0.0, record: "Record | None" = None) -> "ChatRequest":
+        """A single user message with no system prompt (how every protocol call is made)."""
+        return cls(messages=(("user", content),), max_tokens=max_tokens, temperature=temperature, record=record)
+
+    def as_openai_messages(self) -> list[dict[str, str]]:
+        return [{"role": role, "content": content} for role, content in self.messages]
+
+    def generation_settings(self) -> dict[str, Any]:
+        return {"max_tokens": self.max_tokens, "temperature": self.temperature, "stop": list(self.stop)}
+
+    def cache_key(self, spec_key: str) -> str:
+        """Canonical sha256 over (model spec, messages, generation settings)."""
+        payload = {"spec": spec_key, "messages": [list(m) for m in self.messages], "gen": self.generation_settings()}
+        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def prompt_hash(self) -> str:
+        """sha256 of the messages only (identifies the prompt independent of the model)."""
+        blob = json.dumps([list(m) for m in self.messages], ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Usage:
+    """Token usage of one call, or summed over many."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: "Usage") -> None:
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def to_dict(self) -> dict[str, int]:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
+
+@dataclass
+class ChatResult:
+    """The outcome of one call after the engine's retries.
+
+    ``text`` is None exactly when the call failed; ``error`` then says why. An empty string is a
+    real (empty) model output, distinct from a failure.
+    """
+
+    text: str | None
+    finish_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    cached: bool = False
+    attempts: int = 1
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.text is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "finish_reason": self.finish_reason,
+            "usage": self.usage.to_dict(),
+            "error": self.error,
+            "cached": self.cached,
+            "attempts": self.attempts,
+        }
+
+
+class AdapterError(Exception):
+    """A failed call. ``retryable`` tells the engine whether trying again can help.
+
+    ``retry_after`` (seconds) carries a server's Retry-After hint when it sent one.
+    """
+
+    def __init__(self, message: str, *, retryable: bool, status: int | None = None, retry_after: float | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+class Adapter:
+    """Base class of every model back-end.
+
+    Subclasses set ``provider`` and implement :meth:`agenerate` (async, one request) or, for
+    in-process engines that batch, :meth:`generate_batch`. Errors are raised as
+    :class:`AdapterError` (or any exception, treated as retryable by the engine).
+    """
+
+    provider: ClassVar[str] = ""
+    #: False for baselines that read gold labels (mask-targets, reference): never ranked.
+    rankable: ClassVar[bool] = True
+    #: True for in-process engines: the engine calls generate_batch in chunks instead of agenerate.
+    batched: ClassVar[bool] = False
+    #: True for deterministic local baselines: results are not worth caching.
+    cacheable: ClassVar[bool] = True
+    #: Name of the pip extra that provides this adapter's dependencies, if any.
+    extra: ClassVar[str | None] = None
+
+    def __init__(self, model: str, **args: Any) -> None:
+        self.model = model
+        self.args = args
+
+    async def agenerate(self, request: ChatRequest) -> ChatResult:
+        """Run one request; raise AdapterError on failure."""
+        raise NotImplementedError
+
+    def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
+        """Run several requests in-process (only for ``batched`` adapters)."""
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """Release clients/servers; called once when the engine is done."""

@@ -1,0 +1,44 @@
+"""``privasis-bench tasks list|show``."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+import yaml
+from rich.console import Console
+from rich.table import Table
+
+from privasis_bench.cli.options import IncludePathOption
+from privasis_bench.tasks import build_index, load_task
+
+tasks_app = typer.Typer(help="List and inspect task definitions.", no_args_is_help=True)
+console = Console()
+
+
+@tasks_app.command("list")
+def list_tasks(include_path: Optional[List[str]] = IncludePathOption) -> None:
+    """List every task and group (built-in plus --include-path)."""
+    index = build_index(include_path)
+    table = Table(title="privasis-bench tasks")
+    for column in ("name", "kind", "version", "tags / members", "data source"):
+        table.add_column(column)
+    for name, task in sorted(index.tasks.items()):
+        table.add_row(name, "task", task.version, ", ".join(task.tag), task.dataset.describe())
+    for name, group in sorted(index.groups.items()):
+        table.add_row(name, "group", group.version, ", ".join(group.task), "")
+    console.print(table)
+
+
+@tasks_app.command("show")
+def show_task(name: str = typer.Argument(..., help="Task name or YAML path."), include_path: Optional[List[str]] = IncludePathOption) -> None:
+    """Print a task's fully resolved config (includes merged, paths absolute) and its config hash."""
+    task = load_task(name, include_path)
+    resolved = task.model_dump(mode="json")
+    resolved["config_hash"] = task.config_hash()
+    typer.echo(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True).rstrip())
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``tasks`` command group."""
+    app.add_typer(tasks_app, name="tasks")

@@ -1,0 +1,161 @@
+"""The task YAML schema: typed, frozen, and strict about unknown keys.
+
+A task file names a dataset, the sanitization prompt, generation settings, the judge and the
+metrics. ``include:`` pulls in a shared base file (child keys override, nested maps merge).
+Relative file paths are resolved against the YAML file that wrote them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DatasetConfig(_Strict):
+    """Where the rows come from: a hub dataset (path/name/split/revision) or local files."""
+
+    path: str | None = None  # hub repo id, e.g. nvidia/Privasis-Zero
+    name: str | None = None  # hub config, e.g. vanilla
+    split: str = "test"
+    revision: str | None = None
+    data_files: list[str] | None = None  # local jsonl/json/parquet files (absolute after loading)
+    format: Literal["json", "jsonl", "parquet"] | None = None
+    category_column: str | None = None  # defaults to the first of "category", "tag" present
+
+    @field_validator("data_files", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    def describe(self) -> str:
+        """A short human-readable source description."""
+        if self.data_files:
+            return ", ".join(self.data_files)
+        rev = f"@{self.revision}" if self.revision else ""
+        return f"hf://{self.path}{rev} [{self.name}/{self.split}]"
+
+
+class PromptConfig(_Strict):
+    """The request sent to the model under test (protocol §2)."""
+
+    template: str  # file with {instruction} and {text} placeholders
+    instruction: Literal["base", "smoothed"] = "base"
+    answer_cue: str  # the heading after which the sanitized text is expected
+
+
+class GenerationConfig(_Strict):
+    """Generation settings for the model under test."""
+
+    temperature: float = 0.0
+    max_tokens: int = Field(9024, gt=0)
+
+
+class JudgeTemplates(_Strict):
+    """Judge prompt files (protocol §3-4)."""
+
+    guess_target: str  # inference question for a drop target ("guess even if absent")
+    guess_abstract: str  # same, asking for a concise specific guess
+    guess_keep: str  # guessing question for a keep attribute (no "guess anyway" clause)
+    compare: str  # proximity: which of two responses is closer to the true value
+    inclusion: str  # retention: is this information present? YES/NO
+
+
+class JudgeConfig(_Strict):
+    """The judge: default model spec, prompts, answer parsing and call budgets."""
+
+    model: str
+    model_args: dict[str, Any] = Field(default_factory=dict)
+    templates: JudgeTemplates
+    parse_mode: Literal["official", "strict"] = "official"
+    temperature: float = 0.0
+    guess_max_tokens: int = Field(512, gt=0)
+    compare_max_tokens: int = Field(4096, gt=0)
+
+
+class MetricsConfig(_Strict):
+    """Scoring options: bootstrap settings and breakdown sizes."""
+
+    bootstrap_samples: int = Field(1000, ge=0)
+    bootstrap_seed: int = 1234
+    confidence: float = Field(0.95, gt=0, lt=1)
+    top_failed_attributes: int = Field(20, ge=0)
+    breakdown_keys: list[Literal["category", "record_type"]] = Field(default_factory=lambda: ["category"])
+
+
+class TaskConfig(_Strict):
+    """A fully resolved task."""
+
+    task: str
+    tag: list[str] = Field(default_factory=list)
+    version: str
+    description: str = ""
+    dataset: DatasetConfig
+    prompt: PromptConfig
+    generation: GenerationConfig = Field(default_factory=GenerationConfig)
+    judge: JudgeConfig
+    metrics: MetricsConfig = Field(default_factory=MetricsConfig)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    source_file: str | None = None  # set by the loader: the YAML this task came from
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, (int, float)) else value
+
+    @field_validator("tag", mode="before")
+    @classmethod
+    def _tag_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    def config_hash(self) -> str:
+        """sha256 over the resolved config plus the contents of every template it names."""
+        payload = self.model_dump(exclude={"source_file"})
+        payload["_template_contents"] = {p: _file_sha(p) for p in self.template_files()}
+        blob = json.dumps(payload, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def template_files(self) -> list[str]:
+        """Every prompt template file the task uses."""
+        return [self.prompt.template, *self.judge.templates.model_dump().values()]
+
+
+class GroupConfig(_Strict):
+    """A named set of tasks (``group: privasis`` with ``task: [...]``)."""
+
+    group: str
+    task: list[str]
+    version: str = "1"
+    description: str = ""
+    source_file: str | None = None
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, (int, float)) else value
+
+
+def _file_sha(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
+
+
+#: Dotted keys whose values are file paths relative to the YAML that sets them.
+PATH_KEYS: tuple[str, ...] = (
+    "dataset.data_files",
+    "prompt.template",
+    "judge.templates.guess_target",
+    "judge.templates.guess_abstract",
+    "judge.templates.guess_keep",
+    "judge.templates.compare",
+    "judge.templates.inclusion",
+)
