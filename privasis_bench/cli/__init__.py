@@ -47,7 +47,7 @@ _register_commands()
 def main() -> None:
     """Console-script entry point: user errors become one line on stderr and exit code 2."""
     try:
-        app(standalone_mode=False)
+        exit_code = app(standalone_mode=False)
     except PrivasisError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
@@ -66,3 +66,7 @@ def main() -> None:
             exc.show()
             sys.exit(exc.exit_code)
         raise
+    if isinstance(exit_code, int) and exit_code:
+        if exit_code == 130:  # typer turns Ctrl-C into this return value
+            err_console.print("interrupted: finished work is saved; re-run the same command to resume")
+        sys.exit(exit_code)

@@ -21,8 +21,9 @@ def list_tasks(include_path: Optional[List[str]] = IncludePathOption) -> None:
     """List every task and group (built-in plus --include-path)."""
     index = build_index(include_path)
     table = Table(title="privasis-bench tasks")
-    for column in ("name", "kind", "version", "tags / members", "data source"):
-        table.add_column(column)
+    table.add_column("name", no_wrap=True)
+    for column in ("kind", "version", "tags / members", "data source"):
+        table.add_column(column, overflow="fold")
     for name, task in sorted(index.tasks.items()):
         table.add_row(name, "task", task.version, ", ".join(task.tag), task.dataset.describe())
     for name, group in sorted(index.groups.items()):
