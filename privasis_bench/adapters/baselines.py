@@ -1,0 +1,185 @@
+"""Calibration baselines: deterministic "models" that need no network and no weights.
+
+They anchor a leaderboard: ``identity`` (returns the original text: leaks everything, retains
+everything), ``empty`` (returns nothing: leaks nothing, retains nothing), ``reference`` (the dataset's
+reference sanitized text; not rankable: it is the authors' pipeline output), ``mask-targets`` (masks
+every gold target value; not rankable: it reads labels) and ``regex-scrubber`` (a rule-based PII
+scrubber that ignores the instruction; rankable). The model part of the spec is ignored:
+``identity``, ``identity:`` and ``identity:baseline`` are the same.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
+from privasis_bench.errors import ModelSpecError
+
+if TYPE_CHECKING:
+    from privasis_bench.records import Record
+
+DEFAULT_PLACEHOLDER = "[REDACTED]"
+
+
+class _Baseline(Adapter):
+    """Shared plumbing: no network, no caching, one output computed from the request's record."""
+
+    cacheable = False
+    accepted_args: tuple[str, ...] = ()
+
+    def __init__(self, model: str = "", **args: Any) -> None:
+        super().__init__(model, **args)
+        unknown = sorted(k for k in args if k not in self.accepted_args)
+        if unknown:
+            accepted = ", ".join(self.accepted_args) or "none"
+            raise ModelSpecError(f"{self.provider}: unknown model argument(s) {', '.join(unknown)}; accepted: {accepted}")
+
+    def _record(self, request: ChatRequest) -> "Record":
+        if request.record is None:
+            raise AdapterError(f"{self.provider} baseline needs the request's record, which is missing", retryable=False)
+        return request.record
+
+    def output(self, request: ChatRequest) -> str:
+        raise NotImplementedError
+
+    async def agenerate(self, request: ChatRequest) -> ChatResult:
+        """Return the baseline's output for the request's record."""
+        return ChatResult(text=self.output(request), finish_reason="stop", usage=Usage())
+
+
+class IdentityBaseline(_Baseline):
+    """Returns the original record unchanged."""
+
+    provider = "identity"
+
+    def output(self, request: ChatRequest) -> str:
+        return self._record(request).text
+
+
+class EmptyBaseline(_Baseline):
+    """Returns an empty string (a real, empty output, not a failure)."""
+
+    provider = "empty"
+
+    def output(self, request: ChatRequest) -> str:
+        self._record(request)
+        return ""
+
+
+class ReferenceBaseline(_Baseline):
+    """Returns the dataset's reference sanitized text (the authors' pipeline output)."""
+
+    provider = "reference"
+    rankable = False
+
+    def output(self, request: ChatRequest) -> str:
+        return self._record(request).reference_sanitized
+
+
+def value_strings(value: Any) -> list[str]:
+    """The strings a target value can appear as: list items, dict values, numbers as str (no nulls)."""
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in value_strings(v)]
+    if isinstance(value, (list, tuple, set)):
+        return [s for v in value for s in value_strings(v)]
+    text = str(value).strip()
+    return [text] if text else []
+
+
+def mask_values(text: str, values: list[str], placeholder: str = DEFAULT_PLACEHOLDER) -> str:
+    """Replace every occurrence of each value (case-insensitive, longest first) with ``placeholder``."""
+    unique = sorted({v for v in values if v}, key=lambda v: (-len(v), v))
+    if not unique:
+        return text
+    pattern = re.compile("|".join(re.escape(v) for v in unique), re.IGNORECASE)
+    return pattern.sub(lambda _m: placeholder, text)
+
+
+class MaskTargetsBaseline(_Baseline):
+    """Masks every gold target value (drop and abstract) in the original text. Reads labels: not rankable."""
+
+    provider = "mask-targets"
+    rankable = False
+    accepted_args = ("placeholder",)
+
+    def output(self, request: ChatRequest) -> str:
+        record = self._record(request)
+        values = [s for attr in record.targets for s in value_strings(attr.value)]
+        return mask_values(record.text, values, str(self.args.get("placeholder", DEFAULT_PLACEHOLDER)))
+
+
+# Rule-based scrubbing, applied in order (URLs and emails before the digit rules eat their parts).
+_MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+           r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
+#: (label, pattern, minimum number of digits in a match for it to count)
+SCRUB_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
+    ("URL", re.compile(r"\b(?:https?://|www\.)[^\s<>\"')\]]*[^\s<>\"')\].,;:!?]", re.IGNORECASE), 0),
+    ("EMAIL", re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}\b"), 0),
+    ("MONEY", re.compile(
+        r"(?:[$€£¥₹]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand|[kKmMbB]\b))?)"
+        r"|(?:\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|INR|CAD|AUD|CHF|dollars|euros|pounds)\b)"), 1),
+    ("DATE", re.compile(
+        rf"\b(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[/.\-]\d{{1,2}}[/.\-]\d{{2,4}}"
+        rf"|{_MONTHS}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTHS}\.?,?\s+\d{{4}}"
+        rf"|{_MONTHS}\.?\s+\d{{4}})\b", re.IGNORECASE), 1),
+    ("ID", re.compile(r"\b(?:[A-Z]{1,4}-?\d{4,}[A-Z0-9\-]*|\d{8,}|\d{4}(?:[ \-]\d{4}){2,3})\b"), 4),
+    ("PHONE", re.compile(r"(?<![\w+])(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{2,4}\)[\s.\-]?)?\d{2,4}(?:[\s.\-]\d{2,4}){1,4}(?!\w)"), 7),
+)
+_TITLED_NAME = re.compile(r"\b(?:Mr|Mrs|Ms|Mx|Dr|Prof)\.?\s+[A-Z][a-z]+(?:[\s\-]+[A-Z][a-z]+)?")
+_CAPITALIZED_RUN = re.compile(r"\b[A-Z][a-z]+(?:-[A-Z][a-z]+)?(?:\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)+\b")
+#: Capitalized words that are usually not parts of names (sentence starts, salutations, document words).
+_NOT_NAME_WORDS = frozenset(
+    "The This That These Those Dear Hello Hi Thanks Thank Best Kind Regards Please Note Subject Date Dept Department "
+    "Street Avenue Road Hospital Clinic Bank University Company Inc Ltd Center Centre Office Services Service Team "
+    "January February March April May June July August September October November December Monday Tuesday Wednesday "
+    "Thursday Friday Saturday Sunday Patient Client Customer Account Invoice Report Summary Total Notes Our Your We "
+    "If When For And But Or In On At To From Of By With As Re Dr Mr Mrs Ms".split()
+)
+
+
+def _digits(text: str) -> int:
+    return sum(ch.isdigit() for ch in text)
+
+
+def _redact_capitalized_run(match: re.Match[str], tag: str) -> str:
+    """Within a run of capitalized words, replace each stretch of 2+ name-like words with the tag."""
+    words = match.group(0).split()
+    out: list[str] = []
+    stretch: list[str] = []
+    for word in words + [""]:
+        if word and word not in _NOT_NAME_WORDS:
+            stretch.append(word)
+            continue
+        out.extend([tag] if len(stretch) >= 2 else stretch)
+        stretch = []
+        if word:
+            out.append(word)
+    return " ".join(out)
+
+
+def regex_scrub(text: str, *, names: bool = False, tag: str = "[{label}]") -> str:
+    """Redact URLs, emails, money, dates, long ids and phone numbers (and optionally name-like word runs)."""
+    for label, pattern, min_digits in SCRUB_RULES:
+        replacement = tag.format(label=label)
+        text = pattern.sub(lambda m, r=replacement, n=min_digits: r if _digits(m.group(0)) >= n else m.group(0), text)
+    if names:
+        name_tag = tag.format(label="NAME")
+        text = _TITLED_NAME.sub(name_tag, text)
+        text = _CAPITALIZED_RUN.sub(lambda m: _redact_capitalized_run(m, name_tag), text)
+    return text
+
+
+class RegexScrubberBaseline(_Baseline):
+    """Rule-based PII redaction that ignores the instruction (a rankable non-LLM anchor).
+
+    Arguments: ``names=true`` also redacts capitalized word pairs that look like person names.
+    """
+
+    provider = "regex-scrubber"
+    accepted_args = ("names",)
+
+    def output(self, request: ChatRequest) -> str:
+        return regex_scrub(self._record(request).text, names=bool(self.args.get("names", False)))

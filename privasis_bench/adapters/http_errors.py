@@ -1,0 +1,100 @@
+"""Turning HTTP-SDK exceptions into :class:`AdapterError` (shared by the openai and anthropic adapters).
+
+The engine owns retries; adapters only classify. Transient conditions (429, 408, 409, 5xx, timeouts,
+connection failures) are retryable; client errors (400, 401, 403, 404, 422, ...) are not. A server's
+``retry-after-ms`` / ``Retry-After`` hint is passed on in seconds. Messages are scrubbed of secrets.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from privasis_bench.adapters.base import AdapterError
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+MAX_MESSAGE_CHARS = 600
+DEFAULT_TIMEOUT_S = 600.0
+_KEY_PATTERNS = (
+    re.compile(r"sk-[A-Za-z0-9_\-]{6,}"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9_\-\.=]{6,}"),
+)
+
+
+def is_retryable_status(status: int) -> bool:
+    """True for statuses where trying again can help (rate limits, timeouts, conflicts, server errors)."""
+    return status in RETRYABLE_STATUS or status >= 500
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date), else None."""
+    if not headers:
+        return None
+    lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+    raw_ms = lowered.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(0.0, float(raw_ms) / 1000.0)
+        except ValueError:
+            pass
+    raw = lowered.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def scrub(message: str, secrets: Iterable[str | None] = ()) -> str:
+    """Remove secrets (and anything shaped like an API key or bearer token) from a message."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            message = message.replace(secret, "***")
+    message = _KEY_PATTERNS[0].sub("sk-***", message)
+    message = _KEY_PATTERNS[1].sub(r"\1***", message)
+    return message
+
+
+def _short(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 3] + "..."
+
+
+def classify_sdk_error(exc: BaseException, sdk: Any, *, provider: str, secrets: Iterable[str | None] = ()) -> AdapterError:
+    """Map an exception raised by the ``openai`` or ``anthropic`` SDK (module ``sdk``) to AdapterError."""
+    secrets = tuple(secrets)
+    if isinstance(exc, sdk.APIStatusError):
+        status = int(exc.status_code)
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+        message = scrub(_short(f"{provider} HTTP {status}: {getattr(exc, 'message', exc)}"), secrets)
+        return AdapterError(
+            message, retryable=is_retryable_status(status), status=status, retry_after=parse_retry_after(headers)
+        )
+    if isinstance(exc, sdk.APITimeoutError):
+        return AdapterError(scrub(_short(f"{provider} request timed out: {exc}"), secrets), retryable=True)
+    if isinstance(exc, sdk.APIConnectionError):
+        cause = exc.__cause__ or exc.__context__
+        detail = f"{exc}" + (f" ({type(cause).__name__}: {cause})" if cause else "")
+        return AdapterError(scrub(_short(f"{provider} connection error: {detail}"), secrets), retryable=True)
+    if isinstance(exc, getattr(sdk, "APIResponseValidationError", ())):
+        return AdapterError(scrub(_short(f"{provider} returned a malformed response: {exc}"), secrets), retryable=True)
+    return AdapterError(scrub(_short(f"{provider} error: {type(exc).__name__}: {exc}"), secrets), retryable=False)
+
+
+def local_base_url(base_url: str | None) -> bool:
+    """True for a base URL on this machine or a private network (where servers run without keys)."""
+    if not base_url:
+        return False
+    host = re.sub(r"^[a-z]+://", "", base_url.lower()).split("/")[0].rsplit(":", 1)[0].strip("[]")
+    return host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or host.startswith(("10.", "192.168.", "172."))

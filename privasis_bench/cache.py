@@ -1,0 +1,152 @@
+"""A persistent response cache: a paid call is never paid for twice.
+
+Results are stored in one SQLite table keyed by :meth:`ChatRequest.cache_key` (a sha256 over the
+model spec key, the messages and the generation settings). Only successful results are stored, so
+a failed call is always attempted again. Each ``put`` commits on its own (WAL journal), so a process
+killed with SIGKILL loses at most the calls that were still in flight. One cache file may be shared by
+several processes and threads at once. The spec key never contains secrets (see
+:meth:`ModelSpec.key`), and nothing else about the caller is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from privasis_bench.adapters.base import ChatResult, Usage
+
+CACHE_DIR_ENV = "PRIVASIS_BENCH_CACHE_DIR"
+CACHE_FILE_NAME = "responses.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    result TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+def default_cache_dir() -> Path:
+    """``$PRIVASIS_BENCH_CACHE_DIR`` when set, else ``~/.cache/privasis-bench``."""
+    env = os.environ.get(CACHE_DIR_ENV)
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "privasis-bench"
+
+
+def result_from_dict(data: dict[str, Any]) -> ChatResult:
+    """Rebuild a :class:`ChatResult` from :meth:`ChatResult.to_dict` output."""
+    usage = data.get("usage") or {}
+    return ChatResult(
+        text=data.get("text"),
+        finish_reason=data.get("finish_reason"),
+        usage=Usage(int(usage.get("prompt_tokens", 0) or 0), int(usage.get("completion_tokens", 0) or 0)),
+        error=data.get("error"),
+        cached=bool(data.get("cached", False)),
+        attempts=int(data.get("attempts", 1) or 1),
+    )
+
+
+class ResponseCache:
+    """SQLite-backed map from a request's cache key to its successful :class:`ChatResult`.
+
+    ``path`` is the database file; a directory is accepted too (the file is then
+    ``<dir>/responses.sqlite``). Safe to share between threads (one connection behind a lock)
+    and between processes (WAL mode plus a busy timeout).
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        path = Path(path).expanduser()
+        if path.is_dir():
+            path = path / CACHE_FILE_NAME
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        # isolation_level=None: autocommit, every statement is its own durable transaction.
+        self._conn: sqlite3.Connection | None = sqlite3.connect(
+            str(path), timeout=30.0, isolation_level=None, check_same_thread=False
+        )
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA busy_timeout=30000")
+        self._conn.execute(_SCHEMA)
+
+    @classmethod
+    def default(cls) -> "ResponseCache":
+        """The cache in :func:`default_cache_dir`."""
+        return cls(default_cache_dir() / CACHE_FILE_NAME)
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError(f"response cache {self.path} is closed")
+        return self._conn
+
+    def get(self, key: str) -> ChatResult | None:
+        """The stored result for ``key`` (marked ``cached=True``), or None."""
+        with self._lock:
+            row = self._connection().execute("SELECT result FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            result = result_from_dict(json.loads(row[0]))
+        except (ValueError, TypeError):
+            return None  # an unreadable entry is a miss; the next put overwrites it
+        if not result.ok:
+            return None
+        result.cached = True
+        return result
+
+    def put(self, key: str, spec_key: str, result: ChatResult) -> bool:
+        """Store a successful result (failures are ignored); returns True when something was written."""
+        if not result.ok:
+            return False
+        payload = result.to_dict()
+        payload["cached"] = False
+        blob = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+        with self._lock:
+            self._connection().execute(
+                "INSERT OR REPLACE INTO responses (key, spec, result, created) VALUES (?, ?, ?, ?)",
+                (key, spec_key, blob, time.time()),
+            )
+        return True
+
+    def __contains__(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._connection().execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def count_by_spec(self) -> dict[str, int]:
+        """Number of stored results per model spec key."""
+        with self._lock:
+            rows = self._connection().execute("SELECT spec, COUNT(*) FROM responses GROUP BY spec").fetchall()
+        return {spec: int(n) for spec, n in rows}
+
+    def clear(self, spec_key: str | None = None) -> int:
+        """Delete every entry (or those of one spec key); returns how many were removed."""
+        with self._lock:
+            conn = self._connection()
+            if spec_key is None:
+                cur = conn.execute("DELETE FROM responses")
+            else:
+                cur = conn.execute("DELETE FROM responses WHERE spec = ?", (spec_key,))
+            return int(cur.rowcount)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> "ResponseCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

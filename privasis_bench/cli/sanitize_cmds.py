@@ -1,0 +1,114 @@
+"""``privasis-bench sanitize``: run a model over a task's records and save its sanitized outputs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+from privasis_bench.adapters.registry import build_adapter
+from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+from privasis_bench.cli.options import DataFilesOption, IncludePathOption, LimitOption, SkipInvalidOption, TasksOption, split_multi
+from privasis_bench.data import load_records, with_data_files
+from privasis_bench.engine import Engine, RetryPolicy
+from privasis_bench.errors import PrivasisError
+from privasis_bench.sanitize import run_sanitize, summarize
+from privasis_bench.tasks import resolve_tasks
+
+console = Console()
+OUTPUT_NAME = "sanitized.jsonl"
+
+
+class IncompleteRunError(PrivasisError):
+    """Some records still have no output; the command exits with status 1 (a re-run resumes)."""
+
+    exit_code = 1
+
+
+def model_slug(spec: ModelSpec) -> str:
+    """A file-system friendly name for a model spec, e.g. ``openai_gpt-4.1``."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{spec.provider}_{spec.model}").strip("._")
+    return slug or "model"
+
+
+def sanitize(
+    model: str = typer.Option(..., "--model", "-m", help="Model spec provider:model[,k=v...], e.g. openai:gpt-4.1 or identity:x."),
+    model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2 (merged over the spec's)."),
+    tasks: List[str] = TasksOption,
+    include_path: Optional[List[str]] = IncludePathOption,
+    data_files: Optional[List[str]] = DataFilesOption,
+    limit: Optional[int] = LimitOption,
+    skip_invalid: bool = SkipInvalidOption,
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output directory (default runs/<model-slug>); writes <dir>/<task>/sanitized.jsonl."),
+    instruction: Optional[str] = typer.Option(None, "--instruction", help="Instruction variant: base or smoothed (default: the task's)."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Requests in flight at once."),
+    rpm: Optional[float] = typer.Option(None, "--rpm", min=0.001, help="At most this many requests per minute."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Output token budget (default: the task's, 9024)."),
+    temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature (default: the task's, 0)."),
+    max_attempts: int = typer.Option(6, "--max-attempts", min=1, help="Tries per request, the first included."),
+    retry_base_delay: float = typer.Option(1.0, "--retry-base-delay", min=0.0, help="First backoff delay in seconds (doubles per retry)."),
+    retry_max_delay: float = typer.Option(60.0, "--retry-max-delay", min=0.0, help="Longest backoff delay in seconds."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Response cache directory (default $PRIVASIS_BENCH_CACHE_DIR or ~/.cache/privasis-bench)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Discard an existing output file instead of resuming it."),
+    all_records: bool = typer.Option(False, "--all-records", help="Also send records that are never scored (no keep attribute)."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar (only on a terminal)."),
+) -> None:
+    """Run a model over each task's records; re-running the same command resumes where it stopped."""
+    if instruction is not None and instruction not in ("base", "smoothed"):
+        raise PrivasisError(f"--instruction must be base or smoothed, not {instruction!r}")
+    spec = ModelSpec.parse(model, model_args)
+    task_list = resolve_tasks(split_multi(tasks), include_path)
+    out_dir = output if output is not None else Path("runs") / model_slug(spec)
+    retry = RetryPolicy(max_attempts=max_attempts, base_delay=retry_base_delay, max_delay=max(retry_max_delay, retry_base_delay))
+    cache = None if no_cache else ResponseCache((cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
+    adapter = build_adapter(spec)
+    engine = Engine(adapter, spec, role="model", cache=cache, retry=retry, concurrency=concurrency, rpm=rpm, progress=progress)
+    any_failed = 0
+    try:
+        for task in task_list:
+            if data_files:
+                task = with_data_files(task, split_multi(data_files))
+            loaded = load_records(task, skip_invalid=skip_invalid, limit=limit)
+            records = loaded.records if all_records else loaded.scored
+            out_path = out_dir / task.task / OUTPUT_NAME
+            before = replace(engine.stats, usage=replace(engine.stats.usage))
+            outputs = run_sanitize(
+                records, task, engine, out_path,
+                instruction=instruction, max_tokens=max_tokens, temperature=temperature, overwrite=overwrite,
+            )
+            counts = summarize(outputs)
+            any_failed += counts["failed"]
+            now = engine.stats
+            sent = now.requests - before.requests
+            cached = now.cached - before.cached
+            skipped = len(loaded.records) - len(records)
+            console.print(
+                f"[bold]{task.task}[/]: {counts['records']} records ({counts['records'] - sent} resumed from the output file, "
+                f"{cached} from the cache, {sent - cached} run); {counts['failed']} failed, {counts['empty']} empty; "
+                f"{now.calls - before.calls} calls, {now.retries - before.retries} retries; tokens "
+                f"{now.usage.prompt_tokens - before.usage.prompt_tokens} in / "
+                f"{now.usage.completion_tokens - before.usage.completion_tokens} out"
+                + (f"; {skipped} unscored records not sent" if skipped else "")
+                + (f"; {len(loaded.invalid)} invalid rows skipped" if loaded.invalid else ""),
+                highlight=False, soft_wrap=True,
+            )
+            console.print(f"  -> {out_path}", highlight=False, soft_wrap=True)
+    finally:
+        engine.close()
+        if cache is not None:
+            cache.close()
+    if any_failed:
+        raise IncompleteRunError(
+            f"{any_failed} record(s) failed; re-run the same command to retry them (finished records are kept)"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``sanitize`` command."""
+    app.command("sanitize")(sanitize)

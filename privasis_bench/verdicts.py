@@ -1,0 +1,117 @@
+"""Verdict dataclasses: what the judge decided for each target, keep attribute and record.
+
+They serialize to plain dicts (samples JSONL, judge checkpoint) and back, so metrics can be
+recomputed from files without calling any model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Literal
+
+#: Where a target's judging stopped. "sanitized" = no tier fired; "null" = null value, not judged;
+#: "unjudged" = a judge call failed; "unparseable" = strict mode could not read the compare answer.
+TargetTier = Literal["direct", "inference", "proximity", "sanitized", "null", "unjudged", "unparseable"]
+LEAK_TIERS: tuple[str, ...] = ("direct", "inference", "proximity")
+
+#: How a keep attribute's verdict was reached.
+KeepVia = Literal["verbatim", "judge", "empty_output", "null", "unjudged", "unparseable"]
+
+#: Record status: "judged" enters the metrics; the others are reported and left out.
+RecordStatus = Literal["judged", "unjudged", "unparseable"]
+
+
+@dataclass
+class TargetVerdict:
+    """The verdict for one sanitization target (protocol §3)."""
+
+    name: str
+    kind: str  # drop | abstract
+    group: str | None
+    value: Any
+    tier: TargetTier = "sanitized"
+    guess: str | None = None  # judge guess on the sanitized output (lower-cased)
+    original_guess: str | None = None  # judge guess on the original record (lower-cased)
+    compare_answer: str | None = None  # raw proximity answer
+    error: str | None = None
+
+    @property
+    def leaked(self) -> bool | None:
+        """True for a leak, False when sanitized, None when null/unjudged/unparseable."""
+        if self.tier in LEAK_TIERS:
+            return True
+        if self.tier == "sanitized":
+            return False
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TargetVerdict":
+        return cls(**{f.name: data.get(f.name) for f in fields(cls) if f.name in data})
+
+
+@dataclass
+class KeepVerdict:
+    """The verdict for one keep attribute (protocol §4)."""
+
+    name: str
+    value: Any
+    group: str | None = None
+    retained: bool | None = None  # None: null value, unjudged or unparseable
+    via: KeepVia = "verbatim"
+    guess: str | None = None  # judge guess on the sanitized output (lower-cased)
+    inclusion_answer: str | None = None  # raw YES/NO answer
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "KeepVerdict":
+        return cls(**{f.name: data.get(f.name) for f in fields(cls) if f.name in data})
+
+
+@dataclass
+class RecordVerdict:
+    """Every verdict for one record, plus what the metrics need to know about it."""
+
+    record_id: str
+    category: str
+    record_type: str
+    output_failed: bool
+    targets: list[TargetVerdict] = field(default_factory=list)
+    keep: list[KeepVerdict] = field(default_factory=list)
+
+    @property
+    def status(self) -> RecordStatus:
+        """"unjudged" if any judge call failed, else "unparseable" if a strict answer was unreadable."""
+        tiers = [t.tier for t in self.targets] + [k.via for k in self.keep]
+        if "unjudged" in tiers:
+            return "unjudged"
+        if "unparseable" in tiers:
+            return "unparseable"
+        return "judged"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "record_id": self.record_id,
+            "category": self.category,
+            "record_type": self.record_type,
+            "output_failed": self.output_failed,
+            "status": self.status,
+            "targets": [t.to_dict() for t in self.targets],
+            "keep": [k.to_dict() for k in self.keep],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RecordVerdict":
+        return cls(
+            record_id=data["record_id"],
+            category=data.get("category") or "",
+            record_type=data.get("record_type") or "",
+            output_failed=bool(data.get("output_failed", False)),
+            targets=[TargetVerdict.from_dict(t) for t in data.get("targets", [])],
+            keep=[KeepVerdict.from_dict(k) for k in data.get("keep", [])],
+        )

@@ -1,0 +1,24 @@
+"""Importing the package, the registry and the CLI must not import heavy back-ends."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("vllm", "torch", "llama_cpp", "lm_eval", "transformers")
+
+
+def test_package_registry_and_cli_import_no_heavy_backend():
+    code = (
+        "import json, sys\n"
+        "import privasis_bench, privasis_bench.adapters.registry, privasis_bench.cli\n"
+        "from privasis_bench.adapters.registry import list_providers, load_adapter_class\n"
+        "list_providers()\n"
+        "for name in ('vllm', 'llamacpp', 'lmeval', 'openai', 'anthropic'):\n"
+        "    load_adapter_class(name)\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -1,0 +1,1 @@
+"""Integration tests against real local model servers and engines."""

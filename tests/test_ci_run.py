@@ -1,0 +1,44 @@
+"""CI runs the README's test command verbatim, and treats "no tests collected" as a failure."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CI_RUN = REPO / ".ci" / "run"
+README = REPO / "README.md"
+
+
+def readme_test_command() -> str:
+    """The one command line in the README's bash blocks that runs pytest."""
+    blocks = re.findall(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+    lines = [line.strip() for block in blocks for line in block.splitlines() if re.search(r"\bpytest\b", line)]
+    assert len(lines) == 1, f"expected exactly one pytest command in the README, found {lines}"
+    return lines[0]
+
+
+@pytest.fixture()
+def ci_files() -> None:
+    if not (CI_RUN.is_file() and README.is_file()):
+        pytest.skip("not a source checkout (.ci/run or README.md missing)")
+
+
+@pytest.mark.usefixtures("ci_files")
+def test_ci_run_contains_the_readme_test_command_verbatim() -> None:
+    command = readme_test_command()
+    script_lines = [line.strip() for line in CI_RUN.read_text(encoding="utf-8").splitlines()]
+    assert command in script_lines
+
+
+@pytest.mark.usefixtures("ci_files")
+def test_ci_scripts_are_valid_bash_and_exit_5_is_a_failure() -> None:
+    for script in sorted((REPO / ".ci").iterdir()):
+        if script.is_file():
+            subprocess.run(["bash", "-n", str(script)], check=True)
+    text = CI_RUN.read_text(encoding="utf-8")
+    assert re.search(r'if \[ "\$rc" -eq 5 \]; then.*?exit 1', text, flags=re.S)
+    assert text.rstrip().endswith('exit "$rc"')
