@@ -3,9 +3,9 @@
 * 429 (with Retry-After), 500 and stalls past the client timeout: the run completes with the same
   outputs as a clean run.
 * 401: the run stops at once with a clear message, and the API key appears in no output or cache file.
-* SIGKILL mid-run, then the same command again: the outputs equal an uninterrupted run's and no prompt
-  was answered twice (the only repeated request is the one in flight at the kill, which the server
-  sees abandoned).
+* SIGKILL mid-run, then the same command again: the outputs equal an uninterrupted run's. Killed between
+  calls, the server sees every record requested exactly once; killed with a call in flight, no prompt is
+  answered twice (the only repeated request is the in-flight one, which the server sees abandoned).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -197,6 +198,40 @@ def test_sigkill_then_rerun_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     _same_outputs(out / "tiny" / "sanitized.jsonl", tmp_path / "straight" / "tiny" / "sanitized.jsonl")
     lines = (out / "tiny" / "sanitized.jsonl").read_text().splitlines()
     assert len(lines) == n and all(json.loads(l)["error"] is None for l in lines)
+
+
+@pytest.mark.slow
+def test_sigkill_between_requests_then_rerun_requests_no_record_twice(tmp_path: Path) -> None:
+    """Killed while no call is in flight (requests paced 2 s apart): across both runs the server sees every
+    record's request exactly once, and the outputs equal an uninterrupted run's."""
+    n = 5
+    yaml = write_tiny_task(tmp_path / "task", n=n)
+    out, cache = tmp_path / "killed", tmp_path / "cache-killed"
+    sanitized = out / "tiny" / "sanitized.jsonl"
+    with FakeOpenAIServer(delay=0.05) as server:
+        args = _args(server, yaml, out, cache, "--rpm", "30")
+        proc = _cli(args, background=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not (sanitized.exists() and len(read_outputs(sanitized)) == 2):  # poll the file, not server events
+                assert time.monotonic() < deadline, "the run never got going"
+                time.sleep(0.02)
+            assert sum(server.received.values()) == 2  # the third request waits for its pacing slot
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()
+        assert proc.returncode == -signal.SIGKILL
+        rerun = _cli(args)
+        assert rerun.returncode == 0, rerun.stderr
+    assert len(server.received) == n and set(server.received.values()) == {1}, dict(server.received)
+    assert sum(server.abandoned.values()) == 0
+    with FakeOpenAIServer(delay=0.0) as clean:
+        straight = _cli_inprocess(_args(clean, yaml, tmp_path / "straight", tmp_path / "cache-straight"))
+        assert straight.exit_code == 0, straight.output
+    _same_outputs(sanitized, tmp_path / "straight" / "tiny" / "sanitized.jsonl")
 
 
 def test_cli_reports_failures_exits_non_zero_and_resumes_only_them(tmp_path: Path, monkeypatch, capsys) -> None:
