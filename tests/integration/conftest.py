@@ -210,8 +210,8 @@ def llama_server_url(smollm2_gguf_path: Path, integration_dir: Path, hf_home: Pa
     for dep in ("uvicorn", "fastapi", "sse_starlette"):
         require_module(dep, "pip install 'llama-cpp-python[server]'")
     port = free_port()
-    launcher = Path(__file__).with_name("llama_server_main.py")  # python -m llama_cpp.server, AMX-safe
-    argv = [sys.executable, str(launcher), "--model", str(smollm2_gguf_path),
+    # python -m llama_cpp.server, with the AMX crash workaround on CPUs that need it
+    argv = [sys.executable, "-m", "privasis_bench.adapters.llamacpp_server", "--model", str(smollm2_gguf_path),
             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"]
     server = _start_server("llama_cpp_server", argv, port, integration_dir, hf_home, LLAMA_READY_TIMEOUT_S)
     yield server.root_url + "/v1"

@@ -6,7 +6,8 @@ switch for that model parameter, so its default-params factory is wrapped before
 the model (the same workaround the ``llamacpp`` adapter applies in-process). On other CPUs this is
 exactly ``python -m llama_cpp.server``.
 
-Usage: ``python tests/integration/llama_server_main.py --model X.gguf --port N ...``
+Usage: ``python -m privasis_bench.adapters.llamacpp_server --model X.gguf --port N ...`` (same arguments as
+``python -m llama_cpp.server``).
 """
 
 from __future__ import annotations
@@ -14,14 +15,7 @@ from __future__ import annotations
 import runpy
 import sys
 
-
-def cpu_has_amx() -> bool:
-    """True when /proc/cpuinfo lists ``amx_int8``."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            return " amx_int8" in fh.read(200_000)
-    except OSError:
-        return False
+from privasis_bench.adapters.llamacpp_adapter import cpu_has_amx
 
 
 def disable_extra_bufts() -> None:
