@@ -114,6 +114,7 @@ def test_hub_offline_fails_fast_with_help(tmp_path):
     assert "Traceback" not in proc.stderr
     message = " ".join(proc.stderr.split())
     assert "nvidia/Privasis-Zero" in message and "HF_HOME" in message and "--data-files" in message
+    assert "[vanilla/test]" in message  # printed literally, not eaten as console markup
 
 
 def test_hub_unreachable_endpoint_fails_fast(tmp_path, sample_task):

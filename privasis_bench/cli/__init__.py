@@ -6,6 +6,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from privasis_bench import __version__
 from privasis_bench.errors import PrivasisError
@@ -49,7 +50,7 @@ def main() -> None:
     try:
         exit_code = app(standalone_mode=False)
     except PrivasisError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

@@ -7,6 +7,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from privasis_bench.cli.options import DataFilesOption, IncludePathOption, LimitOption, SkipInvalidOption, TasksOption, split_multi
@@ -36,7 +37,7 @@ def inspect(
         if as_json:
             typer.echo(json.dumps({"task": task.task, **stats}, indent=2, ensure_ascii=False))
             continue
-        table = Table(title=f"{task.task}  ({loaded.source})", show_header=True)
+        table = Table(title=escape(f"{task.task}  ({loaded.source})"), show_header=True)
         table.add_column("statistic")
         table.add_column("value", justify="right")
         for key, value in stats.items():
@@ -45,7 +46,7 @@ def inspect(
             table.add_row(key.replace("_", " "), str(value))
         console.print(table)
         for row in loaded.invalid:
-            console.print(f"[yellow]skipped[/] row {row.row_number}: {row.message}", highlight=False)
+            console.print(f"[yellow]skipped[/] row {row.row_number}: {escape(row.message)}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,6 +7,7 @@ from typing import Any, List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
@@ -75,7 +76,7 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
     if outcomes:
         console.print(summary_table([o.results for o in outcomes]))
     for o in outcomes:
-        console.print(f"  -> {o.task_dir}", highlight=False)
+        console.print(f"  -> {escape(str(o.task_dir))}", highlight=False)
         c = o.results["counts"]
         if c["failed_outputs"]:
             console.print(f"[yellow]{o.results['task']['name']}: {c['failed_outputs']} model output(s) failed and were scored "
@@ -232,7 +233,7 @@ def rescore(
     mismatched = [o for o in outcomes if o.matches is False]
     for o in outcomes:
         status = "match" if o.matches else ("were recomputed with new settings, unlike" if o.matches is None else "DIFFER from")
-        console.print(f"{o.task_dir}: recomputed metrics {status} results.json", highlight=False)
+        console.print(f"{escape(str(o.task_dir))}: recomputed metrics {status} results.json", highlight=False)
     if mismatched:
         raise typer.Exit(1)
 
@@ -251,7 +252,7 @@ def compare(
     if json_out is not None:
         payload = {"a": str(a), "b": str(b), "tasks": {name: c for name, c in comparisons}}
         atomic_write_text(json_out, dumps_json(payload))
-        console.print(f"  -> {json_out}", highlight=False)
+        console.print(f"  -> {escape(str(json_out))}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

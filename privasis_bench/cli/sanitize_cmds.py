@@ -9,6 +9,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
@@ -98,7 +99,7 @@ def sanitize(
                 + (f"; {len(loaded.invalid)} invalid rows skipped" if loaded.invalid else ""),
                 highlight=False, soft_wrap=True,
             )
-            console.print(f"  -> {out_path}", highlight=False, soft_wrap=True)
+            console.print(f"  -> {escape(str(out_path))}", highlight=False, soft_wrap=True)
     finally:
         engine.close()
         if cache is not None:

@@ -7,6 +7,7 @@ from typing import List, Optional
 import typer
 import yaml
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from privasis_bench.cli.options import IncludePathOption
@@ -25,7 +26,7 @@ def list_tasks(include_path: Optional[List[str]] = IncludePathOption) -> None:
     for column in ("kind", "version", "tags / members", "data source"):
         table.add_column(column, overflow="fold")
     for name, task in sorted(index.tasks.items()):
-        table.add_row(name, "task", task.version, ", ".join(task.tag), task.dataset.describe())
+        table.add_row(name, "task", task.version, ", ".join(task.tag), escape(task.dataset.describe()))
     for name, group in sorted(index.groups.items()):
         table.add_row(name, "group", group.version, ", ".join(group.task), "")
     console.print(table)

@@ -29,6 +29,7 @@ def test_tasks_list_shows_the_six_names():
     assert proc.returncode == 0, proc.stderr
     for name in SIX_NAMES:
         assert name in proc.stdout
+    assert "[vanilla/test]" in proc.stdout  # the data source is shown literally
 
 
 def test_python_dash_m_entry_point():
