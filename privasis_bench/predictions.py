@@ -167,20 +167,14 @@ _BAD = object()
 
 def _first_response(item: dict[str, Any]) -> Any:
     """The raw response string of a sample (``resps[0][0]``, else ``filtered_resps[0]``); None if null."""
-    resps = item.get("resps")
-    if isinstance(resps, list) and resps:
-        first = resps[0]
-        if isinstance(first, list) and first:
-            first = first[0]
-        if first is None or isinstance(first, str):
-            return first
-    filtered = item.get("filtered_resps")
-    if isinstance(filtered, list) and filtered:
-        first = filtered[0]
-        if isinstance(first, list) and first:
-            first = first[0]
-        if first is None or isinstance(first, str):
-            return first
+    for key in ("resps", "filtered_resps"):
+        responses = item.get(key)
+        if isinstance(responses, list) and responses:
+            first = responses[0]
+            if isinstance(first, list) and first:
+                first = first[0]
+            if first is None or isinstance(first, str):
+                return first
     return _BAD
 
 

@@ -115,6 +115,14 @@ def _args(server: FakeOpenAIServer, yaml: Path, out: Path, cache: Path, *extra: 
             "--no-progress", *extra]
 
 
+def _kill9(proc: subprocess.Popen) -> None:
+    """SIGKILL a background CLI run and check it died of that signal (not of its own accord)."""
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=10)
+    assert proc.returncode == -signal.SIGKILL
+
+
 def _all_bytes(*dirs: Path) -> bytes:
     return b"".join(p.read_bytes() for d in dirs if d.exists() for p in sorted(d.rglob("*")) if p.is_file())
 
@@ -170,13 +178,8 @@ def test_sigkill_then_rerun_equals_an_uninterrupted_run(tmp_path: Path) -> None:
         try:
             # Three records answered, the fourth in flight: kill -9.
             assert server.wait_for(lambda s: s.received[prompts[3]] >= 1, timeout=60), "the run never got going"
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
         finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.communicate()
-        assert proc.returncode == -signal.SIGKILL
+            _kill9(proc)
         partial = read_outputs(out / "tiny" / "sanitized.jsonl")
         assert sorted(partial) == ["r000", "r001", "r002"]  # killed mid-run, finished records were on disk
 
@@ -217,13 +220,8 @@ def test_sigkill_between_requests_then_rerun_requests_no_record_twice(tmp_path: 
                 assert time.monotonic() < deadline, "the run never got going"
                 time.sleep(0.02)
             assert sum(server.received.values()) == 2  # the third request waits for its pacing slot
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
         finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.communicate()
-        assert proc.returncode == -signal.SIGKILL
+            _kill9(proc)
         rerun = _cli(args)
         assert rerun.returncode == 0, rerun.stderr
     assert len(server.received) == n and set(server.received.values()) == {1}, dict(server.received)
