@@ -26,8 +26,8 @@ from fake_openai_server import FakeOpenAIServer  # noqa: E402
 from privasis_bench.adapters.base import Adapter, ChatRequest, ChatResult, Usage  # noqa: E402
 from privasis_bench.adapters.registry import build_adapter  # noqa: E402
 from privasis_bench.adapters.spec import ModelSpec  # noqa: E402
-from privasis_bench.cache import ResponseCache  # noqa: E402
-from privasis_bench.engine import Engine  # noqa: E402
+from privasis_bench.engine.cache import ResponseCache  # noqa: E402
+from privasis_bench.engine.executor import Engine  # noqa: E402
 
 
 class Instant(Adapter):

@@ -1,4 +1,11 @@
-"""Model adapters: the registry of providers and the adapter contract."""
+"""Model adapters: the adapter contract (:mod:`base`), model specs, the provider registry and every back-end.
+
+Stable public API for plugin authors: ``privasis_bench.adapters.base.Adapter``, ``ChatRequest``, ``ChatResult``,
+``AdapterError`` and the ``privasis_bench.adapters`` entry-point group.
+
+May import: ``privasis_bench.errors`` and (for type hints) ``data.records``. Never the engine, protocol,
+pipeline, results or CLI.
+"""
 
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.spec import ModelSpec

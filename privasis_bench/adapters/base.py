@@ -1,7 +1,7 @@
 """The adapter contract: what every model back-end receives and returns.
 
 An adapter turns one :class:`ChatRequest` into one :class:`ChatResult`. Adapters never retry,
-cache or pace themselves: the execution engine (``privasis_bench.engine``) owns that, for the
+cache or pace themselves: the execution engine (``privasis_bench.engine.executor``) owns that, for the
 model under test and the judge alike.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from privasis_bench.records import Record
+    from privasis_bench.data.records import Record
 
 
 @dataclass(frozen=True)

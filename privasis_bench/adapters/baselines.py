@@ -17,7 +17,7 @@ from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, Cha
 from privasis_bench.errors import ModelSpecError
 
 if TYPE_CHECKING:
-    from privasis_bench.records import Record
+    from privasis_bench.data.records import Record
 
 DEFAULT_PLACEHOLDER = "[REDACTED]"
 

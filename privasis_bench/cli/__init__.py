@@ -1,4 +1,7 @@
-"""The ``privasis-bench`` command line. Each sub-module registers its own commands."""
+"""The ``privasis-bench`` command line. Each sub-module registers its own commands.
+
+The top layer: it may import every other subpackage, and nothing imports it (except ``__main__``).
+"""
 
 from __future__ import annotations
 

@@ -11,9 +11,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from privasis_bench.cli.options import DataFilesOption, IncludePathOption, LimitOption, SkipInvalidOption, TasksOption, split_multi
-from privasis_bench.data import load_records, with_data_files
-from privasis_bench.datastats import dataset_stats
-from privasis_bench.tasks import resolve_tasks
+from privasis_bench.data.loading import load_records, with_data_files
+from privasis_bench.data.stats import dataset_stats
+from privasis_bench.tasks.registry import resolve_tasks
 
 data_app = typer.Typer(help="Inspect benchmark data.", no_args_is_help=True)
 console = Console()

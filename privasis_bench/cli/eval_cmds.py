@@ -10,37 +10,25 @@ from rich.console import Console
 from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
-from privasis_bench.cli.options import DataFilesOption, IncludePathOption, LimitOption, SkipInvalidOption, TasksOption, split_multi
-from privasis_bench.data import load_records, with_data_files
-from privasis_bench.engine import Engine, RetryPolicy, usage_by_role
+from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+from privasis_bench.cli.options import (DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS, Opts, TasksOption,
+                                        split_multi, with_options)
+from privasis_bench.data.loading import load_records, with_data_files
+from privasis_bench.engine.executor import Engine, usage_by_role
+from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.errors import PrivasisError
-from privasis_bench.results import atomic_write_text, compare_table, dumps_json, summary_table
-from privasis_bench.runner import SANITIZED_NAME, EngineOptions, EvalOutcome, evaluate_task, model_description, now, resolve_judge
-from privasis_bench.scoring import compare_runs, rescore_run
-from privasis_bench.tasks import resolve_tasks
+from privasis_bench.results.files import atomic_write_text, dumps_json
+from privasis_bench.results.tables import compare_table, summary_table
+from privasis_bench.pipeline.run import SANITIZED_NAME, EngineOptions, EvalOutcome, evaluate_task, model_description, now
+from privasis_bench.pipeline.judging import resolve_judge
+from privasis_bench.results.compare import compare_runs
+from privasis_bench.results.rescore import rescore_run
+from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
 
-JudgeOpt = typer.Option(None, "--judge", help="Judge model spec (default: the task's), or 'none' for direct/verbatim-only scoring.")
-JudgeArgsOpt = typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2.")
-JudgePromptsOpt = typer.Option(None, "--judge-prompts", help="Directory of judge templates (<key>.txt) overriding the task's.")
-ParseModeOpt = typer.Option(None, "--parse-mode", help="Judge answer parsing: official (default) or strict.")
-InstructionOpt = typer.Option(None, "--instruction", help="Instruction variant: base or smoothed (default: the task's).")
 OutputOpt = typer.Option(..., "--output", "-o", help="Run directory; each task writes <dir>/<task>/{results.json,samples.jsonl}.")
-ConcurrencyOpt = typer.Option(4, "--concurrency", min=1, help="Requests in flight at once.")
-JudgeConcurrencyOpt = typer.Option(None, "--judge-concurrency", min=1, help="Judge requests in flight (default: --concurrency).")
-RpmOpt = typer.Option(None, "--rpm", min=0.001, help="At most this many model requests per minute.")
-JudgeRpmOpt = typer.Option(None, "--judge-rpm", min=0.001, help="At most this many judge requests per minute.")
-CacheDirOpt = typer.Option(None, "--cache-dir", help="Response cache directory (default $PRIVASIS_BENCH_CACHE_DIR or ~/.cache/privasis-bench).")
-NoCacheOpt = typer.Option(False, "--no-cache", help="Neither read nor write the response cache.")
-BootstrapOpt = typer.Option(None, "--bootstrap-samples", min=0, help="Bootstrap resamples for CIs (default: the task's, 1000).")
-SeedOpt = typer.Option(None, "--seed", help="Bootstrap seed (default: the task's).")
-GuessTokensOpt = typer.Option(None, "--judge-guess-max-tokens", min=1, help="Judge budget for guessing questions (default 512).")
-CompareTokensOpt = typer.Option(None, "--judge-compare-max-tokens", min=1, help="Judge budget for compare/inclusion questions (default 4096).")
-MaxAttemptsOpt = typer.Option(6, "--max-attempts", min=1, help="Tries per request, the first included.")
-ProgressOpt = typer.Option(True, "--progress/--no-progress", help="Show progress bars (only on a terminal).")
-
+SeedOpt = SCORING_OPTIONS["seed"][1]
 
 def _check_choice(name: str, value: Optional[str], allowed: tuple[str, ...]) -> None:
     if value is not None and value not in allowed:
@@ -50,11 +38,11 @@ def _check_choice(name: str, value: Optional[str], allowed: tuple[str, ...]) -> 
 class _Session:
     """Engines and cache shared by the tasks of one command, closed at the end."""
 
-    def __init__(self, cache_dir: Optional[Path], no_cache: bool, concurrency: int, judge_concurrency: Optional[int],
-                 max_attempts: int, progress: bool, rpm: Optional[float] = None, judge_rpm: Optional[float] = None) -> None:
-        self.cache = None if no_cache else ResponseCache((cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
-        self.options = EngineOptions(cache=self.cache, retry=RetryPolicy(max_attempts=max_attempts), concurrency=concurrency,
-                                     judge_concurrency=judge_concurrency, progress=progress, rpm=rpm, judge_rpm=judge_rpm)
+    def __init__(self, opts: Opts, rpm: Optional[float] = None) -> None:
+        self.cache = None if opts.no_cache else ResponseCache((opts.cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
+        self.options = EngineOptions(cache=self.cache, retry=RetryPolicy(max_attempts=opts.max_attempts),
+                                     concurrency=opts.concurrency, judge_concurrency=opts.judge_concurrency,
+                                     progress=opts.progress, rpm=rpm, judge_rpm=opts.judge_rpm)
         self.engines: dict[tuple[str, str], Engine] = {}
 
     def engine(self, spec: ModelSpec | None, role: str) -> Engine | None:
@@ -92,55 +80,45 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
         raise typer.Exit(1)
 
 
+def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
+    """Per task: apply --data-files, resolve the judge, load the records, pick the instruction variant."""
+    task = with_data_files(task_name, split_multi(opts.data_files)) if opts.data_files else task_name
+    choice = resolve_judge(task, opts.judge, opts.judge_args, prompts_dir=opts.judge_prompts, parse_mode=opts.parse_mode,
+                           guess_max_tokens=opts.judge_guess_max_tokens, compare_max_tokens=opts.judge_compare_max_tokens)
+    loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit)
+    return task, choice, loaded, opts.instruction or task.prompt.instruction
+
+
+def _check_opts(opts: Opts) -> None:
+    _check_choice("--instruction", opts.instruction, ("base", "smoothed"))
+    _check_choice("--parse-mode", opts.parse_mode, ("official", "strict"))
+
+
+@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS)
 def run(
     model: str = typer.Option(..., "--model", "-m", help="Model under test: provider:model[,k=v...]."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
     tasks: List[str] = TasksOption,
     output: Path = OutputOpt,
-    judge: Optional[str] = JudgeOpt,
-    judge_args: Optional[str] = JudgeArgsOpt,
-    judge_prompts: Optional[Path] = JudgePromptsOpt,
-    parse_mode: Optional[str] = ParseModeOpt,
-    instruction: Optional[str] = InstructionOpt,
-    limit: Optional[int] = LimitOption,
-    concurrency: int = ConcurrencyOpt,
-    judge_concurrency: Optional[int] = JudgeConcurrencyOpt,
-    rpm: Optional[float] = RpmOpt,
-    judge_rpm: Optional[float] = JudgeRpmOpt,
+    rpm: Optional[float] = typer.Option(None, "--rpm", min=0.001, help="At most this many model requests per minute."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Model output budget (default: the task's)."),
     temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="Model temperature (default: the task's)."),
-    judge_guess_max_tokens: Optional[int] = GuessTokensOpt,
-    judge_compare_max_tokens: Optional[int] = CompareTokensOpt,
-    include_path: Optional[List[str]] = IncludePathOption,
-    data_files: Optional[List[str]] = DataFilesOption,
-    skip_invalid: bool = SkipInvalidOption,
-    cache_dir: Optional[Path] = CacheDirOpt,
-    no_cache: bool = NoCacheOpt,
-    bootstrap_samples: Optional[int] = BootstrapOpt,
-    seed: Optional[int] = SeedOpt,
-    max_attempts: int = MaxAttemptsOpt,
-    progress: bool = ProgressOpt,
+    opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
 ) -> None:
     """Sanitize with the model, judge, score and write results; re-running resumes what is missing."""
-    from privasis_bench.sanitize import run_sanitize
+    from privasis_bench.pipeline.sanitize import run_sanitize
 
-    _check_choice("--instruction", instruction, ("base", "smoothed"))
-    _check_choice("--parse-mode", parse_mode, ("official", "strict"))
+    _check_opts(opts)
     spec = ModelSpec.parse(model, model_args)
-    task_list = resolve_tasks(split_multi(tasks), include_path)
-    session = _Session(cache_dir, no_cache, concurrency, judge_concurrency, max_attempts, progress, rpm, judge_rpm)
+    task_list = resolve_tasks(split_multi(tasks), opts.include_path)
+    session = _Session(opts, rpm=rpm)
     outcomes: list[EvalOutcome] = []
     try:
         model_engine = session.engine(spec, "model")
         for task in task_list:
             started = now()
             before = usage_by_role(session.engines.values())
-            if data_files:
-                task = with_data_files(task, split_multi(data_files))
-            choice = resolve_judge(task, judge, judge_args, prompts_dir=judge_prompts, parse_mode=parse_mode,
-                                   guess_max_tokens=judge_guess_max_tokens, compare_max_tokens=judge_compare_max_tokens)
-            loaded = load_records(task, skip_invalid=skip_invalid, limit=limit)
-            variant = instruction or task.prompt.instruction
+            task, choice, loaded, variant = _task_setup(task, opts)
             mt = max_tokens or task.generation.max_tokens
             temp = task.generation.temperature if temperature is None else temperature
             task_dir = output / task.task
@@ -151,59 +129,34 @@ def run(
             outcomes.append(evaluate_task(
                 task, loaded, {o.id: o for o in outs}, choice, judge_engine, task_dir,
                 model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
-                instruction=variant, engines=engines, usage_before=before, limit=limit,
-                bootstrap_samples=bootstrap_samples, seed=seed, started=started,
+                instruction=variant, engines=engines, usage_before=before, limit=opts.limit,
+                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started,
             ))
     finally:
         session.close()
     _finish(outcomes)
 
 
+@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS)
 def evaluate(
     predictions: Path = typer.Option(..., "--predictions", "-p", help="Saved outputs: our sanitized JSONL, lm-eval samples or {id, model_sanitized_text} JSONL."),
     tasks: List[str] = TasksOption,
     output: Path = OutputOpt,
     prediction_format: str = typer.Option("auto", "--format", help="auto, sanitized, lmeval or reference."),
     model_label: Optional[str] = typer.Option(None, "--model-label", help="Name of the model that produced the predictions."),
-    judge: Optional[str] = JudgeOpt,
-    judge_args: Optional[str] = JudgeArgsOpt,
-    judge_prompts: Optional[Path] = JudgePromptsOpt,
-    parse_mode: Optional[str] = ParseModeOpt,
-    instruction: Optional[str] = InstructionOpt,
-    limit: Optional[int] = LimitOption,
-    concurrency: int = ConcurrencyOpt,
-    judge_concurrency: Optional[int] = JudgeConcurrencyOpt,
-    judge_rpm: Optional[float] = JudgeRpmOpt,
-    judge_guess_max_tokens: Optional[int] = GuessTokensOpt,
-    judge_compare_max_tokens: Optional[int] = CompareTokensOpt,
-    include_path: Optional[List[str]] = IncludePathOption,
-    data_files: Optional[List[str]] = DataFilesOption,
-    skip_invalid: bool = SkipInvalidOption,
-    cache_dir: Optional[Path] = CacheDirOpt,
-    no_cache: bool = NoCacheOpt,
-    bootstrap_samples: Optional[int] = BootstrapOpt,
-    seed: Optional[int] = SeedOpt,
-    max_attempts: int = MaxAttemptsOpt,
-    progress: bool = ProgressOpt,
+    opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
 ) -> None:
     """Judge and score saved model outputs (no call to the model under test)."""
-    from privasis_bench.predictions import load_predictions
+    from privasis_bench.pipeline.predictions import load_predictions
 
-    _check_choice("--instruction", instruction, ("base", "smoothed"))
-    _check_choice("--parse-mode", parse_mode, ("official", "strict"))
-    task_list = resolve_tasks(split_multi(tasks), include_path)
+    _check_opts(opts)
+    task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     if len(task_list) != 1:
         raise PrivasisError(f"--predictions belongs to one task; --tasks names {len(task_list)}")
-    task = task_list[0]
-    if data_files:
-        task = with_data_files(task, split_multi(data_files))
-    session = _Session(cache_dir, no_cache, concurrency, judge_concurrency, max_attempts, progress, judge_rpm=judge_rpm)
+    session = _Session(opts)
     try:
         started = now()
-        choice = resolve_judge(task, judge, judge_args, prompts_dir=judge_prompts, parse_mode=parse_mode,
-                               guess_max_tokens=judge_guess_max_tokens, compare_max_tokens=judge_compare_max_tokens)
-        loaded = load_records(task, skip_invalid=skip_invalid, limit=limit)
-        variant = instruction or task.prompt.instruction
+        task, choice, loaded, variant = _task_setup(task_list[0], opts)
         preds = load_predictions(predictions, loaded.scored, format=prediction_format, task=task,
                                  instruction=variant, model=model_label)
         models = sorted({o.model for o in preds.values() if o.model})
@@ -213,8 +166,8 @@ def evaluate(
         judge_engine = session.engine(choice.spec, "judge")
         outcome = evaluate_task(
             task, loaded, dict(preds), choice, judge_engine, output / task.task, model_info=model_info,
-            instruction=variant, engines=[judge_engine] if judge_engine else [], limit=limit, bootstrap_samples=bootstrap_samples,
-            seed=seed, started=started,
+            instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
+            bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started,
         )
     finally:
         session.close()
@@ -223,7 +176,7 @@ def evaluate(
 
 def rescore(
     run_dir: Path = typer.Argument(..., help="A run directory (or one task directory) written by run/evaluate."),
-    bootstrap_samples: Optional[int] = BootstrapOpt,
+    bootstrap_samples: Optional[int] = SCORING_OPTIONS["bootstrap_samples"][1],
     seed: Optional[int] = SeedOpt,
     write: bool = typer.Option(False, "--write", help="Store the recomputed metrics in results.json."),
 ) -> None:

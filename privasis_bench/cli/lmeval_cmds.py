@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from privasis_bench.errors import PrivasisError
-from privasis_bench.lmeval_interop import LMEVAL_GROUPS, LMEVAL_TASKS, example_command, lmeval_tasks_dir
+from privasis_bench.interop.lmeval import LMEVAL_GROUPS, LMEVAL_TASKS, example_command, lmeval_tasks_dir
 
 _HELP = f"""Print the directory to pass to `lm_eval --include_path`.
 

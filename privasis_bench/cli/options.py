@@ -1,8 +1,16 @@
-"""Command-line options shared by several commands (one definition each)."""
+"""Command-line options shared by several commands, defined once and added to each command's signature.
+
+Typer builds a command's options from its function signature, so options shared by ``run``, ``evaluate`` and
+``sanitize`` would otherwise be repeated in every signature. :func:`with_options` adds named groups of options
+to a command and hands their values to it as one :class:`Opts` object (``opts.judge``, ``opts.limit``, ...).
+"""
 
 from __future__ import annotations
 
-from typing import List, Optional
+import functools
+import inspect
+from pathlib import Path
+from typing import Any, Callable, List, Optional
 
 import typer
 
@@ -11,6 +19,72 @@ IncludePathOption = typer.Option(None, "--include-path", help="Extra directory o
 DataFilesOption = typer.Option(None, "--data-files", help="Read the task's rows from these local jsonl/json/parquet files instead of its configured source.")
 LimitOption = typer.Option(None, "--limit", min=1, help="Use only the first N rows of each task.")
 SkipInvalidOption = typer.Option(False, "--skip-invalid", help="Skip malformed rows (reported and counted) instead of stopping.")
+
+#: name -> (annotation, typer option); one group per concern.
+DATA_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "include_path": (Optional[List[str]], IncludePathOption),
+    "data_files": (Optional[List[str]], DataFilesOption),
+    "limit": (Optional[int], LimitOption),
+    "skip_invalid": (bool, SkipInvalidOption),
+    "instruction": (Optional[str], typer.Option(None, "--instruction", help="Instruction variant: base or smoothed (default: the task's).")),
+}
+JUDGE_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "judge": (Optional[str], typer.Option(None, "--judge", help="Judge model spec (default: the task's), or 'none' for direct/verbatim-only scoring.")),
+    "judge_args": (Optional[str], typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2.")),
+    "judge_prompts": (Optional[Path], typer.Option(None, "--judge-prompts", help="Directory of judge templates (<key>.txt) overriding the task's.")),
+    "parse_mode": (Optional[str], typer.Option(None, "--parse-mode", help="Judge answer parsing: official (default) or strict.")),
+    "judge_concurrency": (Optional[int], typer.Option(None, "--judge-concurrency", min=1, help="Judge requests in flight (default: --concurrency).")),
+    "judge_rpm": (Optional[float], typer.Option(None, "--judge-rpm", min=0.001, help="At most this many judge requests per minute.")),
+    "judge_guess_max_tokens": (Optional[int], typer.Option(None, "--judge-guess-max-tokens", min=1, help="Judge budget for guessing questions (default 512).")),
+    "judge_compare_max_tokens": (Optional[int], typer.Option(None, "--judge-compare-max-tokens", min=1, help="Judge budget for compare/inclusion questions (default 4096).")),
+}
+ENGINE_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "concurrency": (int, typer.Option(4, "--concurrency", min=1, help="Requests in flight at once.")),
+    "max_attempts": (int, typer.Option(6, "--max-attempts", min=1, help="Tries per request, the first included.")),
+    "cache_dir": (Optional[Path], typer.Option(None, "--cache-dir", help="Response cache directory (default $PRIVASIS_BENCH_CACHE_DIR or ~/.cache/privasis-bench).")),
+    "no_cache": (bool, typer.Option(False, "--no-cache", help="Neither read nor write the response cache.")),
+    "progress": (bool, typer.Option(True, "--progress/--no-progress", help="Show progress bars (only on a terminal).")),
+}
+SCORING_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "bootstrap_samples": (Optional[int], typer.Option(None, "--bootstrap-samples", min=0, help="Bootstrap resamples for CIs (default: the task's, 1000).")),
+    "seed": (Optional[int], typer.Option(None, "--seed", help="Bootstrap seed (default: the task's).")),
+}
+
+
+class Opts:
+    """The values of a command's shared option groups, as attributes."""
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+    def __repr__(self) -> str:
+        return f"Opts({self.__dict__!r})"
+
+
+def with_options(*groups: dict[str, tuple[Any, Any]]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add the options of ``groups`` to a command; the command receives them as ``opts: Opts``."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        own = [p for p in inspect.signature(command).parameters.values() if p.name != "opts"]
+        shared = {name: spec for group in groups for name, spec in group.items()}
+        clash = {p.name for p in own} & set(shared)
+        if clash:
+            raise TypeError(f"{command.__name__} declares shared options itself: {sorted(clash)}")
+        extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=ann)
+                 for name, (ann, opt) in shared.items()]
+
+        @functools.wraps(command)
+        def wrapper(**kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for name in shared}
+            return command(**kwargs, opts=Opts(**values))
+
+        hints = {k: v for k, v in inspect.get_annotations(command, eval_str=True).items() if k != "opts"}
+        own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints.get(p.name, p.annotation)) for p in own]
+        wrapper.__signature__ = inspect.Signature(own + extra)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {**hints, **{name: ann for name, (ann, _) in shared.items()}}
+        return wrapper
+
+    return decorate
 
 
 def split_multi(values: Optional[List[str]]) -> list[str]:

@@ -13,13 +13,14 @@ from rich.markup import escape
 
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
-from privasis_bench.cli.options import DataFilesOption, IncludePathOption, LimitOption, SkipInvalidOption, TasksOption, split_multi
-from privasis_bench.data import load_records, with_data_files
-from privasis_bench.engine import Engine, RetryPolicy
+from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+from privasis_bench.cli.options import DATA_OPTIONS, ENGINE_OPTIONS, Opts, TasksOption, split_multi, with_options
+from privasis_bench.data.loading import load_records, with_data_files
+from privasis_bench.engine.executor import Engine
+from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.errors import PrivasisError
-from privasis_bench.sanitize import run_sanitize, summarize
-from privasis_bench.tasks import resolve_tasks
+from privasis_bench.pipeline.sanitize import run_sanitize, summarize
+from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
 OUTPUT_NAME = "sanitized.jsonl"
@@ -37,51 +38,43 @@ def model_slug(spec: ModelSpec) -> str:
     return slug or "model"
 
 
+@with_options(DATA_OPTIONS, ENGINE_OPTIONS)
 def sanitize(
     model: str = typer.Option(..., "--model", "-m", help="Model spec provider:model[,k=v...], e.g. openai:gpt-4.1 or identity:x."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2 (merged over the spec's)."),
     tasks: List[str] = TasksOption,
-    include_path: Optional[List[str]] = IncludePathOption,
-    data_files: Optional[List[str]] = DataFilesOption,
-    limit: Optional[int] = LimitOption,
-    skip_invalid: bool = SkipInvalidOption,
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output directory (default runs/<model-slug>); writes <dir>/<task>/sanitized.jsonl."),
-    instruction: Optional[str] = typer.Option(None, "--instruction", help="Instruction variant: base or smoothed (default: the task's)."),
-    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Requests in flight at once."),
     rpm: Optional[float] = typer.Option(None, "--rpm", min=0.001, help="At most this many requests per minute."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Output token budget (default: the task's, 9024)."),
     temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature (default: the task's, 0)."),
-    max_attempts: int = typer.Option(6, "--max-attempts", min=1, help="Tries per request, the first included."),
     retry_base_delay: float = typer.Option(1.0, "--retry-base-delay", min=0.0, help="First backoff delay in seconds (doubles per retry)."),
     retry_max_delay: float = typer.Option(60.0, "--retry-max-delay", min=0.0, help="Longest backoff delay in seconds."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Response cache directory (default $PRIVASIS_BENCH_CACHE_DIR or ~/.cache/privasis-bench)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Discard an existing output file instead of resuming it."),
     all_records: bool = typer.Option(False, "--all-records", help="Also send records that are never scored (no keep attribute)."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar (only on a terminal)."),
+    opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
 ) -> None:
     """Run a model over each task's records; re-running the same command resumes where it stopped."""
-    if instruction is not None and instruction not in ("base", "smoothed"):
-        raise PrivasisError(f"--instruction must be base or smoothed, not {instruction!r}")
+    if opts.instruction is not None and opts.instruction not in ("base", "smoothed"):
+        raise PrivasisError(f"--instruction must be base or smoothed, not {opts.instruction!r}")
     spec = ModelSpec.parse(model, model_args)
-    task_list = resolve_tasks(split_multi(tasks), include_path)
+    task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     out_dir = output if output is not None else Path("runs") / model_slug(spec)
-    retry = RetryPolicy(max_attempts=max_attempts, base_delay=retry_base_delay, max_delay=max(retry_max_delay, retry_base_delay))
-    cache = None if no_cache else ResponseCache((cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
+    retry = RetryPolicy(max_attempts=opts.max_attempts, base_delay=retry_base_delay, max_delay=max(retry_max_delay, retry_base_delay))
+    cache = None if opts.no_cache else ResponseCache((opts.cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
     adapter = build_adapter(spec)
-    engine = Engine(adapter, spec, role="model", cache=cache, retry=retry, concurrency=concurrency, rpm=rpm, progress=progress)
+    engine = Engine(adapter, spec, role="model", cache=cache, retry=retry, concurrency=opts.concurrency, rpm=rpm, progress=opts.progress)
     any_failed = 0
     try:
         for task in task_list:
-            if data_files:
-                task = with_data_files(task, split_multi(data_files))
-            loaded = load_records(task, skip_invalid=skip_invalid, limit=limit)
+            if opts.data_files:
+                task = with_data_files(task, split_multi(opts.data_files))
+            loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit)
             records = loaded.records if all_records else loaded.scored
             out_path = out_dir / task.task / OUTPUT_NAME
             before = replace(engine.stats, usage=replace(engine.stats.usage))
             outputs = run_sanitize(
                 records, task, engine, out_path,
-                instruction=instruction, max_tokens=max_tokens, temperature=temperature, overwrite=overwrite,
+                instruction=opts.instruction, max_tokens=max_tokens, temperature=temperature, overwrite=overwrite,
             )
             counts = summarize(outputs)
             any_failed += counts["failed"]

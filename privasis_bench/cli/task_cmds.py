@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from privasis_bench.cli.options import IncludePathOption
-from privasis_bench.tasks import build_index, load_task
+from privasis_bench.tasks.registry import build_index, load_task
 
 tasks_app = typer.Typer(help="List and inspect task definitions.", no_args_is_help=True)
 console = Console()

@@ -1,7 +1,7 @@
 """lm-eval hooks for the privasis tasks.
 
 lm-eval imports this file by path (``!function utils.<name>`` in the YAMLs). Everything of substance
-lives in ``privasis_bench.lmeval_interop`` so that documents and prompts are built by the same code as
+lives in ``privasis_bench.interop.lmeval`` so that documents and prompts are built by the same code as
 ``privasis-bench sanitize``; privasis-bench must therefore be installed in lm-eval's Python environment.
 """
 
@@ -14,9 +14,9 @@ def load_dataset(**kwargs: Any):
     """custom_dataset hook: a DatasetDict with one ``test`` split holding the task's documents.
 
     ``kwargs`` are the task's ``metadata`` merged with lm-eval's ``--metadata`` (and model args);
-    see ``privasis_bench.lmeval_interop.build_docs`` for the keys that are honoured.
+    see ``privasis_bench.interop.lmeval.build_docs`` for the keys that are honoured.
     """
-    from privasis_bench.lmeval_interop import load_lmeval_dataset
+    from privasis_bench.interop.lmeval import load_lmeval_dataset
 
     return load_lmeval_dataset(**kwargs)
 
@@ -33,6 +33,6 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
     """A plumbing metric only (is the output non-empty?); run `privasis-bench evaluate` to score."""
-    from privasis_bench.lmeval_interop import nonempty_metric
+    from privasis_bench.interop.lmeval import nonempty_metric
 
     return nonempty_metric(doc, results)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import privasis_bench
-from privasis_bench.tasks import builtin_tasks_dir
+from privasis_bench.tasks.registry import builtin_tasks_dir
 
 SIX_NAMES = ["privasis_vanilla", "privasis_hard", "privasis_vanilla_validation", "privasis_hard_validation", "privasis", "privasis_sample"]
 

@@ -21,7 +21,7 @@ import pytest
 from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine import Engine
+from privasis_bench.engine.executor import Engine
 
 try:  # works whether or not tests/ is a package
     from .conftest import offline_env, require_module
@@ -37,7 +37,7 @@ OFFLINE_VLLM_TIMEOUT_S = 900
 
 def make_engine(spec_text: str, **args: object) -> Engine:
     """An engine over a freshly built adapter, without cache or progress bar, few retries."""
-    from privasis_bench.engine import RetryPolicy
+    from privasis_bench.engine.retry import RetryPolicy
 
     spec = ModelSpec.parse(spec_text, dict(args))
     return Engine(build_adapter(spec), spec, role="model", cache=None, progress=False,
@@ -46,9 +46,9 @@ def make_engine(spec_text: str, **args: object) -> Engine:
 
 # --------------------------------------------------------------------------- llama.cpp server
 def test_openai_adapter_sanitizes_sample_records_on_llama_cpp_server(llama_server_url: str, tmp_path: Path) -> None:
-    from privasis_bench.data import load_records
-    from privasis_bench.sanitize import run_sanitize
-    from privasis_bench.tasks import load_task
+    from privasis_bench.data.loading import load_records
+    from privasis_bench.pipeline.sanitize import run_sanitize
+    from privasis_bench.tasks.registry import load_task
 
     task = load_task("privasis_sample")
     records = load_records(task).scored[:2]
@@ -118,7 +118,7 @@ import sys
 from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine import Engine
+from privasis_bench.engine.executor import Engine
 
 if __name__ == "__main__":
     spec = ModelSpec.parse("vllm:" + sys.argv[1], "enforce_eager=true,dtype=float32,max_model_len=2048")

@@ -19,11 +19,11 @@ try:  # works whether or not tests/ is a package
 except ImportError:
     import conftest as shared  # type: ignore[no-redef]
 
-from privasis_bench.data import load_records
-from privasis_bench.lmeval_interop import lmeval_tasks_dir, sample_messages
-from privasis_bench.predictions import MISSING_ERROR, load_predictions
-from privasis_bench.sanitize import build_sanitize_request, postprocess_output
-from privasis_bench.tasks import load_task
+from privasis_bench.data.loading import load_records
+from privasis_bench.interop.lmeval import lmeval_tasks_dir, sample_messages
+from privasis_bench.pipeline.predictions import MISSING_ERROR, load_predictions
+from privasis_bench.protocol.testee import build_sanitize_request, postprocess_output
+from privasis_bench.tasks.registry import load_task
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from privasis_bench.cli import app
-from privasis_bench.scoring import rescore_run
+from privasis_bench.results.rescore import rescore_run
 
 pytestmark = pytest.mark.integration
 

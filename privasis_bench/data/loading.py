@@ -1,0 +1,198 @@
+"""Load a task's rows (Hugging Face hub or local jsonl/json/parquet) and normalize them into records.
+
+Local JSON/JSONL files are read as-is (their columns may mix JSON strings and objects, which Arrow
+cannot hold in one column); parquet files and the hub go through ``datasets``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import urlparse
+
+from privasis_bench.errors import DataError
+from privasis_bench.data.normalize import RowError, normalize_row
+from privasis_bench.data.records import Record
+from privasis_bench.tasks.config import DatasetConfig, TaskConfig
+
+HUB_PROBE_TIMEOUT_S = 3.0
+
+
+@dataclass(frozen=True)
+class InvalidRow:
+    """A row that could not be normalized (kept for reporting with ``--skip-invalid``)."""
+
+    row_number: int
+    record_id: str
+    field: str
+    message: str
+
+
+@dataclass
+class LoadedRecords:
+    """The records of one task plus what was excluded or skipped on the way."""
+
+    records: list[Record]
+    source: str
+    invalid: list[InvalidRow] = field(default_factory=list)
+
+    @property
+    def scored(self) -> list[Record]:
+        """Records that enter the metrics (those with at least one keep attribute)."""
+        return [r for r in self.records if not r.excluded]
+
+    @property
+    def excluded(self) -> list[Record]:
+        return [r for r in self.records if r.excluded]
+
+    @property
+    def ids_hash(self) -> str:
+        """sha256 over the ordered record ids (identifies exactly which records were evaluated)."""
+        return hashlib.sha256("\n".join(r.id for r in self.records).encode()).hexdigest()
+
+
+def _file_format(path: str, declared: str | None) -> str:
+    if declared:
+        return "json" if declared == "jsonl" else declared
+    suffix = Path(path).suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return "json"
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    raise DataError(f"{path}: cannot tell the file format from its extension; set dataset.format (json|jsonl|parquet)")
+
+
+def _iter_json_rows(path: str) -> Iterator[dict[str, Any]]:
+    text = Path(path).read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            rows = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}: invalid JSON array ({exc.msg}, line {exc.lineno})") from None
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise DataError(f"{path}: item {i} is not an object")
+            yield row
+        return
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{line_no}: invalid JSON line ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise DataError(f"{path}:{line_no}: a row must be a JSON object")
+        yield row
+
+
+def _iter_parquet_rows(paths: list[str]) -> Iterator[dict[str, Any]]:
+    import datasets
+
+    ds = datasets.load_dataset("parquet", data_files=paths, split="train")
+    yield from ds
+
+
+def _hub_endpoint() -> str:
+    return os.environ.get("HF_ENDPOINT", "https://huggingface.co")
+
+
+def hub_reachable(timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
+    """A quick TCP probe of the hub endpoint (so an offline machine fails in seconds, not minutes)."""
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
+        return False
+    url = urlparse(_hub_endpoint())
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        with socket.create_connection((url.hostname or "", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _hub_help(cfg: DatasetConfig, reason: str) -> str:
+    hf_home = os.environ.get("HF_HOME", "~/.cache/huggingface")
+    return (
+        f"cannot load {cfg.describe()} from the Hugging Face hub: {reason}. "
+        f"Either pre-download it on a connected machine into the cache at HF_HOME={hf_home} "
+        f"(`huggingface-cli download {cfg.path} --repo-type dataset`) and copy that cache here, "
+        f"or use local files: `--data-files {cfg.name or 'config'}_{cfg.split}.parquet`, or a task YAML with "
+        f"`include:` of the built-in task and `dataset: {{data_files: [PATH.parquet]}}`."
+    )
+
+
+def _iter_hub_rows(cfg: DatasetConfig) -> Iterator[dict[str, Any]]:
+    import datasets
+    from huggingface_hub import constants as hub_constants
+
+    online = hub_reachable()
+    saved = (hub_constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE)
+    if not online:  # only the local cache can help: never wait on the network
+        hub_constants.HF_HUB_OFFLINE = True
+        datasets.config.HF_HUB_OFFLINE = True
+    try:
+        ds = datasets.load_dataset(cfg.path, name=cfg.name, split=cfg.split, revision=cfg.revision)
+    except Exception as exc:  # datasets raises many types (ConnectionError, FileNotFoundError, ValueError...)
+        reason = "the hub is unreachable and the dataset is not in the local cache" if not online else (
+            str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        )
+        raise DataError(_hub_help(cfg, reason)) from None
+    finally:
+        hub_constants.HF_HUB_OFFLINE, datasets.config.HF_HUB_OFFLINE = saved
+    yield from ds
+
+
+def iter_rows(cfg: DatasetConfig) -> Iterator[dict[str, Any]]:
+    """Raw rows of a dataset config, in order."""
+    if cfg.data_files:
+        formats = {_file_format(p, cfg.format) for p in cfg.data_files}
+        if formats == {"json"}:
+            for path in cfg.data_files:
+                yield from _iter_json_rows(path)
+            return
+        if formats == {"parquet"}:
+            yield from _iter_parquet_rows(cfg.data_files)
+            return
+        raise DataError(f"dataset.data_files mixes formats {sorted(formats)}; use one format per task")
+    if not cfg.path:
+        raise DataError("the task's dataset has neither data_files nor a hub path")
+    yield from _iter_hub_rows(cfg)
+
+
+def with_data_files(task: TaskConfig, data_files: list[str]) -> TaskConfig:
+    """A copy of the task reading local files instead of its configured source."""
+    files = [str(Path(p).resolve()) for p in data_files]
+    for path in files:
+        if not Path(path).is_file():
+            raise DataError(f"--data-files: file not found: {path}")
+    dataset = task.dataset.model_copy(update={"data_files": files, "path": None, "revision": None})
+    return task.model_copy(update={"dataset": dataset})
+
+
+def load_records(task: TaskConfig, *, skip_invalid: bool = False, limit: int | None = None) -> LoadedRecords:
+    """Load and normalize a task's rows. Malformed rows raise unless ``skip_invalid``; then they are counted."""
+    cfg = task.dataset
+    records: list[Record] = []
+    invalid: list[InvalidRow] = []
+    seen: set[str] = set()
+    for row_number, row in enumerate(iter_rows(cfg), start=1):
+        if limit is not None and row_number > limit:
+            break
+        try:
+            record = normalize_row(row, row_number=row_number, category_column=cfg.category_column)
+            if record.id in seen:
+                raise RowError(record.id, "id", "duplicate id")
+        except RowError as exc:
+            if not skip_invalid:
+                raise DataError(f"{cfg.describe()}: {exc} (use --skip-invalid to skip such rows)") from None
+            invalid.append(InvalidRow(row_number, exc.record_id, exc.field, str(exc)))
+            continue
+        seen.add(record.id)
+        records.append(record)
+    return LoadedRecords(records=records, source=cfg.describe(), invalid=invalid)

@@ -1,0 +1,367 @@
+"""The execution engine: concurrency, pacing, retries, caching and progress for every model call.
+
+The model under test and the judge both run through an :class:`Engine`. Adapters only make one call
+and classify its errors; the engine decides what happens next:
+
+* cache hits (same spec key, messages and generation settings) are returned with ``cached=True``
+  and cost no call; with a cache, identical requests inside one run are sent once;
+* transient errors (429, 5xx, timeouts, connection errors, unknown exceptions) are retried with
+  exponential backoff and jitter, honouring a server's Retry-After hint;
+* authentication / permission errors (401, 403) stop the whole run at once with
+  :class:`FatalModelError` (the message is scrubbed of keys);
+* other non-retryable errors (400, 404, 422: e.g. a prompt longer than the context) and retries
+  that run out become a failed :class:`ChatResult` (``text=None`` plus the error), never an empty
+  success.
+
+``on_result(index, result)`` is called as each result lands, so callers can persist it at once."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
+from privasis_bench.adapters.http_errors import scrub
+from privasis_bench.adapters.spec import SECRET_ARGS, ModelSpec
+from privasis_bench.engine.cache import ResponseCache
+from privasis_bench.engine.progress import StageProgress
+from privasis_bench.engine.retry import FATAL_STATUS, FatalModelError, RetryPolicy
+
+
+_SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")
+
+
+
+OnResult = Callable[[int, ChatResult], None]
+
+
+
+@dataclass
+class EngineStats:
+    """Counters over every run of one engine (``usage`` counts fresh calls only: what was paid)."""
+
+    requests: int = 0
+    done: int = 0
+    cached: int = 0
+    failed: int = 0
+    retries: int = 0
+    calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cached_usage: Usage = field(default_factory=Usage)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "done": self.done,
+            "cached": self.cached,
+            "failed": self.failed,
+            "retries": self.retries,
+            "calls": self.calls,
+            "usage": {**self.usage.to_dict(), "total_tokens": self.usage.total_tokens},
+            "cached_usage": {**self.cached_usage.to_dict(), "total_tokens": self.cached_usage.total_tokens},
+        }
+
+
+
+def usage_by_role(engines: Iterable["Engine"]) -> dict[str, dict[str, Any]]:
+    """Sum the stats of several engines per role (e.g. ``{"model": {...}, "judge": {...}}``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for engine in engines:
+        s = engine.stats
+        row = out.setdefault(
+            engine.role,
+            {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "requests": 0, "calls": 0,
+             "cached": 0, "failed": 0, "retries": 0},
+        )
+        row["prompt_tokens"] += s.usage.prompt_tokens
+        row["completion_tokens"] += s.usage.completion_tokens
+        row["total_tokens"] += s.usage.total_tokens
+        for name in ("requests", "calls", "cached", "failed", "retries"):
+            row[name] += getattr(s, name)
+    return out
+
+
+
+class _Pacer:
+    """Spaces call starts at least ``60 / rpm`` seconds apart (shared by all workers)."""
+
+    def __init__(self, engine: "Engine", interval: float) -> None:
+        self.engine, self.interval, self.lock = engine, interval, asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self.lock:  # held while sleeping: starts are released one at a time, in order
+            delay = self.engine._next_slot - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            self.engine._next_slot = time.monotonic() + self.interval
+
+
+
+class Engine:
+    """Runs chat requests through one adapter with caching, retries, concurrency and pacing."""
+
+    def __init__(
+        self,
+        adapter: Adapter,
+        spec: ModelSpec,
+        *,
+        role: str,
+        cache: ResponseCache | None,
+        retry: RetryPolicy = RetryPolicy(),
+        concurrency: int = 4,
+        rpm: float | None = None,
+        progress: bool = True,
+        call_timeout: float | None = None,
+        batch_size: int | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if rpm is not None and rpm <= 0:
+            raise ValueError("rpm must be positive")
+        self.adapter, self.spec, self.role = adapter, spec, role
+        self.spec_key = spec.key()
+        self.cache = cache if adapter.cacheable else None
+        self.retry, self.concurrency, self.rpm = retry, concurrency, rpm
+        self.progress, self.call_timeout = progress, call_timeout
+        self.batch_size = batch_size or max(concurrency, 8)
+        self.stats = EngineStats()
+        self._next_slot = 0.0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._rng = random.Random()
+        self._secrets = [str(v) for k, v in spec.args.items() if k.lower() in SECRET_ARGS and v]
+        self._secrets += [v for k, v in os.environ.items() if _SECRET_ENV.search(k.upper()) and len(v) >= 8]
+
+    # ------------------------------------------------------------------ public API
+    async def arun(self, requests: Sequence[ChatRequest], *, desc: str, on_result: OnResult | None = None) -> list[ChatResult]:
+        """Run every request; results come back in request order (failures included)."""
+        requests = list(requests)
+        results: list[ChatResult | None] = [None] * len(requests)
+        self.stats.requests += len(requests)
+        bar = StageProgress(desc, len(requests), self.progress)
+        pacer = _Pacer(self, 60.0 / self.rpm) if self.rpm else None
+
+        def land(index: int, result: ChatResult) -> None:
+            results[index] = result
+            self._count(result, bar)
+            if on_result is not None:
+                on_result(index, result)
+
+        # Group identical requests so each distinct prompt is sent (and paid) once.
+        groups: dict[str, list[int]] = {}
+        for i, request in enumerate(requests):
+            key = request.cache_key(self.spec_key) if self.cache is not None else f"#{i}"
+            groups.setdefault(key, []).append(i)
+        pending: list[tuple[str, list[int]]] = []
+        for key, indexes in groups.items():
+            hit = self.cache.get(key) if self.cache is not None else None
+            if hit is None:
+                pending.append((key, indexes))
+            else:
+                for i in indexes:
+                    land(i, _copy(hit, cached=True))
+        try:
+            if self.adapter.batched:
+                await self._run_batched(requests, pending, land, bar, pacer)
+            else:
+                await self._run_concurrent(requests, pending, land, bar, pacer)
+        finally:
+            bar.close()
+        if any(r is None for r in results):
+            _missing(results)
+        return results  # type: ignore[return-value]
+
+    def run(self, requests: Sequence[ChatRequest], *, desc: str, on_result: OnResult | None = None) -> list[ChatResult]:
+        """Synchronous :meth:`arun` on the engine's own event loop (safe to call repeatedly)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._run_private(requests, desc, on_result)
+        with ThreadPoolExecutor(max_workers=1) as pool:  # called from inside a running loop
+            return pool.submit(self._run_private, requests, desc, on_result).result()
+
+    async def aclose(self) -> None:
+        """Release the adapter (async form of :meth:`close`)."""
+        await self.adapter.aclose()
+
+    def close(self) -> None:
+        """Release the adapter and the engine's private event loop (idempotent)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self._close_sync()
+            return
+        with ThreadPoolExecutor(max_workers=1) as pool:  # called from inside a running loop
+            pool.submit(self._close_sync).result()
+
+    def _close_sync(self) -> None:
+        loop, self._loop = self._loop, None
+        if loop is None or loop.is_closed():
+            asyncio.run(self.adapter.aclose())
+            return
+        try:
+            # Work left over by an interrupted run (Ctrl-C) must not resume while we close.
+            leftovers = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for task in leftovers:
+                task.cancel()
+            if leftovers:
+                try:
+                    loop.run_until_complete(asyncio.gather(*leftovers, return_exceptions=True))
+                except BaseException:  # noqa: BLE001 - the interrupt that stopped them is already propagating
+                    pass
+            loop.run_until_complete(self.adapter.aclose())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ internals
+    def _run_private(self, requests: Sequence[ChatRequest], desc: str, on_result: OnResult | None) -> list[ChatResult]:
+        if self._loop is None or self._loop.is_closed():
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(self.arun(requests, desc=desc, on_result=on_result))
+
+    def _count(self, result: ChatResult, bar: StageProgress) -> None:
+        s = self.stats
+        s.done += 1
+        bar.done += 1
+        if result.cached:
+            s.cached += 1
+            bar.cached += 1
+            s.cached_usage.add(result.usage)
+        else:
+            s.usage.add(result.usage)
+            bar.tokens += result.usage.total_tokens
+        if not result.ok:
+            s.failed += 1
+            bar.failed += 1
+        bar.refresh(advance=1)
+
+    def _store(self, key: str, result: ChatResult) -> None:
+        if self.cache is not None and result.ok:
+            self.cache.put(key, self.spec_key, result)
+
+    async def _run_concurrent(self, requests, pending, land, bar, pacer) -> None:
+        semaphore = asyncio.Semaphore(self.concurrency)
+        stop = asyncio.Event()  # set on a fatal error so no waiting worker starts another call
+
+        async def worker(key: str, indexes: list[int]) -> None:
+            async with semaphore:
+                if stop.is_set():
+                    return
+                try:
+                    result = await self._with_retries(lambda: self._one(requests[indexes[0]]), bar, pacer)
+                except FatalModelError:
+                    stop.set()
+                    raise
+            self._store(key, result)
+            for n, i in enumerate(indexes):
+                land(i, result if n == 0 else _copy(result, cached=result.ok, usage=Usage()))
+
+        tasks = [asyncio.ensure_future(worker(key, idx)) for key, idx in pending]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+
+    async def _run_batched(self, requests, pending, land, bar, pacer) -> None:
+        for start in range(0, len(pending), self.batch_size):
+            chunk = pending[start : start + self.batch_size]
+            batch = [requests[idx[0]] for _, idx in chunk]
+            outcome = await self._with_retries(lambda: self._batch(batch), bar, pacer)
+            results = outcome if isinstance(outcome, list) else [_copy(outcome) for _ in chunk]
+            for (key, indexes), result in zip(chunk, results):
+                self._store(key, result)
+                for n, i in enumerate(indexes):
+                    land(i, result if n == 0 else _copy(result, cached=result.ok, usage=Usage()))
+
+    async def _one(self, request: ChatRequest) -> ChatResult:
+        coro = self.adapter.agenerate(request)
+        return await (asyncio.wait_for(coro, self.call_timeout) if self.call_timeout else coro)
+
+    async def _batch(self, batch: list[ChatRequest]) -> list[ChatResult]:
+        results = await asyncio.to_thread(self.adapter.generate_batch, batch)
+        if len(results) != len(batch):
+            raise AdapterError(f"batch returned {len(results)} results for {len(batch)} requests", retryable=False)
+        return results
+
+    async def _with_retries(self, call: Callable[[], Any], bar: StageProgress, pacer: _Pacer | None) -> Any:
+        """Call until success, a non-retryable error or the attempt budget runs out."""
+        attempt = 0
+        while True:
+            attempt += 1
+            if pacer is not None:
+                await pacer.wait()
+            self.stats.calls += 1
+            try:
+                outcome = await call()
+            except asyncio.CancelledError:
+                raise
+            except AdapterError as exc:
+                error = exc
+            except asyncio.TimeoutError:
+                error = AdapterError(f"no reply within {self.call_timeout}s", retryable=True)
+            except Exception as exc:  # unknown failures are treated as transient
+                error = AdapterError(f"{type(exc).__name__}: {exc}", retryable=True)
+            else:
+                for result in outcome if isinstance(outcome, list) else [outcome]:
+                    _finish(result, attempt, self._scrub)
+                return outcome
+            message = self._scrub(str(error))
+            if error.status in FATAL_STATUS:
+                raise FatalModelError(str(self.spec), error.status, message)
+            if not error.retryable or attempt >= self.retry.max_attempts:
+                suffix = f" (gave up after {attempt} attempts)" if error.retryable else ""
+                return ChatResult(text=None, error=message + suffix, attempts=attempt)
+            self.stats.retries += 1
+            bar.retries += 1
+            bar.refresh()
+            await asyncio.sleep(self.retry.delay(attempt, error.retry_after, self._rng))
+
+    def _scrub(self, message: str) -> str:
+        return scrub(message, self._secrets)
+
+
+
+def _finish(result: ChatResult, attempt: int, scrubber: Callable[[str], str]) -> None:
+    """Normalize a fresh adapter result: attempts, not cached, failures always carry an error."""
+    result.attempts = attempt
+    result.cached = False
+    if result.text is None and not result.error:
+        result.error = "the adapter returned no text"
+    if result.error:
+        result.error = scrubber(result.error)
+        result.text = None
+
+
+
+def _copy(result: ChatResult, *, cached: bool | None = None, usage: Usage | None = None) -> ChatResult:
+    u = usage if usage is not None else result.usage
+    return ChatResult(
+        text=result.text,
+        finish_reason=result.finish_reason,
+        usage=Usage(u.prompt_tokens, u.completion_tokens),
+        error=result.error,
+        cached=result.cached if cached is None else cached,
+        attempts=result.attempts,
+    )
+
+
+
+def _missing(results: list[ChatResult | None]) -> None:
+    missing = [i for i, r in enumerate(results) if r is None]
+    raise RuntimeError(f"engine bug: no result for request(s) {missing[:5]}")

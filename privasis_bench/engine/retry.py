@@ -1,0 +1,54 @@
+"""Retry policy and the fatal-error class: how patiently a failing call is retried, and when a run stops."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from privasis_bench.errors import PrivasisError
+
+
+FATAL_STATUS = frozenset({401, 403})
+
+
+
+class FatalModelError(PrivasisError):
+    """A model call was rejected in a way retrying cannot fix (bad key, no permission): the run stops."""
+
+    def __init__(self, spec: str, status: int | None, message: str):
+        self.spec, self.status = spec, status
+        super().__init__(
+            f"model {spec} rejected the request (HTTP {status}), run stopped: {message.rstrip('. ')}. "
+            "Check the API key and its permissions; finished results are saved and a re-run resumes."
+        )
+
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently a failing call is retried.
+
+    ``max_attempts`` counts the first try. The wait before retry *n* is
+    ``min(max_delay, base_delay * 2**(n-1))`` scaled by a random factor in ``1 ± jitter``; a
+    server's Retry-After hint replaces it (capped at ``max_retry_after``).
+    """
+
+    max_attempts: int = 6
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    jitter: float = 0.25
+    max_retry_after: float = 120.0
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        if self.base_delay < 0 or self.max_delay < 0 or not 0 <= self.jitter <= 1:
+            raise ValueError("delays must be non-negative and jitter within [0, 1]")
+
+    def delay(self, attempt: int, retry_after: float | None = None, rng: random.Random | None = None) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+        if retry_after is not None:
+            return min(max(0.0, float(retry_after)), self.max_retry_after)
+        base = min(self.max_delay, self.base_delay * (2 ** max(0, attempt - 1)))
+        factor = 1.0 + (rng or random).uniform(-self.jitter, self.jitter)
+        return max(0.0, base * factor)

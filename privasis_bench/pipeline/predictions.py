@@ -1,0 +1,305 @@
+"""Import saved model outputs for judging (``privasis-bench evaluate --predictions FILE``).
+
+Three JSONL formats are read, detected from the keys of the first record line:
+
+* ``sanitized`` — privasis-bench's own sanitize output (``id``, ``prompt_hash``, ``raw_output``,
+  ``output``, ...); already post-processed, taken as is.
+* ``lmeval`` — lm-eval's ``--log_samples`` file ``samples_<task>_<ts>.jsonl`` (``doc_id``, ``doc``,
+  ``resps``, ``filtered_resps``); the record id is ``doc["id"]`` and the raw response is
+  post-processed with the protocol §2 rules.
+* ``reference`` — the reference evaluator's prediction JSONL (``id``, ``model_sanitized_text``);
+  post-processed too.
+
+Every record of the task gets an entry: a record without a prediction becomes a *failed* output
+(``output=None``, ``error`` says why), so it is scored as a failure and counted, never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Literal, Sequence
+
+from privasis_bench.adapters.base import Usage
+from privasis_bench.errors import DataError
+from privasis_bench.interop.lmeval import messages_prompt_hash, sample_messages
+from privasis_bench.data.records import Record
+from privasis_bench.pipeline.sanitize import SanitizedOutput
+from privasis_bench.protocol.testee import build_sanitize_request, postprocess_output, read_template
+from privasis_bench.tasks.config import TaskConfig
+
+log = logging.getLogger(__name__)
+
+PredictionFormat = Literal["sanitized", "lmeval", "reference"]
+FORMATS: tuple[str, ...] = ("auto", "sanitized", "lmeval", "reference")
+MISSING_ERROR = "no prediction for this record in the predictions file"
+_LMEVAL_KEYS = ("doc_id", "doc", "resps")
+
+
+@dataclass
+class PredictionReport:
+    """What importing a predictions file found (shown by the CLI and stored with the results)."""
+
+    path: str
+    format: str
+    lines: int = 0  # non-blank lines read
+    matched: int = 0  # predictions attached to a record of the task
+    missing: list[str] = field(default_factory=list)  # record ids with no prediction (scored as failed)
+    unknown: list[str] = field(default_factory=list)  # prediction ids that are not records of the task
+    failed: int = 0  # predictions that are failures in the file itself (error / null output)
+    empty: int = 0  # predictions whose post-processed output is empty
+    prompt_mismatch: list[str] = field(default_factory=list)  # outputs generated from another prompt than ours
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "format": self.format,
+            "lines": self.lines,
+            "matched": self.matched,
+            "missing": len(self.missing),
+            "missing_ids": self.missing[:50],
+            "unknown": len(self.unknown),
+            "unknown_ids": self.unknown[:50],
+            "failed": self.failed,
+            "empty": self.empty,
+            "prompt_mismatch": len(self.prompt_mismatch),
+        }
+
+    def warnings(self) -> list[str]:
+        """Human-readable notes about anything a user should know before trusting the scores."""
+        notes = []
+        if self.missing:
+            notes.append(f"{len(self.missing)} record(s) have no prediction in {self.path}; they are scored as failed outputs")
+        if self.unknown:
+            notes.append(f"{len(self.unknown)} prediction id(s) in {self.path} are not records of the task and were ignored "
+                         f"(e.g. {', '.join(self.unknown[:3])})")
+        if self.prompt_mismatch:
+            notes.append(f"{len(self.prompt_mismatch)} prediction(s) were generated from a different prompt than this "
+                         f"task builds (other template or instruction variant?), e.g. {self.prompt_mismatch[0]}")
+        return notes
+
+
+class Predictions(dict):
+    """``record id -> SanitizedOutput`` for every record passed in, plus the import report."""
+
+    def __init__(self, items: dict[str, SanitizedOutput], report: PredictionReport):
+        super().__init__(items)
+        self.report = report
+
+
+def detect_format(first: dict[str, Any]) -> PredictionFormat:
+    """Which format a record line belongs to, from its keys."""
+    if all(k in first for k in _LMEVAL_KEYS):
+        return "lmeval"
+    if "model_sanitized_text" in first and "id" in first:
+        return "reference"
+    if "id" in first and "prompt_hash" in first and ("output" in first or "raw_output" in first):
+        return "sanitized"
+    raise ValueError(
+        "unrecognized prediction format (keys: " + ", ".join(sorted(first)[:12]) + "); expected privasis-bench "
+        "sanitize output (id, prompt_hash, output), lm-eval samples (doc_id, doc, resps) or reference "
+        "predictions (id, model_sanitized_text)"
+    )
+
+
+def _iter_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        fh = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"cannot read predictions file {path}: {exc.strerror or exc}") from None
+    with fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except ValueError as exc:
+                raise DataError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(item, dict):
+                raise DataError(f"{path}:{number}: expected a JSON object, got {type(item).__name__}")
+            yield number, item
+
+
+def _lmeval_model_name(path: Path) -> str:
+    """``lm-eval:<backend>:<model>`` from the results file written next to the samples file, if any."""
+    stamp = path.stem.rsplit("_", 1)[-1]
+    for results in sorted(path.parent.glob(f"results_{stamp}*.json")):
+        try:
+            config = json.loads(results.read_text(encoding="utf-8")).get("config", {})
+        except (OSError, ValueError):
+            continue
+        backend = str(config.get("model") or "unknown")
+        args = config.get("model_args")
+        name = None
+        if isinstance(args, dict):
+            name = args.get("model") or args.get("pretrained")
+        elif isinstance(args, str):
+            pairs = dict(p.split("=", 1) for p in args.split(",") if "=" in p)
+            name = pairs.get("model") or pairs.get("pretrained")
+        return f"lm-eval:{backend}:{name}" if name else f"lm-eval:{backend}"
+    return f"lm-eval:{path.parent.name}"
+
+
+def _from_lmeval(path: Path, number: int, item: dict[str, Any], cue: str, model: str) -> tuple[str, SanitizedOutput, str | None]:
+    doc = item.get("doc")
+    if not isinstance(doc, dict) or doc.get("id") in (None, ""):
+        raise DataError(f"{path}:{number}: lm-eval sample has no doc.id (was it produced by the privasis lm-eval tasks?)")
+    record_id = str(doc["id"])
+    raw = _first_response(item)
+    if raw is _BAD:
+        raise DataError(f"{path}:{number}: record {record_id}: cannot read the response from resps/filtered_resps")
+    messages = sample_messages(item)
+    sent_hash = messages_prompt_hash(messages) if messages else ""
+    placeholder = os.environ.get("LMEVAL_MODEL_NONE_ANSWER_PLACEHOLDER", "")
+    if raw is None or (placeholder and raw == placeholder):
+        out = SanitizedOutput(id=record_id, prompt_hash=sent_hash, raw_output=None, output=None,
+                              error="lm-eval recorded no content for this request", model=model)
+    else:
+        out = SanitizedOutput(id=record_id, prompt_hash=sent_hash, raw_output=raw,
+                              output=postprocess_output(raw, cue), model=model)
+    return record_id, out, doc.get("prompt_hash")
+
+
+_BAD = object()
+
+
+def _first_response(item: dict[str, Any]) -> Any:
+    """The raw response string of a sample (``resps[0][0]``, else ``filtered_resps[0]``); None if null."""
+    for key in ("resps", "filtered_resps"):
+        responses = item.get(key)
+        if isinstance(responses, list) and responses:
+            first = responses[0]
+            if isinstance(first, list) and first:
+                first = first[0]
+            if first is None or isinstance(first, str):
+                return first
+    return _BAD
+
+
+def _from_reference(path: Path, number: int, item: dict[str, Any], cue: str, model: str) -> tuple[str, SanitizedOutput]:
+    record_id = item.get("id")
+    if record_id in (None, ""):
+        raise DataError(f"{path}:{number}: missing `id`")
+    text = item.get("model_sanitized_text")
+    if text is not None and not isinstance(text, str):
+        raise DataError(f"{path}:{number}: record {record_id}: `model_sanitized_text` must be a string or null")
+    if text is None:
+        out = SanitizedOutput(id=str(record_id), prompt_hash="", raw_output=None, output=None,
+                              error="the predictions file holds null for this record", model=model)
+    else:
+        out = SanitizedOutput(id=str(record_id), prompt_hash="", raw_output=text, output=postprocess_output(text, cue),
+                              model=model)
+    return str(record_id), out
+
+
+def _from_sanitized(path: Path, number: int, item: dict[str, Any]) -> tuple[str, SanitizedOutput]:
+    try:
+        out = SanitizedOutput.from_dict(item)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DataError(f"{path}:{number}: not a privasis-bench sanitize line ({exc!r})") from None
+    if out.output is not None and not isinstance(out.output, str):
+        raise DataError(f"{path}:{number}: record {out.id}: `output` must be a string or null")
+    if out.output is None and out.error is None:
+        out.error = "the predictions file holds no output for this record"
+    return out.id, out
+
+
+def load_predictions(
+    path: str | os.PathLike[str],
+    records: Sequence[Record],
+    *,
+    format: str = "auto",
+    task: TaskConfig | None = None,
+    answer_cue: str | None = None,
+    instruction: str | None = None,
+    strict_ids: bool = False,
+    model: str | None = None,
+) -> Predictions:
+    """Read a predictions file into ``record id -> SanitizedOutput`` for every record in ``records``.
+
+    ``task`` supplies the answer cue for post-processing (or pass ``answer_cue``) and, for lm-eval
+    files, the expected prompts (``instruction`` variant, default the task's) to flag mismatches.
+    Malformed lines and duplicate ids raise :class:`DataError` naming the file and line. Ids that are
+    not records of the task are ignored with a warning (or raise with ``strict_ids``). Records with
+    no prediction are returned as failed outputs and listed in ``report.missing``.
+    """
+    path = Path(path)
+    if format not in FORMATS:
+        raise DataError(f"unknown predictions format {format!r} (expected one of {', '.join(FORMATS)})")
+    if path.is_dir():
+        raise DataError(f"{path} is a directory; pass the predictions file itself (e.g. samples_<task>_<time>.jsonl)")
+    cue = answer_cue if answer_cue is not None else (task.prompt.answer_cue if task is not None else None)
+    by_id = {r.id: r for r in records}
+    report = PredictionReport(path=str(path), format=format)
+    found: dict[str, SanitizedOutput] = {}
+    first_line: dict[str, int] = {}
+    fmt: str | None = None if format == "auto" else format
+    lm_model = model
+    template: str | None = None
+    for number, item in _iter_lines(path):
+        report.lines += 1
+        if fmt is None:
+            try:
+                fmt = detect_format(item)
+            except ValueError as exc:
+                raise DataError(f"{path}:{number}: {exc}") from None
+            report.format = fmt
+        if fmt in ("lmeval", "reference") and cue is None:
+            raise DataError(f"{path}: {fmt} predictions are post-processed with the task's answer cue; pass the task")
+        doc_hash = None
+        if fmt == "lmeval":
+            if not all(k in item for k in _LMEVAL_KEYS):
+                raise DataError(f"{path}:{number}: not an lm-eval sample line (needs doc_id, doc, resps)")
+            if lm_model is None:
+                lm_model = _lmeval_model_name(path)
+            record_id, out, doc_hash = _from_lmeval(path, number, item, cue, lm_model)
+        elif fmt == "reference":
+            if "model_sanitized_text" not in item:
+                raise DataError(f"{path}:{number}: not a reference prediction line (needs id, model_sanitized_text)")
+            record_id, out = _from_reference(path, number, item, cue, model or f"predictions:{path.name}")
+        else:
+            record_id, out = _from_sanitized(path, number, item)
+            if model:
+                out.model = model
+        if record_id in first_line:
+            raise DataError(f"{path}:{number}: duplicate prediction for record {record_id} (first on line {first_line[record_id]})")
+        first_line[record_id] = number
+        if record_id not in by_id:
+            report.unknown.append(record_id)
+            continue
+        if fmt in ("lmeval", "sanitized") and out.prompt_hash and task is not None:
+            if template is None:
+                template = read_template(task)
+            expected = build_sanitize_request(by_id[record_id], task, instruction=instruction, template=template).prompt_hash()
+            if out.prompt_hash != expected:
+                report.prompt_mismatch.append(record_id)
+        elif fmt == "lmeval" and doc_hash and out.prompt_hash and doc_hash != out.prompt_hash:
+            report.prompt_mismatch.append(record_id)
+        found[record_id] = out
+    if strict_ids and report.unknown:
+        raise DataError(f"{path}: {len(report.unknown)} prediction id(s) are not records of the task "
+                        f"(e.g. {', '.join(report.unknown[:3])})")
+    if report.lines and not found and report.unknown:
+        raise DataError(f"{path}: none of its {report.lines} prediction ids belong to the task's records "
+                        f"(e.g. {report.unknown[0]}); wrong task or wrong file?")
+    if report.lines == 0:
+        raise DataError(f"{path}: the predictions file is empty")
+    items: dict[str, SanitizedOutput] = {}
+    for record in records:
+        out = found.get(record.id)
+        if out is None:
+            if not record.excluded:  # a record that is never scored needs no prediction
+                report.missing.append(record.id)
+            out = SanitizedOutput(id=record.id, prompt_hash="", raw_output=None, output=None, error=MISSING_ERROR,
+                                  usage=Usage(), model=lm_model or model or f"predictions:{path.name}")
+        else:
+            report.matched += 1
+            report.failed += out.output is None
+            report.empty += out.output == ""
+        items[record.id] = out
+    for note in report.warnings():
+        log.warning(note)
+    return Predictions(items, report)

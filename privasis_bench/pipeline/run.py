@@ -1,0 +1,190 @@
+"""The evaluation pipeline: sanitize -> judge -> score -> write (``privasis-bench run`` / ``evaluate``).
+
+Every stage is resumable: the sanitize stage keeps finished outputs (``sanitized.jsonl``), the judge
+stage keeps finished verdicts (``judged.jsonl``, see :mod:`privasis_bench.pipeline.checkpoint`) and the
+response cache keeps every judge answer, so re-running a finished run makes no model call.
+Scoring is always recomputed from the verdicts; results and samples files are written atomically."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from privasis_bench import __version__
+from privasis_bench.adapters.registry import build_adapter
+from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.engine.cache import ResponseCache
+from privasis_bench.data.loading import LoadedRecords
+from privasis_bench.engine.executor import Engine, usage_by_role
+from privasis_bench.engine.retry import RetryPolicy
+from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME
+from privasis_bench.pipeline.judging import JudgeChoice, judge_outputs, spec_label
+from privasis_bench.protocol.metrics import compute_metrics, scored
+from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME, git_revision, write_results, write_samples
+from privasis_bench.pipeline.sanitize import SanitizedOutput
+from privasis_bench.tasks.config import TaskConfig
+from privasis_bench.protocol.verdicts import RecordVerdict
+
+
+SANITIZED_NAME = "sanitized.jsonl"
+
+
+
+@dataclass
+class EngineOptions:
+    """How engines are built (shared by the model under test and the judge)."""
+
+    cache: ResponseCache | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    concurrency: int = 4
+    judge_concurrency: int | None = None
+    progress: bool = True
+    rpm: float | None = None  # model requests per minute (None: unpaced)
+    judge_rpm: float | None = None
+
+    def engine(self, spec: ModelSpec, role: str) -> Engine:
+        """A new engine for ``spec`` under ``role`` ("model" or "judge")."""
+        conc = self.concurrency if role == "model" else (self.judge_concurrency or self.concurrency)
+        rpm = self.rpm if role == "model" else self.judge_rpm
+        return Engine(build_adapter(spec), spec, role=role, cache=self.cache, retry=self.retry, concurrency=conc,
+                      rpm=rpm, progress=self.progress)
+
+
+
+@dataclass
+class EvalOutcome:
+    """What one task evaluation produced."""
+
+    task_dir: Path
+    results: dict[str, Any]
+    verdicts: list[RecordVerdict]
+
+    @property
+    def ok(self) -> bool:
+        """False when records were left unjudged (the CLI then exits non-zero)."""
+        return self.results["counts"]["unjudged"] == 0
+
+
+
+def sample_rows(loaded: LoadedRecords, outputs: dict[str, SanitizedOutput], verdicts: Sequence[RecordVerdict]) -> list[dict[str, Any]]:
+    """Samples JSONL rows: per record, the output, its failure if any and every verdict."""
+    by_id = {v.record_id: v for v in verdicts}
+    rows: list[dict[str, Any]] = []
+    for record in loaded.records:
+        if record.excluded:
+            rows.append({"record_id": record.id, "status": "excluded", "excluded_reason": record.excluded_reason,
+                         "category": record.breakdown_category, "record_type": record.record_type})
+            continue
+        out = outputs.get(record.id)
+        row = by_id[record.id].to_dict()
+        row.update(
+            output=None if out is None else out.output,
+            raw_output=None if out is None else out.raw_output,
+            output_error=None if out is None else out.error,
+        )
+        rows.append(row)
+    return rows
+
+
+
+def evaluate_task(
+    task: TaskConfig,
+    loaded: LoadedRecords,
+    outputs: dict[str, SanitizedOutput],
+    choice: JudgeChoice,
+    judge_engine: Engine | None,
+    task_dir: Path,
+    *,
+    model_info: dict[str, Any],
+    instruction: str,
+    engines: Sequence[Engine] = (),
+    usage_before: dict[str, dict[str, Any]] | None = None,
+    limit: int | None = None,
+    bootstrap_samples: int | None = None,
+    seed: int | None = None,
+    started: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> EvalOutcome:
+    """Judge the outputs of ``loaded.scored``, compute metrics and write results + samples."""
+    started = started or now()
+    records = loaded.scored
+    verdicts, stats, reused = judge_outputs(
+        records, outputs, choice, judge_engine, task_dir / CHECKPOINT_NAME, desc=f"judge {task.task}"
+    )
+    mcfg = task.metrics
+    samples = mcfg.bootstrap_samples if bootstrap_samples is None else bootstrap_samples
+    seed = mcfg.bootstrap_seed if seed is None else seed
+    metrics = compute_metrics(
+        scored(verdicts), bootstrap_samples=samples, seed=seed, confidence=mcfg.confidence, top_failed=mcfg.top_failed_attributes
+    )
+    failed_ids = [r.id for r in records if (o := outputs.get(r.id)) is None or not o.ok]
+    results = {
+        "harness": {"name": "privasis-bench", "version": __version__, "git_revision": git_revision()},
+        "task": {"name": task.task, "version": task.version, "config_hash": task.config_hash(), "source_file": task.source_file},
+        "dataset": {
+            "source": loaded.source,
+            **task.dataset.model_dump(include={"path", "name", "split", "revision", "data_files"}),
+            "ids_hash": loaded.ids_hash,
+            "limit": limit,
+            "records_loaded": len(loaded.records),
+            "invalid_rows": len(loaded.invalid),
+        },
+        "model": model_info,
+        "instruction": instruction,
+        "judge": choice.describe(),
+        "parse_mode": choice.settings.parse_mode,
+        "metrics": metrics,
+        "counts": {
+            "records_loaded": len(loaded.records),
+            "excluded": len(loaded.excluded),
+            "invalid_rows": len(loaded.invalid),
+            "judged_records": len(records),
+            "scored": metrics["scored_records"],
+            "failed_outputs": len(failed_ids),
+            "empty_outputs": sum(1 for r in records if (o := outputs.get(r.id)) is not None and o.ok and not (o.output or "").strip()),
+            "unjudged": sum(v.status == "unjudged" for v in verdicts),
+            "unparseable": sum(v.status == "unparseable" for v in verdicts),
+            "verdicts_reused_from_checkpoint": reused,
+        },
+        "judge_calls": stats.to_dict(),
+        "excluded_records": [{"id": r.id, "reason": r.excluded_reason} for r in loaded.excluded],
+        "failed_output_records": failed_ids,
+        "unjudged_records": [v.record_id for v in verdicts if v.status == "unjudged"],
+        "unparseable_records": [v.record_id for v in verdicts if v.status == "unparseable"],
+        "usage": usage_delta(usage_before or {}, usage_by_role(engines)),
+        "timestamps": {"started": started, "finished": now()},
+        **(extra or {}),
+    }
+    results["complete"] = results["counts"]["unjudged"] == 0
+    write_samples(task_dir / SAMPLES_NAME, sample_rows(loaded, outputs, verdicts))
+    write_results(task_dir / RESULTS_NAME, results)
+    return EvalOutcome(task_dir, results, verdicts)
+
+
+
+def model_description(spec: ModelSpec, engine: Engine | None, *, max_tokens: int, temperature: float) -> dict[str, Any]:
+    """The model section of a results file."""
+    return {
+        "label": spec_label(spec),
+        "key": spec.key(),
+        "spec": spec.to_dict(),
+        "rankable": bool(getattr(engine.adapter, "rankable", True)) if engine is not None else None,
+        "generation": {"max_tokens": max_tokens, "temperature": temperature},
+    }
+
+
+
+def usage_delta(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per-role usage accumulated between two :func:`usage_by_role` snapshots (engines outlive tasks)."""
+    return {
+        role: {k: v - before.get(role, {}).get(k, 0) for k, v in row.items()}
+        for role, row in after.items()
+    }
+
+
+
+def now() -> str:
+    """UTC timestamp in ISO 8601."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

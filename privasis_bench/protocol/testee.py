@@ -1,0 +1,108 @@
+"""The model under test's side of the protocol (§2): the request it receives and how its answer is read.
+
+``build_sanitize_request`` renders the task's template into a single user message (no system prompt);
+``postprocess_output`` cleans the raw answer in the protocol's order. Both are pure functions shared by
+``sanitize``, the lm-eval task files and ``evaluate`` on imported predictions, so the three can never drift.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from privasis_bench.adapters.base import ChatRequest
+from privasis_bench.errors import PrivasisError, TaskConfigError
+from privasis_bench.data.records import INSTRUCTION_VARIANTS, Record
+from privasis_bench.tasks.config import TaskConfig
+
+
+PLACEHOLDERS = ("instruction", "text")
+
+
+
+_PLACEHOLDER_RE = re.compile(r"\{(instruction|text)\}")
+
+
+
+_THINK_END = "</think>"
+
+
+
+# A leaked chat-template role token: "assistant" then a newline or colon (any case), or the
+# lower-case token followed by a space (chat templates write role names in lower case; a capitalized
+# "Assistant manager ..." at the start of a document is real text and is kept).
+_ROLE_TOKEN_RE = re.compile(r"^(?:(?i:assistant)(?:[ \t]*[\r\n:]|$)|assistant[ \t])")
+
+
+
+def read_template(task: TaskConfig) -> str:
+    """The task's sanitization template, checked for both placeholders."""
+    path = task.prompt.template
+    where = task.source_file or path
+    try:
+        template = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TaskConfigError(where, "prompt.template", f"cannot read template {path}: {exc}") from exc
+    missing = [name for name in PLACEHOLDERS if "{" + name + "}" not in template]
+    if missing:
+        names = ", ".join("{" + m + "}" for m in missing)
+        raise TaskConfigError(where, "prompt.template", f"template {path} lacks the placeholder(s) {names}")
+    return template
+
+
+
+def render_prompt(template: str, instruction: str, text: str) -> str:
+    """Fill ``{instruction}`` and ``{text}`` in one pass (other braces, also inside values, stay as they are)."""
+    values = {"instruction": instruction, "text": text}
+    return _PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], template)
+
+
+
+def build_sanitize_request(
+    record: Record,
+    task: TaskConfig,
+    *,
+    instruction: str | None = None,
+    max_tokens: int | None = None,
+    temperature: float | None = None,
+    template: str | None = None,
+) -> ChatRequest:
+    """The protocol §2 request for one record: a single user message, no system prompt.
+
+    ``instruction`` is the variant (``base`` or ``smoothed``; default: the task's); ``max_tokens``
+    and ``temperature`` default to the task's generation settings. ``template`` skips re-reading
+    the template file when building many requests.
+    """
+    variant = instruction or task.prompt.instruction
+    if variant not in INSTRUCTION_VARIANTS:
+        raise PrivasisError(f"unknown instruction variant {variant!r} (expected one of {', '.join(INSTRUCTION_VARIANTS)})")
+    template = template if template is not None else read_template(task)
+    content = render_prompt(template, record.instruction(variant), record.text)
+    return ChatRequest.user(
+        content,
+        max_tokens=int(max_tokens if max_tokens is not None else task.generation.max_tokens),
+        temperature=float(temperature if temperature is not None else task.generation.temperature),
+        record=record,
+    )
+
+
+
+def postprocess_output(raw: str, answer_cue: str) -> str:
+    """Clean a raw model output (protocol §2, in this order).
+
+    Keep what follows the last ``</think>``; strip; drop a leading ``assistant`` role token; drop a
+    trailing echo of the answer cue; if the cue still occurs, keep what follows its last occurrence;
+    strip.
+    """
+    text = raw.rsplit(_THINK_END, 1)[1] if _THINK_END in raw else raw
+    text = text.strip()
+    match = _ROLE_TOKEN_RE.match(text)
+    if match:
+        text = text[match.end():].strip()
+    cue = answer_cue.strip()
+    if cue:
+        if text.endswith(cue):
+            text = text[: -len(cue)].rstrip()
+        if cue in text:
+            text = text.rsplit(cue, 1)[1]
+    return text.strip()

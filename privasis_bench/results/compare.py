@@ -1,0 +1,39 @@
+"""``privasis-bench compare``: a paired bootstrap of two runs on their common records, from files only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from privasis_bench.protocol.metrics import paired_bootstrap, scored
+from privasis_bench.results.files import ResultsError, load_results, load_sample_rows, task_dirs, verdicts_from_rows
+
+
+def _by_task(run_dir: str | Path) -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for d in task_dirs(run_dir):
+        name = load_results(d).get("task", {}).get("name") or d.name
+        out[name] = d
+    return out
+
+
+
+def compare_runs(a: str | Path, b: str | Path, *, bootstrap_samples: int | None = None, seed: int | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """Paired bootstrap comparison of two runs, one entry per task present in both."""
+    ta, tb = _by_task(a), _by_task(b)
+    common = [name for name in ta if name in tb]
+    if not common:
+        raise ResultsError(f"{a} and {b} share no task (A: {sorted(ta)}, B: {sorted(tb)})")
+    out = []
+    for name in common:
+        boot = (load_results(ta[name]).get("metrics") or {}).get("bootstrap") or {}
+        va = scored(verdicts_from_rows(load_sample_rows(ta[name])))
+        vb = scored(verdicts_from_rows(load_sample_rows(tb[name])))
+        comparison = paired_bootstrap(
+            va, vb,
+            samples=bootstrap_samples or boot.get("samples") or 1000,
+            seed=boot.get("seed", 1234) if seed is None else seed,
+            confidence=boot.get("confidence", 0.95),
+        )
+        out.append((name, comparison))
+    return out

@@ -1,0 +1,145 @@
+"""Results files: the results JSON, the samples JSONL, atomic writes and loading.
+
+A run directory holds one sub-directory per task with ``results.json`` (settings, metrics with CIs,
+breakdowns, counts, usage) and ``samples.jsonl`` (per record: the output and every verdict), enough
+to recompute every number without calling a model (``privasis-bench rescore``). Every file is
+written to a temporary name, fsynced and renamed into place, so a crash never leaves a truncated
+file under the final name."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any, Iterable
+
+from privasis_bench.errors import PrivasisError
+from privasis_bench.protocol.verdicts import RecordVerdict
+
+
+RESULTS_NAME = "results.json"
+
+
+
+SAMPLES_NAME = "samples.jsonl"
+
+
+
+RESULTS_FORMAT = "privasis-bench/results/1"
+
+
+
+SAMPLES_FORMAT = "privasis-bench/samples/1"
+
+
+
+class ResultsError(PrivasisError):
+    """A results or samples file is missing or unreadable."""
+
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file, fsync and ``os.replace`` (all or nothing)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    try:  # make the rename itself durable
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+
+def dumps_json(data: Any) -> str:
+    """Stable JSON text (sorted keys, unicode kept, NaN refused)."""
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+
+def write_results(path: str | os.PathLike[str], results: dict[str, Any]) -> None:
+    """Atomically write a results JSON."""
+    atomic_write_text(path, dumps_json({"format": RESULTS_FORMAT, **results}))
+
+
+
+def write_samples(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> None:
+    """Atomically write a samples JSONL (one JSON object per record)."""
+    text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n" for r in rows)
+    atomic_write_text(path, text)
+
+
+
+def git_revision(start: str | os.PathLike[str] | None = None) -> str | None:
+    """``git rev-parse HEAD`` of the checkout holding this package (None when unavailable)."""
+    where = Path(start) if start else Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    rev = out.stdout.strip()
+    return rev if out.returncode == 0 and len(rev) == 40 else None
+
+
+
+def task_dirs(run_dir: str | os.PathLike[str]) -> list[Path]:
+    """The task directories of a run: ``run_dir`` itself if it holds results, else its sub-directories."""
+    run_dir = Path(run_dir)
+    if run_dir.is_file() and run_dir.name == RESULTS_NAME:
+        return [run_dir.parent]
+    if (run_dir / RESULTS_NAME).is_file():
+        return [run_dir]
+    found = sorted(p.parent for p in run_dir.glob(f"*/{RESULTS_NAME}"))
+    if not found:
+        raise ResultsError(f"{run_dir}: no {RESULTS_NAME} found (expected a run directory or a task directory)")
+    return found
+
+
+
+def load_results(task_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read ``<task_dir>/results.json``."""
+    path = Path(task_dir) / RESULTS_NAME if Path(task_dir).is_dir() else Path(task_dir)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: not found") from None
+    except ValueError as exc:
+        raise ResultsError(f"{path}: not valid JSON ({exc})") from None
+
+
+
+def load_sample_rows(task_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Read every row of ``<task_dir>/samples.jsonl`` (a malformed line is an error, not skipped)."""
+    path = Path(task_dir) / SAMPLES_NAME
+    rows: list[dict[str, Any]] = []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if line.strip():
+                    try:
+                        rows.append(json.loads(line))
+                    except ValueError as exc:
+                        raise ResultsError(f"{path}:{n}: not valid JSON ({exc})") from None
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: not found") from None
+    return rows
+
+
+
+def verdicts_from_rows(rows: Iterable[dict[str, Any]]) -> list[RecordVerdict]:
+    """Rebuild the record verdicts of a samples file (excluded rows carry none and are skipped)."""
+    return [RecordVerdict.from_dict(r) for r in rows if r.get("status") != "excluded"]

@@ -1,0 +1,118 @@
+"""The package layout is the architecture: layers import only downwards, modules stay small, each subpackage says what it holds."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "privasis_bench"
+
+#: What each subpackage may import besides itself, ``privasis_bench.errors`` and the package root.
+ALLOWED: dict[str, set[str]] = {
+    "tasks": set(),
+    "data": {"tasks"},
+    "adapters": {"data"},
+    "engine": {"adapters"},
+    "protocol": {"data", "tasks", "adapters"},
+    "results": {"data", "tasks", "protocol"},
+    "interop": {"data", "tasks", "adapters", "protocol"},
+    "pipeline": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop"},
+    "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline"},
+}
+ROOT_MODULES = {"errors", "__init__", "__main__"}
+MAX_LINES = 400
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "_tasks" not in p.parts)
+
+
+def _layer(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def _imported_layers(path: Path) -> set[str]:
+    """Top-level privasis_bench subpackages (or root modules) imported anywhere in ``path``, also inside functions."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module + "." + a.name for a in node.names] if node.module == "privasis_bench" else [node.module]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "privasis_bench" and len(parts) > 1:
+                found.add(parts[1])
+    return found
+
+
+def test_every_subpackage_is_known_to_the_layer_rules():
+    subpackages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    assert subpackages == set(ALLOWED), "a new subpackage needs its place in ALLOWED (and in README's Architecture)"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_go_only_downwards(path: Path):
+    layer = _layer(path)
+    if layer in ROOT_MODULES:
+        allowed = {"errors", "__version__"} | ({"cli"} if layer == "__main__" else set())
+    else:
+        allowed = ALLOWED[layer] | {layer, "errors", "__version__"}
+    wrong = sorted(_imported_layers(path) - allowed)
+    assert not wrong, f"{path.relative_to(PACKAGE)} (layer {layer!r}) imports {wrong}; allowed: {sorted(allowed)}"
+
+
+def test_no_import_cycles_between_subpackages():
+    graph: dict[str, set[str]] = {}
+    for path in _modules():
+        layer = _layer(path)
+        if layer in ALLOWED:
+            graph.setdefault(layer, set()).update(x for x in _imported_layers(path) if x in ALLOWED and x != layer)
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        if state.get(node) == 1:
+            raise AssertionError("import cycle: " + " -> ".join(trail + [node]))
+        if state.get(node) == 2:
+            return
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            visit(nxt, trail + [node])
+        state[node] = 2
+
+    for node in sorted(graph):
+        visit(node, [])
+
+
+def test_the_rules_table_itself_is_acyclic():
+    order: list[str] = []
+    remaining = dict(ALLOWED)
+    while remaining:
+        ready = [k for k, deps in remaining.items() if deps <= set(order)]
+        assert ready, f"ALLOWED has a cycle among {sorted(remaining)}"
+        order.extend(sorted(ready))
+        for k in ready:
+            del remaining[k]
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_modules_stay_small(path: Path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines (limit {MAX_LINES}): split it by concept"
+
+
+@pytest.mark.parametrize("init", sorted(PACKAGE.glob("*/__init__.py")), ids=lambda p: p.parent.name)
+def test_every_subpackage_says_what_lives_there_and_what_it_may_import(init: Path):
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+    assert doc, f"{init.parent.name}/__init__.py needs a docstring"
+    assert "import" in doc.lower(), f"{init.parent.name}/__init__.py should say what it may import"
+
+
+def test_the_rules_catch_a_wrong_import(tmp_path: Path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f():\n    from privasis_bench.pipeline.run import evaluate_task\n")
+    assert "pipeline" in _imported_layers(bad) and "pipeline" not in ALLOWED["protocol"]
