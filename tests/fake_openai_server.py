@@ -56,9 +56,12 @@ def expected_output(prompt: str) -> str:
 class FakeOpenAIServer:
     """Start with ``with FakeOpenAIServer(...) as server:``; ``server.base_url`` ends in ``/v1``."""
 
-    def __init__(self, *, delay: float = 0.0, script: Script | None = None) -> None:
+    def __init__(self, *, delay: float = 0.0, script: Script | None = None, reply: Callable[[str], str] | None = None,
+                 reasoning: Callable[[str], str] | None = None) -> None:
         self.delay = delay
         self.script = script or (lambda prompt, n: OK)
+        self.reply = reply or reply_for  # prompt -> message content
+        self.reasoning = reasoning  # prompt -> a separate reasoning_content field (as reasoning servers send)
         self.received: Counter[str] = Counter()
         self.served: Counter[str] = Counter()
         self.abandoned: Counter[str] = Counter()
@@ -145,13 +148,16 @@ class FakeOpenAIServer:
                 self.abandoned[prompt] += 1
                 self.lock.notify_all()
             return
-        text = reply_for(prompt)
+        text = self.reply(prompt)
+        message = {"role": "assistant", "content": text}
+        if self.reasoning is not None:
+            message["reasoning_content"] = self.reasoning(prompt)
         payload = {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", "fake"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split()),
                       "total_tokens": len(prompt.split()) + len(text.split())},
         }

@@ -152,7 +152,7 @@ def build_adapter(spec: ModelSpec) -> Adapter:
     """Instantiate the adapter for a parsed spec; argument problems become ModelSpecError."""
     cls = load_adapter_class(spec.provider)
     try:
-        return cls(spec.model, **spec.args)
+        return cls(spec.model, **spec.adapter_args())
     except TypeError as exc:
         raise ModelSpecError(f"{spec.provider}: bad model arguments for {spec}: {exc}") from exc
 

@@ -10,6 +10,12 @@ from privasis_bench.errors import ModelSpecError
 
 #: Argument names whose values are never written to results, caches or logs.
 SECRET_ARGS = frozenset({"api_key", "key", "token", "secret", "password", "auth_token"})
+#: Arguments that say where or how patiently to reach a model, not what it answers: left out of the
+#: cache identity, so moving a server to another host or port reuses every cached answer.
+TRANSPORT_ARGS = frozenset({"base_url", "api_base", "timeout", "max_retries", "organization", "project", "api_key_env",
+                            "num_concurrent"})
+#: Harness-level argument that keeps two deployments of the same model name apart in the cache.
+CACHE_NAMESPACE_ARG = "cache_namespace"
 
 #: Providers that need no model name: ``identity``, ``identity:`` and ``identity:anything`` all parse.
 MODELLESS_PROVIDERS = frozenset({"identity", "empty", "reference", "mask-targets", "regex-scrubber"})
@@ -79,6 +85,19 @@ class ModelSpec:
         return f"{self.provider}:{self.model}" + (
             "," + json.dumps(self.public_args(), sort_keys=True, default=str) if self.public_args() else ""
         )
+
+    def cache_identity(self) -> str:
+        """What determines a model's answers: provider, model and answer-relevant arguments.
+
+        Transport details (:data:`TRANSPORT_ARGS`) are left out; ``cache_namespace=NAME`` stays in, so two
+        different deployments that share a model name can be kept apart explicitly.
+        """
+        args = {k: v for k, v in self.public_args().items() if k.lower() not in TRANSPORT_ARGS}
+        return f"{self.provider}:{self.model}" + ("," + json.dumps(args, sort_keys=True, default=str) if args else "")
+
+    def adapter_args(self) -> dict[str, Any]:
+        """The arguments handed to the adapter (harness-level ones such as ``cache_namespace`` removed)."""
+        return {k: v for k, v in self.args.items() if k != CACHE_NAMESPACE_ARG}
 
     def __str__(self) -> str:
         return f"{self.provider}:{self.model}"

@@ -126,7 +126,7 @@ class Engine:
         if rpm is not None and rpm <= 0:
             raise ValueError("rpm must be positive")
         self.adapter, self.spec, self.role = adapter, spec, role
-        self.spec_key = spec.key()
+        self.spec_key = spec.cache_identity()  # cache keys ignore transport details (base_url, timeout...)
         self.cache = cache if adapter.cacheable else None
         self.retry, self.concurrency, self.rpm = retry, concurrency, rpm
         self.progress, self.call_timeout = progress, call_timeout

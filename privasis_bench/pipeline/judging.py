@@ -20,6 +20,10 @@ from privasis_bench.pipeline.sanitize import SanitizedOutput
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.protocol.verdicts import RecordVerdict
 
+#: Bumped when the way judge answers are read changes, so checkpointed verdicts are re-derived
+#: (from cached answers: no new calls). 2: answers cleaned before reading (think blocks, role tokens).
+ANSWER_READING_VERSION = 2
+
 
 @dataclass
 class JudgeChoice:
@@ -37,7 +41,8 @@ class JudgeChoice:
         """What every verdict of this judge depends on (besides the record and the output)."""
         return fingerprint(
             {
-                "judge": None if self.spec is None else self.spec.key(),
+                "judge": None if self.spec is None else self.spec.cache_identity(),
+                "answer_reading": ANSWER_READING_VERSION,
                 "prompts": self.prompts.hashes,
                 "settings": self.settings.__dict__,
             }

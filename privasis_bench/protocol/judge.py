@@ -17,8 +17,12 @@ Decisions this module makes where the protocol leaves room (all recorded per ver
 * In ``strict`` parse mode an answer that is not one clean label marks the attribute
   ``unparseable``: the record is left out of the metrics and listed separately (re-asking would
   return the same cached answer, so it is not retried). ``official`` mode never yields this.
-* Guesses are lower-cased once and that lower-cased text is what the comparison and inclusion
-  prompts receive.
+* Every judge answer is first cleaned the way the reference client cleans it
+  (:func:`~privasis_bench.protocol.answers.clean_answer`: text after the last ``</think>``, stripped,
+  no leading role token); the verdict keeps that cleaned answer and, next to it, the raw one
+  (``*_raw``). Only cleaned answers are matched, parsed or put into follow-up questions.
+* Guesses are lower-cased once (after cleaning) and that lower-cased text is what the comparison and
+  inclusion prompts receive.
 """
 
 from __future__ import annotations
@@ -27,9 +31,16 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult
-from privasis_bench.protocol.judge_prompts import JudgePrompts, ParseMode, parse_compare, parse_inclusion, render
-from privasis_bench.protocol.matching import after_first_think, is_empty_output, value_in, value_text
 from privasis_bench.data.records import Attribute, Record
+from privasis_bench.protocol.answers import clean_answer, think_segment
+from privasis_bench.protocol.judge_prompts import (
+    JudgePrompts,
+    ParseMode,
+    parse_compare,
+    parse_inclusion,
+    render,
+)
+from privasis_bench.protocol.matching import is_empty_output, value_in, value_text
 from privasis_bench.protocol.verdicts import KeepVerdict, RecordVerdict, TargetVerdict
 
 #: Runs a batch of requests and returns one result per request, in order (``text`` None on failure).
@@ -103,7 +114,7 @@ class Judge:
 
     # -- requests ---------------------------------------------------------------------------
     def _guess_request(self, key: str, text: str, attr: Attribute) -> ChatRequest:
-        prompt = render(self.prompts.get(key), text=after_first_think(text), attribute=_readable(attr))
+        prompt = render(self.prompts.get(key), text=think_segment(text), attribute=_readable(attr))
         return ChatRequest.user(prompt, max_tokens=self.settings.guess_max_tokens, temperature=self.settings.temperature)
 
     def target_guess_request(self, text: str, attr: Attribute) -> ChatRequest:
@@ -129,7 +140,7 @@ class Judge:
     def inclusion_request(self, text: str, guess: str, attr: Attribute) -> ChatRequest:
         """The retention question: is the information in the text or in the guess (YES/NO)."""
         prompt = render(
-            self.prompts.get("inclusion"), text=after_first_think(text), guess=guess, information=value_text(attr.value)
+            self.prompts.get("inclusion"), text=think_segment(text), guess=guess, information=value_text(attr.value)
         )
         return ChatRequest.user(prompt, max_tokens=self.settings.compare_max_tokens, temperature=self.settings.temperature)
 
@@ -182,7 +193,8 @@ class Judge:
         for job, result in zip(jobs, stage1):
             if self._failed(job.verdict, result, stats):
                 continue
-            guess = (result.text or "").lower()
+            job.verdict.guess_raw = result.text
+            guess = clean_answer(result.text).lower()
             job.verdict.guess = guess
             attr = attrs[id(job.verdict)]
             if isinstance(job.verdict, TargetVerdict):
@@ -203,7 +215,8 @@ class Judge:
                 stats.guess_original_reused += 1
             else:
                 stats.guess_original_computed += 1
-            job.verdict.original_guess = (result.text or "").lower()
+            job.verdict.original_guess_raw = result.text
+            job.verdict.original_guess = clean_answer(result.text).lower()
             attr = attrs[id(job.verdict)]
             request = self.compare_request(attr, job.verdict.guess, job.verdict.original_guess)
             need_compare.append(_Job(job.verdict, job.record, job.text, request))
@@ -212,7 +225,8 @@ class Judge:
             if self._failed(job.verdict, result, stats):
                 continue
             verdict: KeepVerdict = job.verdict
-            verdict.inclusion_answer = result.text or ""
+            verdict.inclusion_answer_raw = result.text
+            verdict.inclusion_answer = clean_answer(result.text)
             retained = parse_inclusion(verdict.inclusion_answer, self.settings.parse_mode)
             if retained is None:
                 verdict.via, verdict.retained = "unparseable", None
@@ -227,7 +241,8 @@ class Judge:
             if self._failed(job.verdict, result, stats):
                 continue
             target: TargetVerdict = job.verdict
-            target.compare_answer = result.text or ""
+            target.compare_answer_raw = result.text
+            target.compare_answer = clean_answer(result.text)
             leak = parse_compare(target.compare_answer, self.settings.parse_mode)
             if leak is None:
                 target.tier = "unparseable"

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 MatchMode = Literal["any", "all"]
-THINK_CLOSE = "</think>"
 
 
 def value_items(value: Any) -> list[str]:
@@ -37,17 +36,6 @@ def value_in(value: Any, text: str | None, mode: MatchMode = "any") -> bool:
 def value_text(value: Any) -> str:
     """The value as "information" for the inclusion question: list/dict items joined by ``", "``."""
     return ", ".join(value_items(value)) if isinstance(value, (list, tuple, dict)) else str(value)
-
-
-def after_first_think(text: str | None) -> str:
-    """The part of ``text`` after the first ``</think>`` (the whole text when there is none).
-
-    Applied to a text before it is put into a judge question (protocol §3, tier 2).
-    """
-    text = text or ""
-    if THINK_CLOSE in text:
-        return text.split(THINK_CLOSE, 1)[1]
-    return text
 
 
 def is_empty_output(text: str | None) -> bool:

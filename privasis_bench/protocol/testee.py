@@ -11,27 +11,16 @@ import re
 from pathlib import Path
 
 from privasis_bench.adapters.base import ChatRequest
-from privasis_bench.errors import PrivasisError, TaskConfigError
 from privasis_bench.data.records import INSTRUCTION_VARIANTS, Record
+from privasis_bench.errors import PrivasisError, TaskConfigError
+from privasis_bench.protocol.answers import clean_answer
 from privasis_bench.tasks.config import TaskConfig
-
 
 PLACEHOLDERS = ("instruction", "text")
 
 
 
 _PLACEHOLDER_RE = re.compile(r"\{(instruction|text)\}")
-
-
-
-_THINK_END = "</think>"
-
-
-
-# A leaked chat-template role token: "assistant" then a newline or colon (any case), or the
-# lower-case token followed by a space (chat templates write role names in lower case; a capitalized
-# "Assistant manager ..." at the start of a document is real text and is kept).
-_ROLE_TOKEN_RE = re.compile(r"^(?:(?i:assistant)(?:[ \t]*[\r\n:]|$)|assistant[ \t])")
 
 
 
@@ -94,11 +83,7 @@ def postprocess_output(raw: str, answer_cue: str) -> str:
     trailing echo of the answer cue; if the cue still occurs, keep what follows its last occurrence;
     strip.
     """
-    text = raw.rsplit(_THINK_END, 1)[1] if _THINK_END in raw else raw
-    text = text.strip()
-    match = _ROLE_TOKEN_RE.match(text)
-    if match:
-        text = text[match.end():].strip()
+    text = clean_answer(raw)
     cue = answer_cue.strip()
     if cue:
         if text.endswith(cue):

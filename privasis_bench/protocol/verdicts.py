@@ -30,10 +30,13 @@ class TargetVerdict:
     group: str | None
     value: Any
     tier: TargetTier = "sanitized"
-    guess: str | None = None  # judge guess on the sanitized output (lower-cased)
-    original_guess: str | None = None  # judge guess on the original record (lower-cased)
-    compare_answer: str | None = None  # raw proximity answer
+    guess: str | None = None  # judge guess on the sanitized output (cleaned, lower-cased)
+    original_guess: str | None = None  # judge guess on the original record (cleaned, lower-cased)
+    compare_answer: str | None = None  # proximity answer (cleaned)
     error: str | None = None
+    guess_raw: str | None = None  # what the judge returned, before cleaning
+    original_guess_raw: str | None = None
+    compare_answer_raw: str | None = None
 
     @property
     def leaked(self) -> bool | None:
@@ -61,9 +64,11 @@ class KeepVerdict:
     group: str | None = None
     retained: bool | None = None  # None: null value, unjudged or unparseable
     via: KeepVia = "verbatim"
-    guess: str | None = None  # judge guess on the sanitized output (lower-cased)
-    inclusion_answer: str | None = None  # raw YES/NO answer
+    guess: str | None = None  # judge guess on the sanitized output (cleaned, lower-cased)
+    inclusion_answer: str | None = None  # YES/NO answer (cleaned)
     error: str | None = None
+    guess_raw: str | None = None  # what the judge returned, before cleaning
+    inclusion_answer_raw: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

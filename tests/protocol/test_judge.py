@@ -156,11 +156,6 @@ def test_proximity_prompt_contents():
     assert stats.guess_original_computed == 1 and stats.compare == 1
 
 
-def test_think_uses_part_after_first_close_tag():
-    _, _, runner = judge_one(record([T("x", "zzz")]), "a</think>b</think>c", guess_then())
-    assert parse_prompt(runner.prompts[0])[1][1] == "b</think>c"
-
-
 def test_strict_unparseable_compare_is_reported_not_scored():
     rv, stats, _ = judge_one(record([T("name", "Lena")], [K("c", "x")]), "nothing", guess_then(compare="neither, 1 is wrong", include="YES"), mode="strict")
     assert rv.targets[0].tier == "unparseable"
@@ -258,3 +253,63 @@ def test_prompts_load_override_and_validation(tmp_path):
     (override / "inclusion.txt").write_text("no placeholders")
     with pytest.raises(TaskConfigError):
         JudgePrompts.load(templates, override)
+
+
+# --- judge answers are cleaned before they are read (issue 15) -----------------------------------
+
+WRAPPERS = {
+    "whitespace": lambda a: f" {a}\n",
+    "think": lambda a: f"<think>The answer could be response1 or YES, both are plausible.</think>\n\n{a}",
+    "role token": lambda a: f"assistant\n{a}",
+    "think, role and whitespace": lambda a: f"  <think>1 both YES</think>\nassistant\n {a} \n",
+}
+
+
+def _strip_raw(verdict) -> dict:
+    data = verdict.to_dict()
+    for item in data["targets"] + data["keep"]:
+        for key in [k for k in item if k.endswith("_raw")]:
+            del item[key]
+    return data
+
+
+@pytest.mark.parametrize("wrapper", list(WRAPPERS), ids=list(WRAPPERS))
+@pytest.mark.parametrize(
+    "answers",
+    [
+        dict(guess_sanitized="unknown", compare="response1", include="YES"),
+        dict(guess_sanitized="unknown", compare="neither", include="NO"),
+        dict(guess_sanitized="lena okafor", compare="neither", include="YES"),  # inference leak
+        dict(guess_sanitized="somebody", compare="Response 2", include="yes"),
+    ],
+)
+def test_wrapped_answers_give_the_same_verdicts_and_follow_up_prompts(wrapper, answers):
+    rec = record([T("name", "Lena Okafor"), T("city", "Lyon", "abstract")], [K("clinic", "Central Clinic")])
+    output = "A patient wrote to a clinic."
+    clean = guess_then(**answers)
+    wrap = WRAPPERS[wrapper]
+    clean_verdict, _, clean_runner = judge_one(rec, output, clean)
+    wrapped_verdict, _, wrapped_runner = judge_one(rec, output, lambda tag, fields: wrap(clean(tag, fields)))
+    assert _strip_raw(wrapped_verdict) == _strip_raw(clean_verdict)
+    assert wrapped_runner.prompts == clean_runner.prompts  # the guess enters response1 / the inclusion question cleaned
+
+
+def test_raw_answers_are_recorded_next_to_the_cleaned_ones():
+    rec = record([T("name", "Lena Okafor")], [K("clinic", "Central Clinic")])
+    raw_guess = "<think>hmm</think>\nSomebody"
+    answers = guess_then(guess_sanitized=raw_guess, guess_original=" lena okafor\n", compare="assistant\nneither",
+                         include="<think>YES?</think> NO", keep_guess="nothing")
+    rv, _, _ = judge_one(rec, "A patient wrote to a clinic.", answers)
+    target, keep = rv.targets[0], rv.keep[0]
+    assert (target.guess, target.guess_raw) == ("somebody", raw_guess)
+    assert (target.original_guess, target.original_guess_raw) == ("lena okafor", " lena okafor\n")
+    assert (target.compare_answer, target.compare_answer_raw) == ("neither", "assistant\nneither")
+    assert target.tier == "sanitized"
+    assert (keep.inclusion_answer, keep.inclusion_answer_raw) == ("NO", "<think>YES?</think> NO")
+    assert keep.retained is False
+
+
+def test_guessing_question_uses_the_segment_between_the_first_two_think_tags():
+    rec = record([T("name", "Lena Okafor")])
+    _, _, runner = judge_one(rec, "draft</think>the kept part</think>tail", guess_then())
+    assert parse_prompt(runner.prompts[0])[1][1] == "the kept part"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from privasis_bench.protocol.matching import after_first_think, is_empty_output, value_in, value_items, value_text
+from privasis_bench.protocol.matching import is_empty_output, value_in, value_items, value_text
 
 
 @pytest.mark.parametrize(
@@ -53,20 +53,6 @@ def test_value_text(value, expected):
 
 def test_value_items_nested_values_use_str():
     assert value_items({"a": ["x", "y"]}) == ["['x', 'y']"]
-
-
-@pytest.mark.parametrize(
-    "text, expected",
-    [
-        ("no thinking here", "no thinking here"),
-        ("plan</think>answer", "answer"),
-        ("a</think>b</think>c", "b</think>c"),  # the FIRST </think>
-        ("</think>", ""),
-        (None, ""),
-    ],
-)
-def test_after_first_think(text, expected):
-    assert after_first_think(text) == expected
 
 
 @pytest.mark.parametrize("text, expected", [(None, True), ("", True), ("  \n", True), ("x", False)])
