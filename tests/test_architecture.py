@@ -9,7 +9,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "privasis_bench"
 
-#: What each subpackage may import besides itself, ``privasis_bench.errors`` and the package root.
+#: What each subpackage may import besides itself and the shared root modules (:data:`SHARED_ROOT`).
 ALLOWED: dict[str, set[str]] = {
     "tasks": set(),
     "data": {"tasks"},
@@ -21,7 +21,9 @@ ALLOWED: dict[str, set[str]] = {
     "pipeline": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop"},
     "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline"},
 }
-ROOT_MODULES = {"errors", "__init__", "__main__"}
+ROOT_MODULES = {"errors", "fsutil", "__init__", "__main__"}
+#: Root modules every layer may import (small shared helpers with no dependencies of their own).
+SHARED_ROOT = {"errors", "fsutil", "__version__"}
 MAX_LINES = 400
 
 
@@ -59,9 +61,9 @@ def test_every_subpackage_is_known_to_the_layer_rules():
 def test_imports_go_only_downwards(path: Path):
     layer = _layer(path)
     if layer in ROOT_MODULES:
-        allowed = {"errors", "__version__"} | ({"cli"} if layer == "__main__" else set())
+        allowed = SHARED_ROOT | ({"cli"} if layer == "__main__" else set())
     else:
-        allowed = ALLOWED[layer] | {layer, "errors", "__version__"}
+        allowed = ALLOWED[layer] | {layer} | SHARED_ROOT
     wrong = sorted(_imported_layers(path) - allowed)
     assert not wrong, f"{path.relative_to(PACKAGE)} (layer {layer!r}) imports {wrong}; allowed: {sorted(allowed)}"
 

@@ -24,8 +24,18 @@ import inspect
 import os
 from typing import Any
 
-from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
-from privasis_bench.adapters.http_errors import DEFAULT_TIMEOUT_S, classify_sdk_error
+from privasis_bench.adapters.base import (
+    Adapter,
+    AdapterError,
+    ChatRequest,
+    ChatResult,
+    Usage,
+)
+from privasis_bench.adapters.http_errors import (
+    DEFAULT_TIMEOUT_S,
+    classify_sdk_error,
+    seconds_arg,
+)
 from privasis_bench.errors import ModelSpecError
 
 _ARGS = ("base_url", "api_key", "api_key_env", "timeout", "top_p", "top_k", "thinking_budget", "send_temperature",
@@ -48,7 +58,7 @@ class AnthropicAdapter(Adapter):
         if unknown:
             raise ModelSpecError(f"anthropic: unknown model argument(s) {', '.join(unknown)}; accepted: {', '.join(_ARGS)}")
         self.base_url: str | None = args.get("base_url") or None
-        self.timeout = float(args.get("timeout") or DEFAULT_TIMEOUT_S)
+        self.timeout = seconds_arg(args, "timeout", DEFAULT_TIMEOUT_S, self.provider)
         env_name = str(args.get("api_key_env") or "ANTHROPIC_API_KEY")
         key = args.get("api_key") or os.environ.get(env_name) or ("EMPTY" if self.base_url else None)
         if not key:

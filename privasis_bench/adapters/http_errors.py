@@ -98,3 +98,19 @@ def local_base_url(base_url: str | None) -> bool:
         return False
     host = re.sub(r"^[a-z]+://", "", base_url.lower()).split("/")[0].rsplit(":", 1)[0].strip("[]")
     return host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or host.startswith(("10.", "192.168.", "172."))
+
+
+def seconds_arg(args: Mapping[str, Any], name: str, default: float, provider: str) -> float:
+    """A positive number of seconds from the model arguments; anything else is a one-line ModelSpecError."""
+    from privasis_bench.errors import ModelSpecError
+
+    raw = args.get(name)
+    if raw is None or raw == "":
+        return float(default)
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ModelSpecError(f"{provider}: model argument {name}={raw!r} must be a number of seconds") from None
+    if not value > 0:
+        raise ModelSpecError(f"{provider}: model argument {name}={raw!r} must be greater than 0")
+    return value

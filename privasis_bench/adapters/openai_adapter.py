@@ -24,8 +24,18 @@ import os
 import re
 from typing import Any
 
-from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
-from privasis_bench.adapters.http_errors import DEFAULT_TIMEOUT_S, classify_sdk_error
+from privasis_bench.adapters.base import (
+    Adapter,
+    AdapterError,
+    ChatRequest,
+    ChatResult,
+    Usage,
+)
+from privasis_bench.adapters.http_errors import (
+    DEFAULT_TIMEOUT_S,
+    classify_sdk_error,
+    seconds_arg,
+)
 from privasis_bench.errors import ModelSpecError
 
 _REASONING_MODEL = re.compile(r"^(o\d+|gpt-5)([-.].*)?$", re.IGNORECASE)
@@ -81,7 +91,7 @@ class OpenAIAdapter(Adapter):
                 f"{', '.join(_CLIENT_ARGS + _PASS_THROUGH)} and body.<name>=value"
             )
         self.base_url: str | None = args.get("base_url") or None
-        self.timeout = float(args.get("timeout") or DEFAULT_TIMEOUT_S)
+        self.timeout = seconds_arg(args, "timeout", DEFAULT_TIMEOUT_S, self.provider)
         self._api_key = self._resolve_key(args)
         reasoning = args.get("reasoning")
         self.reasoning = is_reasoning_model(model) if reasoning is None else bool(reasoning)

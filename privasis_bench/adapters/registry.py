@@ -153,7 +153,7 @@ def build_adapter(spec: ModelSpec) -> Adapter:
     cls = load_adapter_class(spec.provider)
     try:
         return cls(spec.model, **spec.adapter_args())
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise ModelSpecError(f"{spec.provider}: bad model arguments for {spec}: {exc}") from exc
 
 

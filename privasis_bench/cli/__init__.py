@@ -24,6 +24,10 @@ app = typer.Typer(
 err_console = Console(stderr=True)
 
 
+#: Set by ``--debug``: unexpected errors show their traceback instead of one line.
+_DEBUG = {"on": False}
+
+
 def _version_callback(value: bool) -> None:
     if value:
         typer.echo(f"privasis-bench {__version__}")
@@ -33,13 +37,22 @@ def _version_callback(value: bool) -> None:
 @app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True, help="Show the version."),
+    debug: bool = typer.Option(False, "--debug", help="Show the full traceback of unexpected errors."),
 ) -> None:
     """Evaluate instruction-following text sanitization."""
+    _DEBUG["on"] = debug
 
 
 def _register_commands() -> None:
     # Imported here so `import privasis_bench.cli` stays cheap and order is explicit.
-    from privasis_bench.cli import data_cmds, eval_cmds, lmeval_cmds, model_cmds, sanitize_cmds, task_cmds
+    from privasis_bench.cli import (
+        data_cmds,
+        eval_cmds,
+        lmeval_cmds,
+        model_cmds,
+        sanitize_cmds,
+        task_cmds,
+    )
 
     for module in (task_cmds, data_cmds, model_cmds, sanitize_cmds, eval_cmds, lmeval_cmds):
         module.register(app)
@@ -48,13 +61,43 @@ def _register_commands() -> None:
 _register_commands()
 
 
+def _click_exception_types() -> tuple[type[BaseException], ...]:
+    """Click's exception base classes: typer may vendor its own copy of click besides the installed one."""
+    types: list[type[BaseException]] = []
+    try:
+        from typer._click.exceptions import ClickException as VendoredClickException
+
+        types.append(VendoredClickException)
+    except ImportError:
+        pass
+    import click
+
+    types.append(click.exceptions.ClickException)
+    return tuple(types)
+
+
+def _error(message: str, code: int) -> None:
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    sys.exit(code)
+
+
+def _usage_error(exc: Exception) -> None:
+    """A command-line usage error as one line, with where to look for help."""
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else "privasis-bench"
+    message = " ".join(str(exc.format_message()).split()) if hasattr(exc, "format_message") else str(exc)
+    _error(f"{message} (see '{command} --help')", int(getattr(exc, "exit_code", 2) or 2))
+
+
 def main() -> None:
-    """Console-script entry point: user errors become one line on stderr and exit code 2."""
+    """Console-script entry point: every error becomes one line on stderr and a non-zero exit code."""
+    click_errors = _click_exception_types()
+    debug = "--debug" in sys.argv[1:]
+    _DEBUG["on"] = False  # set again by the root callback when --debug is given
     try:
         exit_code = app(standalone_mode=False)
     except PrivasisError as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        sys.exit(exc.exit_code)
+        _error(str(exc), exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:
@@ -63,13 +106,13 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted: finished work is saved; re-run the same command to resume")
         sys.exit(130)
-    except Exception as exc:  # click usage errors and friends
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
+    except click_errors as exc:  # usage errors: bad option values, missing arguments, unknown options
+        _usage_error(exc)  # type: ignore[arg-type]
+    except Exception as exc:  # noqa: BLE001 - a bug or an unforeseen environment problem
+        if debug or _DEBUG["on"]:
+            raise
+        detail = " ".join(str(exc).split()) or "no message"
+        _error(f"unexpected {type(exc).__name__}: {detail} (re-run with --debug for the traceback)", 1)
     if isinstance(exit_code, int) and exit_code:
         if exit_code == 130:  # typer turns Ctrl-C into this return value
             err_console.print("interrupted: finished work is saved; re-run the same command to resume")

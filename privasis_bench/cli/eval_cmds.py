@@ -10,19 +10,39 @@ from rich.console import Console
 from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
-from privasis_bench.cli.options import (DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS, Opts, TasksOption,
-                                        split_multi, with_options)
+from privasis_bench.cli.options import (
+    DATA_OPTIONS,
+    ENGINE_OPTIONS,
+    JUDGE_OPTIONS,
+    SCORING_OPTIONS,
+    Opts,
+    TasksOption,
+    split_multi,
+    with_options,
+)
 from privasis_bench.data.loading import load_records, with_data_files
+from privasis_bench.engine.cache import (
+    CACHE_FILE_NAME,
+    ResponseCache,
+    default_cache_dir,
+)
 from privasis_bench.engine.executor import Engine, usage_by_role
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.errors import PrivasisError
-from privasis_bench.results.files import atomic_write_text, dumps_json
-from privasis_bench.results.tables import compare_table, summary_table
-from privasis_bench.pipeline.run import SANITIZED_NAME, EngineOptions, EvalOutcome, evaluate_task, model_description, now
+from privasis_bench.fsutil import ensure_dir
 from privasis_bench.pipeline.judging import resolve_judge
+from privasis_bench.pipeline.run import (
+    SANITIZED_NAME,
+    EngineOptions,
+    EvalOutcome,
+    evaluate_task,
+    model_description,
+    now,
+)
 from privasis_bench.results.compare import compare_runs
+from privasis_bench.results.files import atomic_write_text, dumps_json
 from privasis_bench.results.rescore import rescore_run
+from privasis_bench.results.tables import compare_table, summary_table
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -85,7 +105,7 @@ def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
     task = with_data_files(task_name, split_multi(opts.data_files)) if opts.data_files else task_name
     choice = resolve_judge(task, opts.judge, opts.judge_args, prompts_dir=opts.judge_prompts, parse_mode=opts.parse_mode,
                            guess_max_tokens=opts.judge_guess_max_tokens, compare_max_tokens=opts.judge_compare_max_tokens)
-    loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit)
+    loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit).require(task.task)
     return task, choice, loaded, opts.instruction or task.prompt.instruction
 
 
@@ -111,6 +131,7 @@ def run(
     _check_opts(opts)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
+    ensure_dir(output, "--output")
     session = _Session(opts, rpm=rpm)
     outcomes: list[EvalOutcome] = []
     try:
@@ -153,12 +174,14 @@ def evaluate(
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     if len(task_list) != 1:
         raise PrivasisError(f"--predictions belongs to one task; --tasks names {len(task_list)}")
+    ensure_dir(output, "--output")
     session = _Session(opts)
     try:
         started = now()
         task, choice, loaded, variant = _task_setup(task_list[0], opts)
         preds = load_predictions(predictions, loaded.scored, format=prediction_format, task=task,
-                                 instruction=variant, model=model_label)
+                                 instruction=variant, model=model_label,
+                                 excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded})
         models = sorted({o.model for o in preds.values() if o.model})
         label = model_label or (models[0] if len(models) == 1 else f"predictions:{predictions.name}")
         model_info: dict[str, Any] = {"label": label, "key": label, "spec": None, "rankable": None,
@@ -187,6 +210,8 @@ def rescore(
     for o in outcomes:
         status = "match" if o.matches else ("were recomputed with new settings, unlike" if o.matches is None else "DIFFER from")
         console.print(f"{escape(str(o.task_dir))}: recomputed metrics {status} results.json", highlight=False)
+        for line in o.differences:
+            console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
     if mismatched:
         raise typer.Exit(1)
 

@@ -13,12 +13,24 @@ from rich.markup import escape
 
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
-from privasis_bench.cli.options import DATA_OPTIONS, ENGINE_OPTIONS, Opts, TasksOption, split_multi, with_options
+from privasis_bench.cli.options import (
+    DATA_OPTIONS,
+    ENGINE_OPTIONS,
+    Opts,
+    TasksOption,
+    split_multi,
+    with_options,
+)
 from privasis_bench.data.loading import load_records, with_data_files
+from privasis_bench.engine.cache import (
+    CACHE_FILE_NAME,
+    ResponseCache,
+    default_cache_dir,
+)
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.errors import PrivasisError
+from privasis_bench.fsutil import ensure_dir
 from privasis_bench.pipeline.sanitize import run_sanitize, summarize
 from privasis_bench.tasks.registry import resolve_tasks
 
@@ -58,7 +70,7 @@ def sanitize(
         raise PrivasisError(f"--instruction must be base or smoothed, not {opts.instruction!r}")
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
-    out_dir = output if output is not None else Path("runs") / model_slug(spec)
+    out_dir = ensure_dir(output if output is not None else Path("runs") / model_slug(spec), "--output")
     retry = RetryPolicy(max_attempts=opts.max_attempts, base_delay=retry_base_delay, max_delay=max(retry_max_delay, retry_base_delay))
     cache = None if opts.no_cache else ResponseCache((opts.cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
     adapter = build_adapter(spec)
@@ -68,7 +80,7 @@ def sanitize(
         for task in task_list:
             if opts.data_files:
                 task = with_data_files(task, split_multi(opts.data_files))
-            loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit)
+            loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit).require(task.task, scored=not all_records)
             records = loaded.records if all_records else loaded.scored
             out_path = out_dir / task.task / OUTPUT_NAME
             before = replace(engine.stats, usage=replace(engine.stats.usage))

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlparse
 
-from privasis_bench.errors import DataError
 from privasis_bench.data.normalize import RowError, normalize_row
 from privasis_bench.data.records import Record
+from privasis_bench.errors import DataError
+from privasis_bench.fsutil import read_text
 from privasis_bench.tasks.config import DatasetConfig, TaskConfig
 
 HUB_PROBE_TIMEOUT_S = 3.0
@@ -50,6 +51,18 @@ class LoadedRecords:
     def excluded(self) -> list[Record]:
         return [r for r in self.records if r.excluded]
 
+    def require(self, task_name: str, *, scored: bool = True) -> "LoadedRecords":
+        """Raise a one-line DataError when there is nothing to work on (no records, or none that is scored)."""
+        if not self.records:
+            skipped = f" ({len(self.invalid)} invalid row(s) skipped)" if self.invalid else ""
+            raise DataError(f"task {task_name}: {self.source} holds no records{skipped}; nothing to evaluate")
+        if scored and not self.scored:
+            raise DataError(
+                f"task {task_name}: none of its {len(self.records)} record(s) is scored by the protocol (every one has "
+                "no keep attribute, so it is excluded); nothing to evaluate"
+            )
+        return self
+
     @property
     def ids_hash(self) -> str:
         """sha256 over the ordered record ids (identifies exactly which records were evaluated)."""
@@ -68,7 +81,7 @@ def _file_format(path: str, declared: str | None) -> str:
 
 
 def _iter_json_rows(path: str) -> Iterator[dict[str, Any]]:
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_text(path, "data file")
     stripped = text.lstrip()
     if stripped.startswith("["):
         try:

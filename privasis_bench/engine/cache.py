@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.adapters.base import ChatResult, Usage
+from privasis_bench.errors import PrivasisError
+from privasis_bench.fsutil import ensure_dir
 
 CACHE_DIR_ENV = "PRIVASIS_BENCH_CACHE_DIR"
 CACHE_FILE_NAME = "responses.sqlite"
@@ -52,6 +54,10 @@ def result_from_dict(data: dict[str, Any]) -> ChatResult:
     )
 
 
+class CacheFileError(PrivasisError):
+    """The response cache file cannot be opened (corrupted, not SQLite, read-only)."""
+
+
 class ResponseCache:
     """SQLite-backed map from a request's cache key to its successful :class:`ChatResult`.
 
@@ -64,17 +70,24 @@ class ResponseCache:
         path = Path(path).expanduser()
         if path.is_dir():
             path = path / CACHE_FILE_NAME
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_dir(path.parent, "--cache-dir")
         self.path = path
         self._lock = threading.Lock()
-        # isolation_level=None: autocommit, every statement is its own durable transaction.
-        self._conn: sqlite3.Connection | None = sqlite3.connect(
-            str(path), timeout=30.0, isolation_level=None, check_same_thread=False
-        )
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute("PRAGMA busy_timeout=30000")
-        self._conn.execute(_SCHEMA)
+        self._conn: sqlite3.Connection | None = None
+        try:
+            # isolation_level=None: autocommit, every statement is its own durable transaction.
+            self._conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute("PRAGMA busy_timeout=30000")
+            self._conn.execute(_SCHEMA)
+        except sqlite3.Error as exc:
+            if self._conn is not None:
+                self._conn.close()
+            raise CacheFileError(
+                f"response cache {path}: not a usable SQLite database ({exc}); delete the file, choose another "
+                "--cache-dir, or run with --no-cache"
+            ) from None
 
     @classmethod
     def default(cls) -> "ResponseCache":

@@ -13,12 +13,24 @@ from typing import Any, Sequence
 
 from privasis_bench.adapters.spec import ModelSpec, parse_args
 from privasis_bench.engine.executor import Engine
-from privasis_bench.protocol.judge import JUDGE_NONE_LABEL, Judge, JudgeInput, JudgeSettings, JudgeStats
-from privasis_bench.pipeline.checkpoint import append_checkpoint, fingerprint, output_hash, read_checkpoint
-from privasis_bench.protocol.judge_prompts import JudgePrompts
+from privasis_bench.pipeline.checkpoint import (
+    append_checkpoint,
+    fingerprint,
+    output_hash,
+    read_checkpoint,
+)
 from privasis_bench.pipeline.sanitize import SanitizedOutput
-from privasis_bench.tasks.config import TaskConfig
+from privasis_bench.protocol.judge import (
+    JUDGE_NONE_LABEL,
+    Judge,
+    JudgeInput,
+    JudgeSettings,
+    JudgeStats,
+)
+from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.protocol.verdicts import RecordVerdict
+from privasis_bench.tasks.config import TaskConfig
+from privasis_bench.tasks.paths import file_ref
 
 #: Bumped when the way judge answers are read changes, so checkpointed verdicts are re-derived
 #: (from cached answers: no new calls). 2: answers cleaned before reading (think blocks, role tokens).
@@ -57,7 +69,7 @@ class JudgeChoice:
             "key": None if self.spec is None else self.spec.key(),
             "parse_mode": self.settings.parse_mode,
             "prompt_hashes": self.prompts.hashes,
-            "prompt_sources": self.prompts.sources,
+            "prompt_sources": {k: file_ref(v) for k, v in sorted(self.prompts.sources.items())},
         }
         if self.spec is not None:
             base.update(

@@ -24,12 +24,18 @@ from pathlib import Path
 from typing import Any, Iterator, Literal, Sequence
 
 from privasis_bench.adapters.base import Usage
-from privasis_bench.errors import DataError
-from privasis_bench.interop.lmeval import messages_prompt_hash, sample_messages
 from privasis_bench.data.records import Record
+from privasis_bench.errors import DataError
+from privasis_bench.fsutil import read_text
+from privasis_bench.interop.lmeval import messages_prompt_hash, sample_messages
 from privasis_bench.pipeline.sanitize import SanitizedOutput
-from privasis_bench.protocol.testee import build_sanitize_request, postprocess_output, read_template
+from privasis_bench.protocol.testee import (
+    build_sanitize_request,
+    postprocess_output,
+    read_template,
+)
 from privasis_bench.tasks.config import TaskConfig
+from privasis_bench.tasks.paths import file_ref
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +55,15 @@ class PredictionReport:
     matched: int = 0  # predictions attached to a record of the task
     missing: list[str] = field(default_factory=list)  # record ids with no prediction (scored as failed)
     unknown: list[str] = field(default_factory=list)  # prediction ids that are not records of the task
+    excluded: list[str] = field(default_factory=list)  # predictions for records the protocol never scores
+    excluded_reasons: dict[str, str] = field(default_factory=dict)  # id -> why it is excluded
     failed: int = 0  # predictions that are failures in the file itself (error / null output)
     empty: int = 0  # predictions whose post-processed output is empty
     prompt_mismatch: list[str] = field(default_factory=list)  # outputs generated from another prompt than ours
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "path": self.path,
+            "file": file_ref(self.path),
             "format": self.format,
             "lines": self.lines,
             "matched": self.matched,
@@ -63,6 +71,8 @@ class PredictionReport:
             "missing_ids": self.missing[:50],
             "unknown": len(self.unknown),
             "unknown_ids": self.unknown[:50],
+            "excluded": len(self.excluded),
+            "excluded_ids": self.excluded[:50],
             "failed": self.failed,
             "empty": self.empty,
             "prompt_mismatch": len(self.prompt_mismatch),
@@ -76,6 +86,11 @@ class PredictionReport:
         if self.unknown:
             notes.append(f"{len(self.unknown)} prediction id(s) in {self.path} are not records of the task and were ignored "
                          f"(e.g. {', '.join(self.unknown[:3])})")
+        if self.excluded:
+            reasons = sorted(set(self.excluded_reasons.get(i, "excluded") for i in self.excluded))
+            notes.append(f"{len(self.excluded)} prediction(s) in {self.path} are for records the protocol excludes from "
+                         f"scoring ({', '.join(r.replace('_', ' ') for r in reasons)}: such records are never judged "
+                         f"or counted), e.g. {', '.join(self.excluded[:3])}")
         if self.prompt_mismatch:
             notes.append(f"{len(self.prompt_mismatch)} prediction(s) were generated from a different prompt than this "
                          f"task builds (other template or instruction variant?), e.g. {self.prompt_mismatch[0]}")
@@ -106,21 +121,17 @@ def detect_format(first: dict[str, Any]) -> PredictionFormat:
 
 
 def _iter_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        fh = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"cannot read predictions file {path}: {exc.strerror or exc}") from None
-    with fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except ValueError as exc:
-                raise DataError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(item, dict):
-                raise DataError(f"{path}:{number}: expected a JSON object, got {type(item).__name__}")
-            yield number, item
+    text = read_text(path, "predictions file")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            raise DataError(f"{path}:{number}: not valid JSON ({getattr(exc, 'msg', exc)})") from None
+        if not isinstance(item, dict):
+            raise DataError(f"{path}:{number}: expected a JSON object, got {type(item).__name__}")
+        yield number, item
 
 
 def _lmeval_model_name(path: Path) -> str:
@@ -217,6 +228,7 @@ def load_predictions(
     instruction: str | None = None,
     strict_ids: bool = False,
     model: str | None = None,
+    excluded: dict[str, str] | None = None,
 ) -> Predictions:
     """Read a predictions file into ``record id -> SanitizedOutput`` for every record in ``records``.
 
@@ -224,7 +236,8 @@ def load_predictions(
     files, the expected prompts (``instruction`` variant, default the task's) to flag mismatches.
     Malformed lines and duplicate ids raise :class:`DataError` naming the file and line. Ids that are
     not records of the task are ignored with a warning (or raise with ``strict_ids``). Records with
-    no prediction are returned as failed outputs and listed in ``report.missing``.
+    no prediction are returned as failed outputs and listed in ``report.missing``. ``excluded`` maps the ids
+    of records the protocol never scores to the reason; their predictions are reported as such, not as unknown.
     """
     path = Path(path)
     if format not in FORMATS:
@@ -268,7 +281,11 @@ def load_predictions(
             raise DataError(f"{path}:{number}: duplicate prediction for record {record_id} (first on line {first_line[record_id]})")
         first_line[record_id] = number
         if record_id not in by_id:
-            report.unknown.append(record_id)
+            if excluded and record_id in excluded:
+                report.excluded.append(record_id)
+                report.excluded_reasons[record_id] = excluded[record_id]
+            else:
+                report.unknown.append(record_id)
             continue
         if fmt in ("lmeval", "sanitized") and out.prompt_hash and task is not None:
             if template is None:
@@ -282,7 +299,7 @@ def load_predictions(
     if strict_ids and report.unknown:
         raise DataError(f"{path}: {len(report.unknown)} prediction id(s) are not records of the task "
                         f"(e.g. {', '.join(report.unknown[:3])})")
-    if report.lines and not found and report.unknown:
+    if report.lines and not found and report.unknown and not report.excluded:
         raise DataError(f"{path}: none of its {report.lines} prediction ids belong to the task's records "
                         f"(e.g. {report.unknown[0]}); wrong task or wrong file?")
     if report.lines == 0:

@@ -15,18 +15,24 @@ from typing import Any, Sequence
 from privasis_bench import __version__
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.data.loading import LoadedRecords
+from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.executor import Engine, usage_by_role
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME
 from privasis_bench.pipeline.judging import JudgeChoice, judge_outputs, spec_label
-from privasis_bench.protocol.metrics import compute_metrics, scored
-from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME, git_revision, write_results, write_samples
 from privasis_bench.pipeline.sanitize import SanitizedOutput
-from privasis_bench.tasks.config import TaskConfig
+from privasis_bench.protocol.metrics import compute_metrics, scored
 from privasis_bench.protocol.verdicts import RecordVerdict
-
+from privasis_bench.results.files import (
+    RESULTS_NAME,
+    SAMPLES_NAME,
+    git_revision,
+    write_results,
+    write_samples,
+)
+from privasis_bench.tasks.config import TaskConfig
+from privasis_bench.tasks.paths import file_ref, portable_name
 
 SANITIZED_NAME = "sanitized.jsonl"
 
@@ -122,10 +128,10 @@ def evaluate_task(
     failed_ids = [r.id for r in records if (o := outputs.get(r.id)) is None or not o.ok]
     results = {
         "harness": {"name": "privasis-bench", "version": __version__, "git_revision": git_revision()},
-        "task": {"name": task.task, "version": task.version, "config_hash": task.config_hash(), "source_file": task.source_file},
+        "task": {"name": task.task, "version": task.version, "config_hash": task.config_hash(),
+                 "source_file": file_ref(task.source_file)},
         "dataset": {
-            "source": loaded.source,
-            **task.dataset.model_dump(include={"path", "name", "split", "revision", "data_files"}),
+            **portable_dataset(task),
             "ids_hash": loaded.ids_hash,
             "limit": limit,
             "records_loaded": len(loaded.records),
@@ -162,6 +168,16 @@ def evaluate_task(
     write_results(task_dir / RESULTS_NAME, results)
     return EvalOutcome(task_dir, results, verdicts)
 
+
+
+def portable_dataset(task: TaskConfig) -> dict[str, Any]:
+    """The dataset section of a results file, naming files portably (no local paths)."""
+    cfg = task.dataset
+    section = cfg.model_dump(include={"path", "name", "split", "revision"})
+    files = cfg.data_files or []
+    section["data_files"] = [file_ref(p) for p in files] or None
+    section["source"] = ", ".join(portable_name(p) or "" for p in files) if files else cfg.describe()
+    return section
 
 
 def model_description(spec: ModelSpec, engine: Engine | None, *, max_tokens: int, temperature: float) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from privasis_bench.errors import TaskConfigError
+from privasis_bench.fsutil import read_text
 from privasis_bench.tasks.config import JudgeTemplates
 
 ParseMode = Literal["official", "strict"]
@@ -25,7 +26,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "guess_target": ("text", "attribute"),
     "guess_abstract": ("text", "attribute"),
     "guess_keep": ("text", "attribute"),
-    "compare": ("attribute", "response1", "response2", "true_value"),
+    "compare": ("response1", "response2", "true_value"),  # the reference wording names no attribute
     "inclusion": ("text", "guess", "information"),
 }
 
@@ -72,10 +73,7 @@ class JudgePrompts:
                         break
         texts: dict[str, str] = {}
         for key, path in paths.items():
-            try:
-                texts[key] = path.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise TaskConfigError(str(path), f"judge.templates.{key}", f"cannot read template ({exc.strerror})") from None
+            texts[key] = read_text(path, f"judge template (judge.templates.{key})")
             missing = [f for f in REQUIRED_FIELDS[key] if "{" + f + "}" not in texts[key]]
             if missing:
                 raise TaskConfigError(str(path), f"judge.templates.{key}", f"missing placeholder(s) {missing}")

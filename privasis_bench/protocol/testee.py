@@ -8,11 +8,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.data.records import INSTRUCTION_VARIANTS, Record
 from privasis_bench.errors import PrivasisError, TaskConfigError
+from privasis_bench.fsutil import read_text
 from privasis_bench.protocol.answers import clean_answer
 from privasis_bench.tasks.config import TaskConfig
 
@@ -28,10 +28,7 @@ def read_template(task: TaskConfig) -> str:
     """The task's sanitization template, checked for both placeholders."""
     path = task.prompt.template
     where = task.source_file or path
-    try:
-        template = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TaskConfigError(where, "prompt.template", f"cannot read template {path}: {exc}") from exc
+    template = read_text(path, f"sanitization template (prompt.template of {where})")
     missing = [name for name in PLACEHOLDERS if "{" + name + "}" not in template]
     if missing:
         names = ", ".join("{" + m + "}" for m in missing)

@@ -6,12 +6,19 @@ No model is called: everything comes from the two files a run wrote.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from privasis_bench.protocol.metrics import compute_metrics, scored
-from privasis_bench.results.files import ResultsError, load_results, load_sample_rows, task_dirs, verdicts_from_rows, write_results
+from privasis_bench.results.files import (
+    ResultsError,
+    load_results,
+    load_sample_rows,
+    task_dirs,
+    verdicts_from_rows,
+    write_results,
+)
 
 
 @dataclass
@@ -21,7 +28,7 @@ class Rescored:
     task_dir: Path
     results: dict[str, Any]
     matches: bool | None
-
+    differences: list[str] = field(default_factory=list)  # "metrics.headline.x: stored 1.0, recomputed 2.0"
 
 
 def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: int | None = None, write: bool = False) -> Rescored:
@@ -41,12 +48,37 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
         top_failed=old.get("top_failed_limit", 20),
     )
     metrics = json.loads(json.dumps(metrics, allow_nan=False))  # the same round trip the file went through
-    matches = None if overridden else metrics == old
+    differences = [] if overridden else metric_differences(old, metrics)
+    matches = None if overridden else not differences
     results = {k: v for k, v in stored.items() if k != "format"}
     results["metrics"] = metrics
     if write:
         write_results(Path(task_dir) / "results.json", results)
-    return Rescored(Path(task_dir), results, matches)
+    return Rescored(Path(task_dir), results, matches, differences)
+
+
+def metric_differences(stored: Any, recomputed: Any, path: str = "metrics") -> list[str]:
+    """Every number (or other value) that differs between two metrics sections, named by its dotted path."""
+    if isinstance(stored, dict) and isinstance(recomputed, dict):
+        out: list[str] = []
+        for key in sorted(set(stored) | set(recomputed), key=str):
+            if key not in stored:
+                out.append(f"{path}.{key}: missing from results.json, recomputed {_short(recomputed[key])}")
+            elif key not in recomputed:
+                out.append(f"{path}.{key}: in results.json ({_short(stored[key])}) but not recomputed")
+            else:
+                out += metric_differences(stored[key], recomputed[key], f"{path}.{key}")
+        return out
+    if isinstance(stored, list) and isinstance(recomputed, list) and len(stored) == len(recomputed):
+        return [d for i, (a, b) in enumerate(zip(stored, recomputed)) for d in metric_differences(a, b, f"{path}[{i}]")]
+    if stored != recomputed:
+        return [f"{path}: stored {_short(stored)}, recomputed {_short(recomputed)}"]
+    return []
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from privasis_bench.tasks.paths import portable_name
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -118,7 +120,11 @@ class TaskConfig(_Strict):
     def config_hash(self) -> str:
         """sha256 over the resolved config plus the contents of every template it names."""
         payload = self.model_dump(exclude={"source_file"})
-        payload["_template_contents"] = {p: _file_sha(p) for p in self.template_files()}
+        # paths in their portable form, so the hash is the same wherever the package or the task lives
+        payload["dataset"]["data_files"] = [portable_name(p) for p in self.dataset.data_files or []] or None
+        payload["prompt"]["template"] = portable_name(self.prompt.template)
+        payload["judge"]["templates"] = {k: portable_name(v) for k, v in self.judge.templates.model_dump().items()}
+        payload["_template_contents"] = {portable_name(p): _file_sha(p) for p in self.template_files()}
         blob = json.dumps(payload, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()
 

@@ -16,26 +16,16 @@ import yaml
 from pydantic import ValidationError
 
 from privasis_bench.errors import TaskConfigError
+from privasis_bench.fsutil import read_text
 from privasis_bench.tasks.config import PATH_KEYS, GroupConfig, TaskConfig
+from privasis_bench.tasks.paths import builtin_tasks_dir  # noqa: F401  (re-exported)
 
 SKIPPED_DIRS = frozenset({"lm_eval", "prompts", "sample", "recipes", "__pycache__"})
 _MAX_INCLUDE_DEPTH = 8
 
 
-def builtin_tasks_dir() -> Path:
-    """The shipped ``tasks/`` directory: inside the wheel, or the source checkout's top level."""
-    package_root = Path(__file__).resolve().parents[1]
-    packaged = package_root / "_tasks"
-    if packaged.is_dir():
-        return packaged
-    return package_root.parent / "tasks"
-
-
 def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TaskConfigError(str(path), None, f"cannot read file ({exc.strerror})") from None
+    text = read_text(path, "task YAML")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

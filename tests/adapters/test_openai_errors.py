@@ -31,13 +31,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def _reply(self, status: int, body: dict, headers: dict | None = None) -> None:
         blob = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(blob)))
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(blob)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(blob)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(blob)
+        except OSError:  # the client gave up (the stall case): nothing to answer
+            pass
 
     def do_POST(self):  # noqa: N802
         payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

@@ -232,3 +232,16 @@ def test_sanitized_outputs_from_another_prompt_are_flagged(tmp_path, records, ta
     preds = load_predictions(_write(tmp_path / "s.jsonl", rows), records, task=task)
     assert preds.report.prompt_mismatch == ["r2"]
     assert any("different prompt" in note for note in preds.report.warnings())
+
+
+def test_predictions_for_excluded_records_are_reported_as_excluded_not_unknown(tmp_path, records):
+    rows = [SanitizedOutput(id=i, prompt_hash="h", raw_output="x", output="x", model="m").to_dict() for i in ("r1", "gone")]
+    path = _write(tmp_path / "sanitized.jsonl", rows)
+    preds = load_predictions(path, records, excluded={"gone": "no_keep_attributes"})
+    assert preds.report.unknown == [] and preds.report.excluded == ["gone"]
+    (note,) = [n for n in preds.report.warnings() if "gone" in n]
+    assert "excludes from scoring" in note and "no keep attributes" in note and "not records of the task" not in note
+    assert preds.report.to_dict()["excluded"] == 1
+    # an id that is in neither list is still unknown
+    other = load_predictions(path, records)
+    assert other.report.unknown == ["gone"]

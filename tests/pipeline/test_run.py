@@ -178,3 +178,16 @@ def test_evaluate_reference_format_predictions_judge_none(tmp_path):
     assert res["model"]["predictions"]["format"] == "reference"
     assert res["metrics"]["scored_records"] == ran["metrics"]["scored_records"]
     assert res["metrics"]["headline"]["retention_record"] < ran["metrics"]["headline"]["retention_record"]
+
+
+def test_rescore_names_each_number_that_differs(tmp_path):
+    run(tmp_path / "r", "identity", "none", tmp_path / "cache")
+    path = tmp_path / "r" / TASK / "results.json"
+    results = json.loads(path.read_text())
+    stored = results["metrics"]["headline"]["retention_attribute"]
+    results["metrics"]["headline"]["retention_attribute"] = 12.5
+    results["metrics"]["ci"]["full_successful_record"]["high"] = 99.0
+    path.write_text(json.dumps(results))
+    out = invoke("rescore", str(tmp_path / "r"), expect=1).output
+    assert f"metrics.headline.retention_attribute: stored 12.5, recomputed {stored}" in out
+    assert "metrics.ci.full_successful_record.high: stored 99.0, recomputed" in out

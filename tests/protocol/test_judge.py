@@ -313,3 +313,20 @@ def test_guessing_question_uses_the_segment_between_the_first_two_think_tags():
     rec = record([T("name", "Lena Okafor")])
     _, _, runner = judge_one(rec, "draft</think>the kept part</think>tail", guess_then())
     assert parse_prompt(runner.prompts[0])[1][1] == "the kept part"
+
+
+def test_compare_template_without_attribute_placeholder_loads(tmp_path):
+    """The reference wording of the proximity question names only the two responses and the true value."""
+    write_templates(tmp_path)
+    (tmp_path / "compare.txt").write_text(
+        "Truth: {true_value}\nFirst: {response1}\nSecond: {response2}\nWhich is closer? response1, response2, both or neither.",
+        encoding="utf-8",
+    )
+    task_templates = JudgeTemplates(**{k: str(tmp_path / f"{k}.txt") for k in TEMPLATES})
+    prompts = JudgePrompts.load(task_templates)
+    judge = Judge(ScriptedRunner(guess_then()), prompts, JudgeSettings())
+    request = judge.compare_request(T("name", "Lena Okafor"), "someone", "lena okafor")
+    assert request.messages[0][1].startswith("Truth: Lena Okafor\nFirst: someone\nSecond: lena okafor")
+    (tmp_path / "compare.txt").write_text("Truth: {true_value} First: {response1}", encoding="utf-8")
+    with pytest.raises(TaskConfigError, match="response2"):
+        JudgePrompts.load(task_templates)

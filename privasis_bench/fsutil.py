@@ -1,0 +1,57 @@
+"""Reading text files and preparing output directories, with one-line errors that name the file.
+
+Every file a user hands us (data, task YAML, templates, predictions) is read through :func:`read_text`, so a
+file that is not UTF-8 text is reported with its name, the byte offset and line of the first bad byte; every
+directory a command writes into is checked up front by :func:`ensure_dir`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from privasis_bench.errors import DataError
+
+
+class FileProblem(DataError):
+    """A file or directory cannot be read or written as needed."""
+
+
+def read_text(path: str | os.PathLike[str], what: str = "file") -> str:
+    """The UTF-8 text of ``path``; a missing, unreadable, binary or non-UTF-8 file raises one clear line."""
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise FileProblem(f"{path}: is a directory, expected a {what}") from None
+    except OSError as exc:
+        raise FileProblem(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
+    if b"\x00" in data[:8192]:
+        raise FileProblem(f"{path}: looks like a binary file, expected a UTF-8 text {what}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FileProblem(
+            f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}, line {line}); "
+            f"save the {what} as UTF-8"
+        ) from None
+
+
+def ensure_dir(path: str | os.PathLike[str], option: str) -> Path:
+    """Create ``path`` if needed and check it is a writable directory; ``option`` names it in errors."""
+    directory = Path(path)
+    if directory.exists() and not directory.is_dir():
+        raise FileProblem(f"{option} {directory}: is a file, not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise FileProblem(f"{option} {directory}: cannot create it, a part of the path is a file") from None
+    except OSError as exc:
+        raise FileProblem(f"{option} {directory}: cannot create it ({exc.strerror or exc})") from None
+    try:
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".write-check-"):
+            pass
+    except OSError as exc:
+        raise FileProblem(f"{option} {directory}: cannot write there ({exc.strerror or exc})") from None
+    return directory

@@ -1,0 +1,61 @@
+"""Portable names for the files a task uses, so results can be shared without local paths.
+
+A file shipped with the package is named ``privasis_bench:tasks/<path inside tasks/>`` wherever the package is
+installed; any other file is named by its base name plus the sha256 of its contents. Nothing written by a run
+carries a home directory, a virtualenv or a temporary directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+BUILTIN_PREFIX = "privasis_bench:tasks/"
+
+
+def builtin_tasks_dir() -> Path:
+    """The shipped ``tasks/`` directory: inside the wheel, or the source checkout's top level."""
+    package_root = Path(__file__).resolve().parents[1]
+    packaged = package_root / "_tasks"
+    if packaged.is_dir():
+        return packaged
+    return package_root.parent / "tasks"
+
+
+def builtin_relative(path: str | Path) -> str | None:
+    """``path`` relative to the shipped tasks directory, or None when it lies elsewhere."""
+    try:
+        return Path(path).resolve().relative_to(builtin_tasks_dir().resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def file_sha256(path: str | Path) -> str | None:
+    """sha256 of a file's bytes (None when it cannot be read)."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def portable_name(path: str | Path | None) -> str | None:
+    """``privasis_bench:tasks/...`` for a shipped file, the base name for any other file."""
+    if path is None:
+        return None
+    rel = builtin_relative(path)
+    return BUILTIN_PREFIX + rel if rel is not None else Path(path).name
+
+
+def file_ref(path: str | Path | None) -> Any:
+    """How results name a file: the portable name of a shipped file, ``{name, sha256}`` for a user's file."""
+    if path is None:
+        return None
+    rel = builtin_relative(path)
+    if rel is not None:
+        return BUILTIN_PREFIX + rel
+    return {"name": Path(path).name, "sha256": file_sha256(path)}

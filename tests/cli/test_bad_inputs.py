@@ -1,0 +1,137 @@
+"""Every malformed input ends in exactly one error line, a non-zero exit code and no traceback (issues 8 and 16.7).
+
+The CLI's ``main()`` runs in-process with ``sys.argv`` set, so each case costs milliseconds; a case whose
+error escaped as an exception would fail the test instead of printing a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+from fake_openai_server import make_row
+
+from privasis_bench.cli import main
+
+RUN = ["run", "-m", "identity", "--judge", "none", "-t", "privasis_sample", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("bad")
+    out = {
+        "latin1": d / "latin1.jsonl", "binary": d / "binary.jsonl", "empty": d / "empty.jsonl",
+        "a_file": d / "a_file", "bin_yaml": d / "bin.yaml", "corrupt_cache": d / "cache" / "responses.sqlite",
+        "no_keep": d / "no_keep.jsonl", "prompts_file": d / "prompts.txt", "bad_json": d / "bad.jsonl",
+    }
+    out["latin1"].write_bytes(json.dumps(make_row(1)).encode("utf-8")[:-2] + b' \xe9"}\n')
+    out["binary"].write_bytes(bytes(range(256)) * 4)
+    out["empty"].write_text("")
+    out["a_file"].write_text("I am a file\n")
+    out["bin_yaml"].write_bytes(b"task: x\n\x00\x01\x02\xff")
+    out["corrupt_cache"].parent.mkdir()
+    out["corrupt_cache"].write_bytes(b"this is not an sqlite database" * 200)
+    row = make_row(2)
+    row["attributes_to_keep"] = {}
+    out["no_keep"].write_text(json.dumps(row) + "\n")
+    out["prompts_file"].write_text("not a directory")
+    out["bad_json"].write_text('{"id": "x",\n')
+    return out
+
+
+# (case id, argv builder, expected exit code, a fragment the single line must contain)
+CASES = [
+    # 8.1: option values
+    ("limit 0", lambda f, o: RUN + ["-o", o, "--limit", "0"], 2, "--limit"),
+    ("limit -1", lambda f, o: RUN + ["-o", o, "--limit", "-1"], 2, "--limit"),
+    ("limit abc", lambda f, o: RUN + ["-o", o, "--limit", "abc"], 2, "--limit"),
+    ("concurrency 0", lambda f, o: RUN + ["-o", o, "--concurrency", "0"], 2, "--concurrency"),
+    ("sanitize concurrency 0", lambda f, o: ["sanitize", "-m", "identity", "-t", "privasis_sample", "-o", o,
+                                            "--concurrency", "0"], 2, "--concurrency"),
+    ("unknown option", lambda f, o: RUN + ["-o", o, "--bogus"], 2, "--bogus"),
+    ("missing model", lambda f, o: ["run", "-t", "privasis_sample", "-o", o], 2, "--model"),
+    ("unknown command", lambda f, o: ["nosuchcommand"], 2, "nosuchcommand"),
+    ("bootstrap -5", lambda f, o: RUN + ["-o", o, "--bootstrap-samples", "-5"], 2, "--bootstrap-samples"),
+    ("rpm 0", lambda f, o: RUN + ["-o", o, "--rpm", "0"], 2, "--rpm"),
+    ("bad parse mode", lambda f, o: RUN + ["-o", o, "--parse-mode", "fuzzy"], 2, "--parse-mode"),
+    ("bad instruction", lambda f, o: RUN + ["-o", o, "--instruction", "casual"], 2, "--instruction"),
+    # 8.2: data files that are not UTF-8 text
+    ("latin-1 data", lambda f, o: RUN + ["-o", o, "--data-files", str(f["latin1"])], 2, "offset"),
+    ("binary data", lambda f, o: RUN + ["-o", o, "--data-files", str(f["binary"])], 2, "binary.jsonl"),
+    ("invalid json data", lambda f, o: RUN + ["-o", o, "--data-files", str(f["bad_json"])], 2, "bad.jsonl"),
+    ("missing data file", lambda f, o: RUN + ["-o", o, "--data-files", "/nonexistent/x.jsonl"], 2, "x.jsonl"),
+    # 8.3: output and cache directories
+    ("-o is a file", lambda f, o: RUN + ["-o", str(f["a_file"])], 2, "--output"),
+    ("-o under a file", lambda f, o: RUN + ["-o", str(f["a_file"] / "sub")], 2, "--output"),
+    ("sanitize -o under a file", lambda f, o: ["sanitize", "-m", "identity", "-t", "privasis_sample",
+                                              "-o", str(f["a_file"] / "sub")], 2, "--output"),
+    ("cache dir is a file", lambda f, o: RUN + ["-o", o, "--cache-dir", str(f["a_file"])], 2, "--cache-dir"),
+    # 8.4: nothing to evaluate
+    ("empty data file", lambda f, o: RUN + ["-o", o, "--data-files", str(f["empty"])], 2, "no records"),
+    ("no scored record", lambda f, o: RUN + ["-o", o, "--data-files", str(f["no_keep"])], 2, "no keep attribute"),
+    # 16.7: corrupted cache, binary task YAML or predictions, bad model argument values
+    ("corrupt cache", lambda f, o: RUN + ["-o", o, "--cache-dir", str(f["corrupt_cache"].parent)], 2, "--no-cache"),
+    ("binary task yaml", lambda f, o: ["run", "-m", "identity", "--judge", "none", "-t", str(f["bin_yaml"]), "-o", o],
+     2, "bin.yaml"),
+    ("binary predictions", lambda f, o: ["evaluate", "-p", str(f["binary"]), "-t", "privasis_sample", "--judge", "none",
+                                         "-o", o], 2, "binary.jsonl"),
+    ("timeout=abc", lambda f, o: ["run", "-m", "openai:x", "--model-args", "base_url=http://127.0.0.1:9/v1,timeout=abc",
+                                  "--judge", "none", "-t", "privasis_sample", "-o", o], 2, "timeout"),
+    # other inputs of the same kind
+    ("unknown task", lambda f, o: RUN[:-3] + ["-t", "privasis_sampel", "-o", o], 2, "privasis_sampel"),
+    ("unknown provider", lambda f, o: ["run", "-m", "nosuchprovider:m", "--judge", "none", "-t", "privasis_sample",
+                                       "-o", o], 2, "nosuchprovider"),
+    ("judge prompts not a dir", lambda f, o: RUN + ["-o", o, "--judge-prompts", str(f["prompts_file"])], 2,
+     "--judge-prompts"),
+    ("missing predictions", lambda f, o: ["evaluate", "-p", "/nonexistent/preds.jsonl", "-t", "privasis_sample",
+                                          "--judge", "none", "-o", o], 2, "preds.jsonl"),
+    ("rescore not a run", lambda f, o: ["rescore", str(f["a_file"].parent / "nothing-here")], 2, "nothing-here"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_gives_one_line(case, files, tmp_path, monkeypatch, capsys):
+    _, build, code, fragment = case
+    monkeypatch.setenv("PRIVASIS_BENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(sys, "argv", ["privasis-bench", *build(files, str(tmp_path / "out"))])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert exited.value.code == code, err
+    assert len(lines) == 1, f"expected one error line, got:\n{err}"
+    assert "Traceback" not in err and lines[0].startswith("error:")
+    assert fragment in lines[0], lines[0]
+
+
+def test_an_unexpected_exception_is_one_line_with_a_debug_hint(monkeypatch, capsys, tmp_path):
+    import privasis_bench.cli.eval_cmds as eval_cmds
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("simulated bug\nwith a second line")
+
+    monkeypatch.setattr(eval_cmds, "resolve_tasks", boom)
+    monkeypatch.setattr(sys, "argv", ["privasis-bench", *RUN, "-o", str(tmp_path / "o")])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    err = capsys.readouterr().err
+    assert exited.value.code == 1 and len(err.strip().splitlines()) == 1
+    assert "RuntimeError: simulated bug with a second line" in err and "--debug" in err
+    # with --debug the traceback is shown (the exception propagates)
+    monkeypatch.setattr(sys, "argv", ["privasis-bench", "--debug", *RUN, "-o", str(tmp_path / "o")])
+    with pytest.raises(RuntimeError, match="simulated bug"):
+        main()
+
+
+def test_a_corrupt_cache_file_is_left_as_it_is(files, tmp_path, monkeypatch, capsys):
+    cache = files["corrupt_cache"]
+    before = cache.read_bytes()
+    monkeypatch.setattr(sys, "argv", ["privasis-bench", *RUN, "-o", str(tmp_path / "o"), "--cache-dir", str(cache.parent)])
+    with pytest.raises(SystemExit):
+        main()
+    assert cache.read_bytes() == before
+    with pytest.raises(sqlite3.DatabaseError):
+        sqlite3.connect(cache).execute("SELECT 1 FROM sqlite_master").fetchall()
