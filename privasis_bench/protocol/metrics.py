@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import LEAK_TIERS, RecordVerdict
 
 #: The seven Table-4 columns, in the paper's order.
@@ -37,58 +37,9 @@ METRIC_LABELS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class RecordCounts:
-    """What one scored record contributes to the metrics."""
-
-    targets_total: int  # including null-valued targets
-    targets_judged: int  # non-null targets
-    sanitized: int
-    keep_total: int  # including null-valued keep attributes
-    keep_judged: int
-    retained: int
-
-    @property
-    def san_complete(self) -> bool:
-        return self.targets_judged > 0 and self.sanitized == self.targets_judged
-
-    @property
-    def ret_complete(self) -> bool:
-        return self.keep_judged > 0 and self.retained == self.keep_judged
-
-
-def record_counts(rv: RecordVerdict) -> RecordCounts:
-    """Count one record's targets, sanitized targets, keep attributes and retained ones."""
-    judged_targets = [t for t in rv.targets if t.tier != "null"]
-    judged_keep = [k for k in rv.keep if k.via != "null"]
-    return RecordCounts(
-        targets_total=len(rv.targets),
-        targets_judged=len(judged_targets),
-        sanitized=sum(t.tier == "sanitized" for t in judged_targets),
-        keep_total=len(rv.keep),
-        keep_judged=len(judged_keep),
-        retained=sum(k.retained is True for k in judged_keep),
-    )
-
-
 def scored(verdicts: Sequence[RecordVerdict]) -> list[RecordVerdict]:
     """The records that enter the metrics (status "judged")."""
     return [v for v in verdicts if v.status == "judged"]
-
-
-def _arrays(verdicts: Sequence[RecordVerdict]) -> dict[str, np.ndarray]:
-    rows = [record_counts(v) for v in verdicts]
-    col = lambda name: np.array([getattr(r, name) for r in rows], dtype=float)  # noqa: E731
-    return {
-        "targets_total": col("targets_total"),
-        "targets_judged": col("targets_judged"),
-        "sanitized": col("sanitized"),
-        "keep_total": col("keep_total"),
-        "keep_judged": col("keep_judged"),
-        "retained": col("retained"),
-        "san_complete": np.array([r.san_complete for r in rows], dtype=float),
-        "ret_complete": np.array([r.ret_complete for r in rows], dtype=float),
-    }
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -123,23 +74,40 @@ def _num(x: float) -> float | None:
     return None if x is None or np.isnan(x) else float(x)
 
 
-def headline_metrics(verdicts: Sequence[RecordVerdict]) -> dict[str, float | None]:
+#: Bootstrap draws are made in row chunks of at most this many (draw, record) cells, so memory stays bounded;
+#: a seeded generator yields the same indexes whether drawn at once or in successive chunks.
+_BOOTSTRAP_CELLS = 2_000_000
+
+
+def _tallies(verdicts: Sequence[RecordVerdict] | MetricTallies) -> MetricTallies:
+    return verdicts if isinstance(verdicts, MetricTallies) else MetricTallies.from_verdicts(verdicts)
+
+
+def _draws(rng: np.random.Generator, n: int, samples: int) -> Iterator[np.ndarray]:
+    """Bootstrap index matrices (rows: draws, columns: resampled record positions), in bounded chunks."""
+    rows = max(1, _BOOTSTRAP_CELLS // max(n, 1))
+    for start in range(0, samples, rows):
+        yield rng.integers(0, n, size=(min(rows, samples - start), n))
+
+
+def headline_metrics(verdicts: Sequence[RecordVerdict] | MetricTallies) -> dict[str, float | None]:
     """The seven Table-4 metrics (percent; None when undefined) over the given scored records."""
-    a = _arrays(verdicts)
-    idx = np.arange(len(verdicts))[None, :]
-    return {k: _num(v[0]) for k, v in _headline(a, idx).items()}
+    tallies = _tallies(verdicts)
+    idx = np.arange(len(tallies))[None, :]
+    return {k: _num(v[0]) for k, v in _headline(tallies.arrays(), idx).items()}
 
 
 def bootstrap_ci(
-    verdicts: Sequence[RecordVerdict], *, samples: int, seed: int, confidence: float
+    verdicts: Sequence[RecordVerdict] | MetricTallies, *, samples: int, seed: int, confidence: float
 ) -> dict[str, dict[str, float | None]]:
     """Percentile bootstrap CI of each headline metric, resampling records (seeded)."""
-    n = len(verdicts)
+    tallies = _tallies(verdicts)
+    n = len(tallies)
     if samples <= 0 or n == 0:
         return {k: {"low": None, "high": None} for k in HEADLINE_METRICS}
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(samples, n))
-    draws = _headline(_arrays(verdicts), idx)
+    a = tallies.arrays()
+    chunks = [_headline(a, idx) for idx in _draws(np.random.default_rng(seed), n, samples)]
+    draws = {k: np.concatenate([c[k] for c in chunks]) for k in HEADLINE_METRICS}
     lo, hi = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
     out: dict[str, dict[str, float | None]] = {}
     for k, vals in draws.items():
@@ -148,9 +116,9 @@ def bootstrap_ci(
     return out
 
 
-def leak_breakdown(verdicts: Sequence[RecordVerdict]) -> dict[str, Any]:
+def leak_breakdown(verdicts: Sequence[RecordVerdict] | MetricTallies) -> dict[str, Any]:
     """Leak-type counts and their ratios (percent) over all failed targets (paper Table 5)."""
-    counts = Counter(t.tier for v in verdicts for t in v.targets if t.tier in LEAK_TIERS)
+    counts = _tallies(verdicts).leak_tiers
     total = sum(counts.values())
     return {
         "failed_targets": total,
@@ -161,14 +129,15 @@ def leak_breakdown(verdicts: Sequence[RecordVerdict]) -> dict[str, Any]:
 
 def is_full_success(rv: RecordVerdict) -> bool:
     """Complete sanitization and complete retention."""
-    c = record_counts(rv)
-    return c.san_complete and c.ret_complete
+    return bool(MetricTallies.from_verdicts([rv]).full_success()[0])
 
 
-def failures_by_category(verdicts: Sequence[RecordVerdict]) -> list[dict[str, Any]]:
+def failures_by_category(verdicts: Sequence[RecordVerdict] | MetricTallies) -> list[dict[str, Any]]:
     """Per category: records, failed records (not full success), share of all failures (Table 6)."""
-    total = Counter(v.category for v in verdicts)
-    failed = Counter(v.category for v in verdicts if not is_full_success(v))
+    tallies = _tallies(verdicts)
+    cats = tallies.record_categories()
+    total = Counter(cats)
+    failed = Counter(c for c, ok in zip(cats, tallies.full_success()) if not ok)
     all_failed = sum(failed.values())
     rows = [
         {
@@ -183,12 +152,9 @@ def failures_by_category(verdicts: Sequence[RecordVerdict]) -> list[dict[str, An
     return sorted(rows, key=lambda r: (-r["failed_records"], r["category"]))
 
 
-def top_failed_attributes(verdicts: Sequence[RecordVerdict], top: int) -> dict[str, list[dict[str, Any]]]:
+def top_failed_attributes(verdicts: Sequence[RecordVerdict] | MetricTallies, top: int) -> dict[str, list[dict[str, Any]]]:
     """Most often leaked target names and most often lost keep names (paper Table 10)."""
-    leaked = Counter(t.name for v in verdicts for t in v.targets if t.tier in LEAK_TIERS)
-    seen_t = Counter(t.name for v in verdicts for t in v.targets if t.tier != "null")
-    lost = Counter(k.name for v in verdicts for k in v.keep if k.retained is False)
-    seen_k = Counter(k.name for v in verdicts for k in v.keep if k.via != "null")
+    tallies = _tallies(verdicts)
 
     def rows(c: Counter, seen: Counter) -> list[dict[str, Any]]:
         total = sum(c.values())
@@ -199,49 +165,57 @@ def top_failed_attributes(verdicts: Sequence[RecordVerdict], top: int) -> dict[s
             for name, n in ordered
         ]
 
-    return {"targets": rows(leaked, seen_t), "keep": rows(lost, seen_k)}
+    return {"targets": rows(tallies.leaked_names, tallies.seen_target_names),
+            "keep": rows(tallies.lost_keep_names, tallies.seen_keep_names)}
 
 
-def compute_metrics(verdicts: Sequence[RecordVerdict], *, bootstrap_samples: int, seed: int, confidence: float, top_failed: int) -> dict[str, Any]:
-    """Every number of a results file, from the scored records' verdicts only."""
+def compute_metrics(verdicts: Sequence[RecordVerdict] | MetricTallies, *, bootstrap_samples: int, seed: int,
+                    confidence: float, top_failed: int) -> dict[str, Any]:
+    """Every number of a results file, from the scored records' verdicts (or their tallies) only."""
+    tallies = _tallies(verdicts)
     return {
         "unit": "percent",
-        "scored_records": len(verdicts),
-        "headline": headline_metrics(verdicts),
-        "ci": bootstrap_ci(verdicts, samples=bootstrap_samples, seed=seed, confidence=confidence),
+        "scored_records": len(tallies),
+        "headline": headline_metrics(tallies),
+        "ci": bootstrap_ci(tallies, samples=bootstrap_samples, seed=seed, confidence=confidence),
         "bootstrap": {"samples": bootstrap_samples, "seed": seed, "confidence": confidence, "unit": "record"},
         "top_failed_limit": top_failed,
-        "leaks": leak_breakdown(verdicts),
-        "failures_by_category": failures_by_category(verdicts),
-        "top_failed_attributes": top_failed_attributes(verdicts, top_failed),
+        "leaks": leak_breakdown(tallies),
+        "failures_by_category": failures_by_category(tallies),
+        "top_failed_attributes": top_failed_attributes(tallies, top_failed),
     }
 
 
 def paired_bootstrap(
-    a: Sequence[RecordVerdict], b: Sequence[RecordVerdict], *, samples: int, seed: int, confidence: float
+    a: Sequence[RecordVerdict] | MetricTallies, b: Sequence[RecordVerdict] | MetricTallies, *, samples: int, seed: int, confidence: float
 ) -> dict[str, Any]:
     """Paired comparison of two runs on their common scored record ids (same resampling for both).
 
     For each headline metric: A, B, A-B, a percentile CI of A-B and a two-sided bootstrap p-value
     (twice the smaller share of resampled differences on either side of zero).
     """
-    bmap = {v.record_id: v for v in b}
-    common = [v.record_id for v in a if v.record_id in bmap]
-    amap = {v.record_id: v for v in a}
-    va = [amap[i] for i in common]
-    vb = [bmap[i] for i in common]
-    ha, hb = headline_metrics(va), headline_metrics(vb)
+    ta, tb = _tallies(a), _tallies(b)
+    bpos = {rid: i for i, rid in enumerate(tb.record_ids)}
+    common = [rid for rid in ta.record_ids if rid in bpos]
+    apos = {rid: i for i, rid in enumerate(ta.record_ids)}
+    arrays_a = ta.arrays([apos[i] for i in common])
+    arrays_b = tb.arrays([bpos[i] for i in common])
+    first = np.arange(len(common))[None, :]
+    ha = {k: _num(v[0]) for k, v in _headline(arrays_a, first).items()}
+    hb = {k: _num(v[0]) for k, v in _headline(arrays_b, first).items()}
     out: dict[str, Any] = {
         "common_records": len(common),
-        "only_a": len(a) - len(common),
-        "only_b": len(b) - len(common),
+        "only_a": len(ta) - len(common),
+        "only_b": len(tb) - len(common),
         "bootstrap": {"samples": samples, "seed": seed, "confidence": confidence},
         "metrics": {},
     }
     draws_a = draws_b = None
     if samples > 0 and common:
-        idx = np.random.default_rng(seed).integers(0, len(common), size=(samples, len(common)))
-        draws_a, draws_b = _headline(_arrays(va), idx), _headline(_arrays(vb), idx)
+        chunks = [(_headline(arrays_a, idx), _headline(arrays_b, idx))
+                  for idx in _draws(np.random.default_rng(seed), len(common), samples)]
+        draws_a = {k: np.concatenate([ca[k] for ca, _ in chunks]) for k in HEADLINE_METRICS}
+        draws_b = {k: np.concatenate([cb[k] for _, cb in chunks]) for k in HEADLINE_METRICS}
     lo, hi = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
     for k in HEADLINE_METRICS:
         row: dict[str, Any] = {"a": ha[k], "b": hb[k], "diff": None, "ci_low": None, "ci_high": None, "p_value": None}

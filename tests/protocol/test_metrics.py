@@ -151,3 +151,26 @@ def test_paired_bootstrap_identical_runs_and_common_ids():
     row = cmp["metrics"]["sanitization_record"]
     assert row["diff"] > 0 and row["ci_low"] > 0 and row["p_value"] < 0.05
     assert not math.isnan(row["a"])
+
+
+def test_bootstrap_in_small_chunks_equals_one_big_draw(monkeypatch):
+    import privasis_bench.protocol.metrics as metrics_mod
+
+    verdicts = _many(40)
+    whole = compute_metrics(verdicts, bootstrap_samples=300, seed=11, confidence=0.95, top_failed=5)
+    paired_whole = paired_bootstrap(verdicts, verdicts[::-1], samples=300, seed=11, confidence=0.95)
+    monkeypatch.setattr(metrics_mod, "_BOOTSTRAP_CELLS", 7 * 40 + 3)  # 7 draws per chunk
+    assert compute_metrics(verdicts, bootstrap_samples=300, seed=11, confidence=0.95, top_failed=5) == whole
+    assert paired_bootstrap(verdicts, verdicts[::-1], samples=300, seed=11, confidence=0.95) == paired_whole
+
+
+def test_metrics_from_streamed_tallies_equal_metrics_from_verdicts():
+    from privasis_bench.protocol.tallies import MetricTallies
+
+    verdicts = _many(40)
+    tallies = MetricTallies()
+    for v in iter(verdicts):  # one at a time, as a stream would deliver them
+        tallies.add(v)
+    kwargs = dict(bootstrap_samples=100, seed=3, confidence=0.9, top_failed=5)
+    assert compute_metrics(tallies, **kwargs) == compute_metrics(verdicts, **kwargs)
+    assert len(tallies) == 40 and tallies.record_ids == [v.record_id for v in verdicts]
