@@ -53,6 +53,10 @@ def expected_output(prompt: str) -> str:
     return f"REWRITTEN {digest} ({len(prompt.split())} words)"
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # many clients connect at once at high concurrency
+
+
 class FakeOpenAIServer:
     """Start with ``with FakeOpenAIServer(...) as server:``; ``server.base_url`` ends in ``/v1``."""
 
@@ -81,7 +85,7 @@ class FakeOpenAIServer:
             def do_POST(self) -> None:  # noqa: N802 - http.server naming
                 server._handle(self)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)

@@ -1,0 +1,111 @@
+"""How close a full `run` gets to the throughput ceiling of its servers.
+
+A local OpenAI-compatible fake server answers every request after a fixed latency. The same server (or, with
+``--two-servers``, a second one with another latency) plays the judge, asked with tagged templates that a
+deterministic function answers, so every record goes through the judge's whole chain (guesses, original-record
+guesses, comparisons, inclusion questions). For each concurrency level the script runs `privasis-bench run` on a
+synthetic task with a fresh cache, counts the requests the servers received, and drives the same number of
+requests through a plain asyncio load generator at the same concurrency: the ceiling. It prints the harness's
+throughput as a fraction of that ceiling.
+
+Usage: ``python benchmarks/throughput.py [--records 200] [--latency 0.1] [--concurrency 1 4 8 16 32]
+[--two-servers --judge-latency 0.05]``. A measuring tool, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from fake_openai_server import FakeOpenAIServer  # noqa: E402
+from judge_fakes import deterministic_answer, parse_prompt, write_templates  # noqa: E402
+from scale import write_task  # noqa: E402
+
+
+def judge_reply(prompt: str) -> str:
+    return deterministic_answer(*parse_prompt(prompt))
+
+
+async def load_generator(base_url: str, requests: int, concurrency: int) -> float:
+    """Seconds to push ``requests`` distinct chat requests through the server at ``concurrency``."""
+    semaphore = asyncio.Semaphore(concurrency)
+    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=0)) as client:
+        async def one(i: int) -> None:
+            async with semaphore:
+                response = await client.post(f"{base_url}/chat/completions", json={
+                    "model": "ceiling", "messages": [{"role": "user", "content": f"ceiling request {i}"}]})
+                response.raise_for_status()
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(requests)))
+        return time.perf_counter() - start
+
+
+def harness_run(task: Path, prompts: Path, model_url: str, judge_url: str, concurrency: int, tmp: Path) -> float:
+    from privasis_bench.cli import main
+
+    out = tmp / f"run_c{concurrency}_{time.monotonic_ns()}"
+    sys.argv = ["privasis-bench", "run", "-m", f"openai:fake,base_url={model_url}", "-t", str(task), "-o", str(out),
+                "--judge", f"openai:judge,base_url={judge_url}", "--judge-prompts", str(prompts),
+                "--cache-dir", str(out / "cache"), "--no-progress", "--bootstrap-samples", "100",
+                "--concurrency", str(concurrency)]
+    start = time.perf_counter()
+    try:
+        main()
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            raise
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=200)
+    parser.add_argument("--latency", type=float, default=0.1, help="seconds per model request")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8, 16, 32])
+    parser.add_argument("--two-servers", action="store_true", help="judge on its own server")
+    parser.add_argument("--judge-latency", type=float, default=0.05)
+    args = parser.parse_args()
+    import contextlib
+    import io
+
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        task = write_task(tmp, args.records)
+        prompts = write_templates(tmp / "prompts")
+        model = FakeOpenAIServer(delay=args.latency, reply=judge_reply if not args.two_servers else None)
+        judge = FakeOpenAIServer(delay=args.judge_latency, reply=judge_reply) if args.two_servers else model
+        with model, (judge if args.two_servers else contextlib.nullcontext()):
+            print(f"{args.records} records, model latency {args.latency}s"
+                  + (f", judge on a second server with latency {args.judge_latency}s" if args.two_servers else
+                     ", judge on the same server"))
+            print(f"{'conc':>5} {'requests':>9} {'harness s':>10} {'ceiling s':>10} {'fraction':>9}"
+                  + (f" {'ideal s':>8} {'x ideal':>8}" if args.two_servers else ""))
+            for conc in args.concurrency:
+                before_m, before_j = sum(model.received.values()), sum(judge.received.values())
+                with contextlib.redirect_stdout(io.StringIO()):
+                    seconds = harness_run(task, prompts, model.base_url, judge.base_url, conc, tmp)
+                model_n = sum(model.received.values()) - before_m
+                judge_n = sum(judge.received.values()) - before_j if args.two_servers else 0
+                requests = model_n + judge_n
+                if args.two_servers:
+                    ideal = max(model_n * args.latency, judge_n * args.judge_latency) / conc
+                    print(f"{conc:>5} {requests:>9} {seconds:>10.1f} {'':>10} {'':>9} {ideal:>8.1f} {seconds / ideal:>8.2f}",
+                          flush=True)
+                else:
+                    ceiling = asyncio.run(load_generator(model.base_url, requests, conc))
+                    print(f"{conc:>5} {requests:>9} {seconds:>10.1f} {ceiling:>10.1f} {ceiling / seconds:>9.0%}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
