@@ -11,15 +11,16 @@ from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
-from privasis_bench.cli.options import (DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS, Opts, TasksOption,
-                                        split_multi, with_options)
+from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS, Opts,
+                                        TasksOption, split_multi, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.engine.executor import Engine, usage_by_role
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.errors import PrivasisError
 from privasis_bench.results.files import atomic_write_text, dumps_json
 from privasis_bench.results.tables import compare_table, summary_table
-from privasis_bench.pipeline.run import SANITIZED_NAME, EngineOptions, EvalOutcome, evaluate_task, model_description, now
+from privasis_bench.pipeline.run import (SANITIZED_NAME, EngineOptions, EvalOutcome, RunChecks, evaluate_task,
+                                         model_description, now)
 from privasis_bench.pipeline.judging import resolve_judge
 from privasis_bench.results.compare import compare_runs
 from privasis_bench.results.rescore import rescore_run
@@ -65,18 +66,22 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
         console.print(summary_table([o.results for o in outcomes]))
     for o in outcomes:
         console.print(f"  -> {escape(str(o.task_dir))}", highlight=False)
-        c = o.results["counts"]
-        if c["failed_outputs"]:
-            console.print(f"[yellow]{o.results['task']['name']}: {c['failed_outputs']} model output(s) failed and were scored "
-                          "as empty outputs (see failed_output_records); a re-run retries them[/]", highlight=False)
+        c, name = o.results["counts"], o.results["task"]["name"]
+        if c["failed_outputs"] and o.results["checks"]["failed_outputs"] == "scored_as_empty":
+            console.print(f"[yellow]{name}: {c['failed_outputs']} model output(s) failed and were scored as empty outputs "
+                          "(--score-failed-as-empty; see failed_output_records); a re-run retries them[/]", highlight=False)
+        elif c["failed_outputs"]:
+            console.print(f"[red]{name}: {c['failed_outputs']} model output(s) failed (see failed_output_records): the results "
+                          "are incomplete[/]; re-running `run` retries only those, or pass --score-failed-as-empty to "
+                          "score them as empty outputs", highlight=False)
         if c["unparseable"]:
             console.print(f"[yellow]{o.results['task']['name']}: {c['unparseable']} record(s) with unparseable strict answers "
                           "left out of the metrics (see unparseable_records)[/]", highlight=False)
-    bad = [o for o in outcomes if not o.ok]
-    if bad:
-        n = sum(o.results["counts"]["unjudged"] for o in bad)
-        console.print(f"[red]{n} record(s) left unjudged (judge calls failed)[/]; re-run the same command to judge only those.",
-                      highlight=False)
+    unjudged = sum(o.results["counts"]["unjudged"] for o in outcomes)
+    if unjudged:
+        console.print(f"[red]{unjudged} record(s) left unjudged (judge calls failed)[/]; re-run the same command to judge "
+                      "only those.", highlight=False)
+    if any(not o.ok for o in outcomes):
         raise typer.Exit(1)
 
 
@@ -89,12 +94,16 @@ def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
     return task, choice, loaded, opts.instruction or task.prompt.instruction
 
 
+def _checks(opts: Opts) -> RunChecks:
+    return RunChecks(score_failed_as_empty=opts.score_failed_as_empty)
+
+
 def _check_opts(opts: Opts) -> None:
     _check_choice("--instruction", opts.instruction, ("base", "smoothed"))
     _check_choice("--parse-mode", opts.parse_mode, ("official", "strict"))
 
 
-@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS)
+@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS)
 def run(
     model: str = typer.Option(..., "--model", "-m", help="Model under test: provider:model[,k=v...]."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
@@ -130,14 +139,14 @@ def run(
                 task, loaded, {o.id: o for o in outs}, choice, judge_engine, task_dir,
                 model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
                 instruction=variant, engines=engines, usage_before=before, limit=opts.limit,
-                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started,
+                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
             ))
     finally:
         session.close()
     _finish(outcomes)
 
 
-@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS)
+@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS)
 def evaluate(
     predictions: Path = typer.Option(..., "--predictions", "-p", help="Saved outputs: our sanitized JSONL, lm-eval samples or {id, model_sanitized_text} JSONL."),
     tasks: List[str] = TasksOption,
@@ -167,7 +176,7 @@ def evaluate(
         outcome = evaluate_task(
             task, loaded, dict(preds), choice, judge_engine, output / task.task, model_info=model_info,
             instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
-            bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started,
+            bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
         )
     finally:
         session.close()

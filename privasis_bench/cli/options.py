@@ -49,6 +49,13 @@ SCORING_OPTIONS: dict[str, tuple[Any, Any]] = {
     "bootstrap_samples": (Optional[int], typer.Option(None, "--bootstrap-samples", min=0, help="Bootstrap resamples for CIs (default: the task's, 1000).")),
     "seed": (Optional[int], typer.Option(None, "--seed", help="Bootstrap seed (default: the task's).")),
 }
+#: Options of the commands that write results (run, evaluate): what counts as a complete run.
+CHECK_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "score_failed_as_empty": (bool, typer.Option(
+        False, "--score-failed-as-empty",
+        help="Score failed model outputs as empty outputs and exit 0 (recorded in results); by default they mark "
+             "the results incomplete and the command exits 1.")),
+}
 
 
 class Opts:

@@ -53,6 +53,20 @@ class EngineOptions:
 
 
 
+@dataclass(frozen=True)
+class RunChecks:
+    """What makes a finished evaluation count as complete (anything else exits non-zero).
+
+    ``score_failed_as_empty``: failed model outputs are scored as empty outputs (protocol §2) and the run
+    still counts as complete; by default they make it incomplete, so a re-run retries them.
+    """
+
+    score_failed_as_empty: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"failed_outputs": "scored_as_empty" if self.score_failed_as_empty else "incomplete"}
+
+
 @dataclass
 class EvalOutcome:
     """What one task evaluation produced."""
@@ -63,8 +77,13 @@ class EvalOutcome:
 
     @property
     def ok(self) -> bool:
-        """False when records were left unjudged (the CLI then exits non-zero)."""
-        return self.results["counts"]["unjudged"] == 0
+        """False when the results are incomplete (the CLI then exits non-zero)."""
+        return bool(self.results["complete"])
+
+
+def is_complete(counts: dict[str, int], checks: RunChecks) -> bool:
+    """Every record judged, and no failed model output unless those are knowingly scored as empty."""
+    return counts["unjudged"] == 0 and (counts["failed_outputs"] == 0 or checks.score_failed_as_empty)
 
 
 
@@ -106,6 +125,7 @@ def evaluate_task(
     seed: int | None = None,
     started: str | None = None,
     extra: dict[str, Any] | None = None,
+    checks: RunChecks = RunChecks(),
 ) -> EvalOutcome:
     """Judge the outputs of ``loaded.scored``, compute metrics and write results + samples."""
     started = started or now()
@@ -149,6 +169,7 @@ def evaluate_task(
             "verdicts_reused_from_checkpoint": reused,
         },
         "judge_calls": stats.to_dict(),
+        "checks": checks.to_dict(),
         "excluded_records": [{"id": r.id, "reason": r.excluded_reason} for r in loaded.excluded],
         "failed_output_records": failed_ids,
         "unjudged_records": [v.record_id for v in verdicts if v.status == "unjudged"],
@@ -157,7 +178,7 @@ def evaluate_task(
         "timestamps": {"started": started, "finished": now()},
         **(extra or {}),
     }
-    results["complete"] = results["counts"]["unjudged"] == 0
+    results["complete"] = is_complete(results["counts"], checks)
     write_samples(task_dir / SAMPLES_NAME, sample_rows(loaded, outputs, verdicts))
     write_results(task_dir / RESULTS_NAME, results)
     return EvalOutcome(task_dir, results, verdicts)
