@@ -12,10 +12,9 @@ from rich.markup import escape
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS, Opts,
-                                        TasksOption, split_multi, with_options)
+                                        TasksOption, answer_policy, retry_policy, split_multi, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.engine.executor import Engine, usage_by_role
-from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.errors import PrivasisError
 from privasis_bench.results.files import atomic_write_text, dumps_json
 from privasis_bench.results.tables import compare_table, summary_table
@@ -41,9 +40,10 @@ class _Session:
 
     def __init__(self, opts: Opts, rpm: Optional[float] = None) -> None:
         self.cache = None if opts.no_cache else ResponseCache((opts.cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
-        self.options = EngineOptions(cache=self.cache, retry=RetryPolicy(max_attempts=opts.max_attempts),
-                                     concurrency=opts.concurrency, judge_concurrency=opts.judge_concurrency,
-                                     progress=opts.progress, rpm=rpm, judge_rpm=opts.judge_rpm)
+        self.options = EngineOptions(cache=self.cache, retry=retry_policy(opts), concurrency=opts.concurrency,
+                                     judge_concurrency=opts.judge_concurrency, progress=opts.progress, rpm=rpm,
+                                     judge_rpm=opts.judge_rpm, answers=answer_policy(opts, "model"),
+                                     judge_answers=answer_policy(opts, "judge"))
         self.engines: dict[tuple[str, str], Engine] = {}
 
     def engine(self, spec: ModelSpec | None, role: str) -> Engine | None:
@@ -74,6 +74,11 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
             console.print(f"[red]{name}: {c['failed_outputs']} model output(s) failed (see failed_output_records): the results "
                           "are incomplete[/]; re-running `run` retries only those, or pass --score-failed-as-empty to "
                           "score them as empty outputs", highlight=False)
+        truncated = c.get("truncated_outputs", 0) + o.results["usage"].get("judge", {}).get("truncated", 0)
+        if truncated:
+            console.print(f"[yellow]{name}: {c.get('truncated_outputs', 0)} model output(s) and "
+                          f"{o.results['usage'].get('judge', {}).get('truncated', 0)} judge answer(s) were cut at the token "
+                          "budget and kept as they are[/]", highlight=False)
         if c["unparseable"]:
             console.print(f"[yellow]{o.results['task']['name']}: {c['unparseable']} record(s) with unparseable strict answers "
                           "left out of the metrics (see unparseable_records)[/]", highlight=False)

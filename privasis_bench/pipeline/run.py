@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from privasis_bench import __version__
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.engine.answers import AnswerPolicy
 from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.data.loading import LoadedRecords
 from privasis_bench.engine.executor import Engine, usage_by_role
@@ -43,13 +44,16 @@ class EngineOptions:
     progress: bool = True
     rpm: float | None = None  # model requests per minute (None: unpaced)
     judge_rpm: float | None = None
+    answers: AnswerPolicy = field(default_factory=AnswerPolicy)  # empty / truncated answers of the model
+    judge_answers: AnswerPolicy = field(default_factory=lambda: AnswerPolicy(truncated="accept"))
 
     def engine(self, spec: ModelSpec, role: str) -> Engine:
         """A new engine for ``spec`` under ``role`` ("model" or "judge")."""
         conc = self.concurrency if role == "model" else (self.judge_concurrency or self.concurrency)
         rpm = self.rpm if role == "model" else self.judge_rpm
+        answers = self.answers if role == "model" else self.judge_answers
         return Engine(build_adapter(spec), spec, role=role, cache=self.cache, retry=self.retry, concurrency=conc,
-                      rpm=rpm, progress=self.progress)
+                      rpm=rpm, progress=self.progress, answers=answers)
 
 
 
@@ -164,12 +168,15 @@ def evaluate_task(
             "scored": metrics["scored_records"],
             "failed_outputs": len(failed_ids),
             "empty_outputs": sum(1 for r in records if (o := outputs.get(r.id)) is not None and o.ok and not (o.output or "").strip()),
+            "truncated_outputs": sum(1 for r in records if (o := outputs.get(r.id)) is not None and o.ok
+                                     and o.finish_reason == "length"),
             "unjudged": sum(v.status == "unjudged" for v in verdicts),
             "unparseable": sum(v.status == "unparseable" for v in verdicts),
             "verdicts_reused_from_checkpoint": reused,
         },
         "judge_calls": stats.to_dict(),
         "checks": checks.to_dict(),
+        "answer_policy": {e.role: e.answers.to_dict() for e in engines},
         "excluded_records": [{"id": r.id, "reason": r.excluded_reason} for r in loaded.excluded],
         "failed_output_records": failed_ids,
         "unjudged_records": [v.record_id for v in verdicts if v.status == "unjudged"],

@@ -186,7 +186,7 @@ def run_sanitize(
     done: dict[str, SanitizedOutput] = {}
     for record, request in zip(records, requests):
         prev = existing.get(record.id)
-        if prev is not None and prev.ok and prev.prompt_hash == request.prompt_hash():
+        if prev is not None and prev.ok and prev.prompt_hash == request.prompt_hash() and _acceptable(engine, prev):
             done[record.id] = prev
     todo = [i for i, r in enumerate(records) if r.id not in done]
     current_ids = {r.id for r in records}
@@ -214,6 +214,12 @@ def run_sanitize(
     _atomic_write_lines(out_path, [*final, *extras])
     _write_meta(out_path, settings, summarize(final))
     return final
+
+
+
+def _acceptable(engine: Engine, prev: SanitizedOutput) -> bool:
+    """False for an earlier empty or cut-off output that the engine's answer policy now asks again."""
+    return engine.answers.problem(ChatResult(text=prev.raw_output, finish_reason=prev.finish_reason)) is None
 
 
 
