@@ -79,6 +79,12 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
             console.print(f"[yellow]{name}: {c.get('truncated_outputs', 0)} model output(s) and "
                           f"{o.results['usage'].get('judge', {}).get('truncated', 0)} judge answer(s) were cut at the token "
                           "budget and kept as they are[/]", highlight=False)
+        if c["off_label"]:
+            limit = o.results["checks"]["max_off_label"]
+            colour = "red" if c["off_label"] > limit else "yellow"
+            console.print(f"[{colour}]{name}: {c['off_label']} judge answer(s) are not one of the expected labels; they "
+                          f"were read the official way (see off_label_answers; tolerated: --max-off-label {limit})[/]",
+                          highlight=False)
         if c["unparseable"]:
             console.print(f"[yellow]{o.results['task']['name']}: {c['unparseable']} record(s) with unparseable strict answers "
                           "left out of the metrics (see unparseable_records)[/]", highlight=False)
@@ -100,7 +106,7 @@ def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
 
 
 def _checks(opts: Opts) -> RunChecks:
-    return RunChecks(score_failed_as_empty=opts.score_failed_as_empty)
+    return RunChecks(score_failed_as_empty=opts.score_failed_as_empty, max_off_label=opts.max_off_label)
 
 
 def _check_opts(opts: Opts) -> None:

@@ -65,6 +65,10 @@ CHECK_OPTIONS: dict[str, tuple[Any, Any]] = {
         False, "--score-failed-as-empty",
         help="Score failed model outputs as empty outputs and exit 0 (recorded in results); by default they mark "
              "the results incomplete and the command exits 1.")),
+    "max_off_label": (int, typer.Option(
+        0, "--max-off-label", min=0,
+        help="Judge answers that are not one of the expected labels (read the official way, counted as off_label) "
+             "tolerated before the command exits 1 (default 0).")),
 }
 
 

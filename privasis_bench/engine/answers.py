@@ -2,8 +2,10 @@
 
 An HTTP 200 is not always an answer: a provider hiccup can return empty content, and a reasoning model can
 spend its whole budget thinking (``finish_reason: length``) and return nothing or a cut-off text. By default
-such answers are failures worth retrying; they are never stored in the response cache, so a later run asks
-again. Deterministic local baselines are exempt: their empty answer is their real answer.
+such answers are failures worth retrying. Empty answers are never stored in the response cache, so a later
+run asks again; a cut-off answer is stored only when the policy accepts it as final (then a later run, e.g. a
+second model reusing the judge's guesses on original records, reads the same answer). Deterministic local
+baselines are exempt: their empty answer is their real answer.
 """
 
 from __future__ import annotations
@@ -52,16 +54,17 @@ class AnswerPolicy:
             return "answer cut at the token budget (finish_reason length)"
         return None
 
+    def worth_caching(self, result: ChatResult) -> bool:
+        """Non-empty answers, cut-off ones only when accepted: anything else is asked again by a later run."""
+        if not result.ok or not (result.text or "").strip():
+            return False
+        return result.finish_reason != "length" or self.truncated == "accept"
+
     def to_dict(self) -> dict[str, Any]:
         return {"empty": self.empty, "truncated": self.truncated, "max_attempts": self.max_attempts}
 
 
 ACCEPT_ALL = AnswerPolicy(empty="accept", truncated="accept")
-
-
-def worth_caching(result: ChatResult) -> bool:
-    """Only complete, non-empty answers are stored: anything else is asked again by a later run."""
-    return result.ok and bool((result.text or "").strip()) and result.finish_reason != "length"
 
 
 def configured_secrets(args: Mapping[str, Any], secret_names: Iterable[str], env_pattern: Any) -> list[str]:

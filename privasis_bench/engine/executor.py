@@ -12,7 +12,7 @@ and classify its errors; the engine decides what happens next:
 * other non-retryable errors (400, 404, 422: e.g. a prompt longer than the context) and retries
   that run out become a failed :class:`ChatResult` (``text=None`` plus the error), never an empty
   success;
-* an answer that is empty or cut at the token budget is, by default, a retryable failure and is never
+* an answer that is empty or cut at the token budget is, by default, a retryable failure and is not
   cached (see :mod:`privasis_bench.engine.answers`); a request that times out is retried at most
   ``retry.max_timeouts`` times, with one line on stderr each time;
 * every configured secret value is removed from answers before they are cached or handed on.
@@ -32,7 +32,7 @@ from typing import Any
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.http_errors import scrub
 from privasis_bench.adapters.spec import SECRET_ARGS, ModelSpec
-from privasis_bench.engine.answers import ACCEPT_ALL, AnswerPolicy, configured_secrets, redact, worth_caching
+from privasis_bench.engine.answers import ACCEPT_ALL, AnswerPolicy, configured_secrets, redact
 from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.progress import StageProgress
 from privasis_bench.engine.retry import FATAL_STATUS, FatalModelError, RetryPolicy
@@ -213,7 +213,7 @@ class Engine:
         bar.refresh(advance=1)
 
     def _store(self, key: str, result: ChatResult) -> None:
-        if self.cache is not None and worth_caching(result):
+        if self.cache is not None and self.answers.worth_caching(result):
             self.cache.put(key, self.spec_key, result)
 
     async def _run_concurrent(self, requests, pending, land, bar, pacer) -> None:

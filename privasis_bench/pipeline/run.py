@@ -22,6 +22,7 @@ from privasis_bench.engine.executor import Engine, usage_by_role
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME
 from privasis_bench.pipeline.judging import JudgeChoice, judge_outputs, spec_label
+from privasis_bench.protocol.labels import off_label_answers
 from privasis_bench.protocol.metrics import compute_metrics, scored
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME, git_revision, write_results, write_samples
 from privasis_bench.pipeline.sanitize import SanitizedOutput
@@ -63,12 +64,16 @@ class RunChecks:
 
     ``score_failed_as_empty``: failed model outputs are scored as empty outputs (protocol §2) and the run
     still counts as complete; by default they make it incomplete, so a re-run retries them.
+    ``max_off_label``: how many judge answers may be off-label (see :mod:`privasis_bench.protocol.labels`)
+    before the command fails; they are read the official way and reported either way.
     """
 
     score_failed_as_empty: bool = False
+    max_off_label: int = 0  # judge answers off the expected labels tolerated (official reading) before exiting 1
 
     def to_dict(self) -> dict[str, Any]:
-        return {"failed_outputs": "scored_as_empty" if self.score_failed_as_empty else "incomplete"}
+        return {"failed_outputs": "scored_as_empty" if self.score_failed_as_empty else "incomplete",
+                "max_off_label": self.max_off_label}
 
 
 @dataclass
@@ -81,8 +86,8 @@ class EvalOutcome:
 
     @property
     def ok(self) -> bool:
-        """False when the results are incomplete (the CLI then exits non-zero)."""
-        return bool(self.results["complete"])
+        """False when the results are incomplete or hold too many off-label answers (the CLI then exits 1)."""
+        return bool(self.results["complete"]) and self.results["counts"]["off_label"] <= self.results["checks"]["max_off_label"]
 
 
 def is_complete(counts: dict[str, int], checks: RunChecks) -> bool:
@@ -144,6 +149,7 @@ def evaluate_task(
         scored(verdicts), bootstrap_samples=samples, seed=seed, confidence=mcfg.confidence, top_failed=mcfg.top_failed_attributes
     )
     failed_ids = [r.id for r in records if (o := outputs.get(r.id)) is None or not o.ok]
+    off_label = off_label_answers(verdicts) if choice.settings.parse_mode == "official" else []
     results = {
         "harness": {"name": "privasis-bench", "version": __version__, "git_revision": git_revision()},
         "task": {"name": task.task, "version": task.version, "config_hash": task.config_hash(), "source_file": task.source_file},
@@ -172,6 +178,7 @@ def evaluate_task(
                                      and o.finish_reason == "length"),
             "unjudged": sum(v.status == "unjudged" for v in verdicts),
             "unparseable": sum(v.status == "unparseable" for v in verdicts),
+            "off_label": len(off_label),
             "verdicts_reused_from_checkpoint": reused,
         },
         "judge_calls": stats.to_dict(),
@@ -181,6 +188,7 @@ def evaluate_task(
         "failed_output_records": failed_ids,
         "unjudged_records": [v.record_id for v in verdicts if v.status == "unjudged"],
         "unparseable_records": [v.record_id for v in verdicts if v.status == "unparseable"],
+        "off_label_answers": [a.to_dict() for a in off_label[:50]],
         "usage": usage_delta(usage_before or {}, usage_by_role(engines)),
         "timestamps": {"started": started, "finished": now()},
         **(extra or {}),

@@ -66,13 +66,15 @@ def test_persistent_empty_or_cut_answers_fail_and_are_never_cached(tmp_path: Pat
     assert all(o.ok and o.output.startswith("REWRITTEN") for o in outputs) and stats.cached == 0
 
 
-def test_cut_answers_can_be_accepted_and_are_counted_but_not_cached(tmp_path: Path) -> None:
+def test_cut_answers_can_be_accepted_and_are_counted(tmp_path: Path) -> None:
     script = lambda p, n: Action(content="REWRITTEN but cut", finish_reason="length")  # noqa: E731
     with FakeOpenAIServer(script=script) as server:
         outputs, stats = _sanitize(tmp_path, server, "a", AnswerPolicy(truncated="accept"))
         assert all(o.ok and o.finish_reason == "length" for o in outputs) and stats.truncated == 3
-        _, again = _sanitize(tmp_path, server, "b", AnswerPolicy(truncated="accept"))
-        assert again.cached == 0 and set(server.received.values()) == {2}
+        _, again = _sanitize(tmp_path, server, "b", AnswerPolicy(truncated="accept"))  # accepted as final: cached
+        assert again.cached == 3 and set(server.received.values()) == {1}
+        _, strict = _sanitize(tmp_path, server, "c")  # the default policy does not take them from the cache
+        assert strict.cached == 0 and set(server.received.values()) == {1 + AnswerPolicy().max_attempts}
 
 
 def test_a_key_echoed_in_a_successful_answer_reaches_no_file(tmp_path: Path) -> None:

@@ -8,31 +8,17 @@ from __future__ import annotations
 
 import json
 import socket
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_main import run_main as main
 from fake_openai_server import OK, Action, FakeOpenAIServer, write_tiny_task
 from privasis_bench.data.loading import load_records
 from privasis_bench.protocol.testee import build_sanitize_request
 from privasis_bench.tasks.registry import load_task
 
 pytest.importorskip("openai")
-
-
-def main(argv: list[str], monkeypatch, capsys) -> tuple[int, str, str]:
-    """Run ``privasis-bench argv`` in this process: (exit status, stdout, stderr)."""
-    from privasis_bench.cli import main as entry
-
-    monkeypatch.setattr(sys, "argv", ["privasis-bench", *argv])
-    try:
-        entry()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def run_args(base_url: str, yaml: Path, out: Path, cache: Path, *extra: str) -> list[str]:
@@ -65,7 +51,7 @@ def test_endpoint_down_exits_non_zero_and_marks_results_incomplete(tmp_path: Pat
     assert code == 1, stdout + stderr
     res = results(out)
     assert res["complete"] is False and res["counts"]["failed_outputs"] == 4
-    assert res["checks"] == {"failed_outputs": "incomplete"}
+    assert res["checks"]["failed_outputs"] == "incomplete"
     assert "4 model output(s) failed" in stdout and "incomplete" in stdout and "Traceback" not in stdout + stderr
 
 
@@ -101,5 +87,5 @@ def test_score_failed_as_empty_keeps_the_old_behaviour_and_says_so(tmp_path: Pat
     assert code == 0, stdout + stderr
     res = results(out)
     assert res["complete"] is True and res["counts"]["failed_outputs"] == 3
-    assert res["checks"] == {"failed_outputs": "scored_as_empty"}
+    assert res["checks"]["failed_outputs"] == "scored_as_empty"
     assert "scored as empty outputs" in stdout
