@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -14,13 +16,15 @@ from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS, Opts,
                                         TasksOption, answer_policy, retry_policy, split_multi, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
-from privasis_bench.engine.executor import Engine, usage_by_role
+from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
 from privasis_bench.results.files import atomic_write_text, dumps_json
 from privasis_bench.results.tables import compare_table, summary_table
 from privasis_bench.pipeline.run import (SANITIZED_NAME, EngineOptions, EvalOutcome, RunChecks, evaluate_task,
                                          model_description, now)
 from privasis_bench.pipeline.judging import resolve_judge
+from privasis_bench.pipeline.lock import task_dir_lock
+from privasis_bench.pipeline.spend import InvocationSpend
 from privasis_bench.results.compare import compare_runs
 from privasis_bench.results.rescore import rescore_run
 from privasis_bench.tasks.registry import resolve_tasks
@@ -53,6 +57,15 @@ class _Session:
         if key not in self.engines:
             self.engines[key] = self.options.engine(spec, role)
         return self.engines[key]
+
+    @contextmanager
+    def spend(self, task_dir: Path, command: str) -> Iterator[InvocationSpend]:
+        """Measure what this command pays in ``task_dir``; recorded in its ledger however the block ends."""
+        spend = InvocationSpend(task_dir, command, lambda: list(self.engines.values()))
+        try:
+            yield spend
+        finally:
+            spend.save()
 
     def close(self) -> None:
         for engine in self.engines.values():
@@ -137,21 +150,22 @@ def run(
         model_engine = session.engine(spec, "model")
         for task in task_list:
             started = now()
-            before = usage_by_role(session.engines.values())
             task, choice, loaded, variant = _task_setup(task, opts)
             mt = max_tokens or task.generation.max_tokens
             temp = task.generation.temperature if temperature is None else temperature
             task_dir = output / task.task
-            outs = run_sanitize(loaded.scored, task, model_engine, task_dir / SANITIZED_NAME,
-                                instruction=variant, max_tokens=mt, temperature=temp)
-            judge_engine = session.engine(choice.spec, "judge")
-            engines = list(session.engines.values())  # usage is reported as the delta over this task
-            outcomes.append(evaluate_task(
-                task, loaded, {o.id: o for o in outs}, choice, judge_engine, task_dir,
-                model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
-                instruction=variant, engines=engines, usage_before=before, limit=opts.limit,
-                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
-            ))
+            with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:
+                outs = run_sanitize(loaded.scored, task, model_engine, task_dir / SANITIZED_NAME,
+                                    instruction=variant, max_tokens=mt, temperature=temp)
+                spend.save()  # the sanitize stage's cost is on record even if judging stops the run
+                judge_engine = session.engine(choice.spec, "judge")
+                outcomes.append(evaluate_task(
+                    task, loaded, {o.id: o for o in outs}, choice, judge_engine, task_dir,
+                    model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
+                    instruction=variant, engines=list(session.engines.values()), limit=opts.limit,
+                    bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
+                    spend=spend,
+                ))
     finally:
         session.close()
     _finish(outcomes)
@@ -184,11 +198,14 @@ def evaluate(
         model_info: dict[str, Any] = {"label": label, "key": label, "spec": None, "rankable": None,
                                       "generation": None, "predictions": preds.report.to_dict()}
         judge_engine = session.engine(choice.spec, "judge")
-        outcome = evaluate_task(
-            task, loaded, dict(preds), choice, judge_engine, output / task.task, model_info=model_info,
-            instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
-            bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
-        )
+        task_dir = output / task.task
+        with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
+            outcome = evaluate_task(
+                task, loaded, dict(preds), choice, judge_engine, task_dir, model_info=model_info,
+                instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
+                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
+                spend=spend,
+            )
     finally:
         session.close()
     _finish([outcome])

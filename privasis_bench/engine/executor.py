@@ -4,7 +4,8 @@ The model under test and the judge both run through an :class:`Engine`. Adapters
 and classify its errors; the engine decides what happens next:
 
 * cache hits (same spec key, messages and generation settings) are returned with ``cached=True``
-  and cost no call; with a cache, identical requests inside one run are sent once;
+  and cost no call; with a cache, identical requests inside one run are sent once, and a request
+  another process sharing the cache is already sending is waited for, not sent again;
 * transient errors (429, 5xx, timeouts, connection errors, unknown exceptions) are retried with
   exponential backoff and jitter, honouring a server's Retry-After hint;
 * authentication / permission errors (401, 403) stop the whole run at once with
@@ -34,6 +35,7 @@ from privasis_bench.adapters.http_errors import scrub
 from privasis_bench.adapters.spec import SECRET_ARGS, ModelSpec
 from privasis_bench.engine.answers import ACCEPT_ALL, AnswerPolicy, configured_secrets, redact
 from privasis_bench.engine.cache import ResponseCache
+from privasis_bench.engine.claims import claim_or_wait
 from privasis_bench.engine.progress import StageProgress
 from privasis_bench.engine.retry import FATAL_STATUS, FatalModelError, RetryPolicy
 from privasis_bench.engine.stats import EngineStats, usage_by_role
@@ -121,13 +123,10 @@ class Engine:
             groups.setdefault(key, []).append(i)
         pending: list[tuple[str, list[int]]] = []
         for key, indexes in groups.items():
-            hit = self.cache.get(key) if self.cache is not None else None
-            if hit is not None and self.answers.problem(hit) is not None:
-                hit = None  # stored by an older version or under another policy: ask again
+            hit = self._usable(self.cache.get(key)) if self.cache is not None else None
             if hit is None:
                 pending.append((key, indexes))
             else:
-                hit.text = redact(hit.text, self._secrets)
                 for i in indexes:
                     land(i, _copy(hit, cached=True))
         try:
@@ -212,6 +211,13 @@ class Engine:
             bar.failed += 1
         bar.refresh(advance=1)
 
+    def _usable(self, hit: ChatResult | None) -> ChatResult | None:
+        """A cached answer as handed on, or None when the answer policy asks again (e.g. an empty answer)."""
+        if hit is None or self.answers.problem(hit) is not None:
+            return None
+        hit.text = redact(hit.text, self._secrets)
+        return hit
+
     def _store(self, key: str, result: ChatResult) -> None:
         if self.cache is not None and self.answers.worth_caching(result):
             self.cache.put(key, self.spec_key, result)
@@ -221,15 +227,25 @@ class Engine:
         stop = asyncio.Event()  # set on a fatal error so no waiting worker starts another call
 
         async def worker(key: str, indexes: list[int]) -> None:
-            async with semaphore:
-                if stop.is_set():
+            if self.cache is not None:  # another process sharing the cache may be paying for this very request
+                hit = await claim_or_wait(self.cache, key, self._usable, stop)
+                if hit is not None:
+                    for i in indexes:
+                        land(i, _copy(hit, cached=True))
                     return
-                try:
-                    result = await self._with_retries(lambda: self._one(requests[indexes[0]]), bar, pacer)
-                except FatalModelError:
-                    stop.set()
-                    raise
-            self._store(key, result)
+            try:
+                async with semaphore:
+                    if stop.is_set():
+                        return
+                    try:
+                        result = await self._with_retries(lambda: self._one(requests[indexes[0]]), bar, pacer)
+                    except FatalModelError:
+                        stop.set()
+                        raise
+                self._store(key, result)
+            finally:
+                if self.cache is not None:
+                    self.cache.release(key)
             for n, i in enumerate(indexes):
                 land(i, result if n == 0 else _copy(result, cached=result.ok, usage=Usage()))
 

@@ -7,7 +7,6 @@ Scoring is always recomputed from the verdicts; results and samples files are wr
 
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -22,6 +21,7 @@ from privasis_bench.engine.executor import Engine, usage_by_role
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME
 from privasis_bench.pipeline.judging import JudgeChoice, judge_outputs, spec_label
+from privasis_bench.pipeline.spend import InvocationSpend, now, usage_delta
 from privasis_bench.protocol.labels import off_label_answers
 from privasis_bench.protocol.metrics import compute_metrics, scored
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME, git_revision, write_results, write_samples
@@ -135,8 +135,13 @@ def evaluate_task(
     started: str | None = None,
     extra: dict[str, Any] | None = None,
     checks: RunChecks = RunChecks(),
+    spend: InvocationSpend | None = None,
 ) -> EvalOutcome:
-    """Judge the outputs of ``loaded.scored``, compute metrics and write results + samples."""
+    """Judge the outputs of ``loaded.scored``, compute metrics and write results + samples.
+
+    With ``spend``, this invocation's usage is measured by it and recorded in the task directory's ledger, and
+    results carry every invocation's usage and the total (``usage_cumulative``).
+    """
     started = started or now()
     records = loaded.scored
     verdicts, stats, reused = judge_outputs(
@@ -189,7 +194,8 @@ def evaluate_task(
         "unjudged_records": [v.record_id for v in verdicts if v.status == "unjudged"],
         "unparseable_records": [v.record_id for v in verdicts if v.status == "unparseable"],
         "off_label_answers": [a.to_dict() for a in off_label[:50]],
-        "usage": usage_delta(usage_before or {}, usage_by_role(engines)),
+        "usage": spend.usage() if spend is not None else usage_delta(usage_before or {}, usage_by_role(engines)),
+        "usage_cumulative": spend.save(judge_calls=stats.to_dict()) if spend is not None else None,
         "timestamps": {"started": started, "finished": now()},
         **(extra or {}),
     }
@@ -209,18 +215,3 @@ def model_description(spec: ModelSpec, engine: Engine | None, *, max_tokens: int
         "rankable": bool(getattr(engine.adapter, "rankable", True)) if engine is not None else None,
         "generation": {"max_tokens": max_tokens, "temperature": temperature},
     }
-
-
-
-def usage_delta(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per-role usage accumulated between two :func:`usage_by_role` snapshots (engines outlive tasks)."""
-    return {
-        role: {k: v - before.get(role, {}).get(k, 0) for k, v in row.items()}
-        for role, row in after.items()
-    }
-
-
-
-def now() -> str:
-    """UTC timestamp in ISO 8601."""
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
