@@ -87,11 +87,10 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
             console.print(f"[red]{name}: {c['failed_outputs']} model output(s) failed (see failed_output_records): the results "
                           "are incomplete[/]; re-running `run` retries only those, or pass --score-failed-as-empty to "
                           "score them as empty outputs", highlight=False)
-        truncated = c.get("truncated_outputs", 0) + o.results["usage"].get("judge", {}).get("truncated", 0)
-        if truncated:
-            console.print(f"[yellow]{name}: {c.get('truncated_outputs', 0)} model output(s) and "
-                          f"{o.results['usage'].get('judge', {}).get('truncated', 0)} judge answer(s) were cut at the token "
-                          "budget and kept as they are[/]", highlight=False)
+        judge_cut = o.results["usage"].get("judge", {}).get("truncated", 0)
+        if c["truncated_outputs"] or judge_cut:
+            console.print(f"[yellow]{name}: {c['truncated_outputs']} model output(s) and {judge_cut} judge answer(s) were "
+                          "cut at the token budget and kept as they are[/]", highlight=False)
         if c["off_label"]:
             limit = o.results["checks"]["max_off_label"]
             colour = "red" if c["off_label"] > limit else "yellow"

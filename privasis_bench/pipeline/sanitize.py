@@ -224,7 +224,7 @@ def _acceptable(engine: Engine, prev: SanitizedOutput) -> bool:
 
 
 def summarize(outputs: Sequence[SanitizedOutput]) -> dict[str, int]:
-    """Counts of a finished stage: records, failed, empty outputs, served from cache, tokens."""
+    """Counts of a finished stage: records, failed, empty and cut-off outputs, served from cache, tokens."""
     usage = Usage()
     for o in outputs:
         if not o.cached:
@@ -234,6 +234,7 @@ def summarize(outputs: Sequence[SanitizedOutput]) -> dict[str, int]:
         "ok": sum(o.ok for o in outputs),
         "failed": sum(not o.ok for o in outputs),
         "empty": sum(o.ok and o.output == "" for o in outputs),
+        "truncated": sum(o.ok and o.finish_reason == "length" for o in outputs),
         "cached": sum(o.cached for o in outputs),
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
