@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, ContextManager, List, Optional
 
 import typer
 from rich.console import Console
@@ -24,7 +22,7 @@ from privasis_bench.pipeline.run import (SANITIZED_NAME, EngineOptions, EvalOutc
                                          model_description, now)
 from privasis_bench.pipeline.judging import resolve_judge
 from privasis_bench.pipeline.lock import task_dir_lock
-from privasis_bench.pipeline.spend import InvocationSpend
+from privasis_bench.pipeline.spend import InvocationSpend, recorded_spend
 from privasis_bench.results.compare import compare_runs
 from privasis_bench.results.rescore import rescore_run
 from privasis_bench.tasks.registry import resolve_tasks
@@ -58,14 +56,9 @@ class _Session:
             self.engines[key] = self.options.engine(spec, role)
         return self.engines[key]
 
-    @contextmanager
-    def spend(self, task_dir: Path, command: str) -> Iterator[InvocationSpend]:
+    def spend(self, task_dir: Path, command: str) -> ContextManager[InvocationSpend]:
         """Measure what this command pays in ``task_dir``; recorded in its ledger however the block ends."""
-        spend = InvocationSpend(task_dir, command, lambda: list(self.engines.values()))
-        try:
-            yield spend
-        finally:
-            spend.save()
+        return recorded_spend(task_dir, command, lambda: list(self.engines.values()))
 
     def close(self) -> None:
         for engine in self.engines.values():

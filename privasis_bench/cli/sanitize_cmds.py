@@ -21,7 +21,7 @@ from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
 from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.sanitize import run_sanitize, summarize
-from privasis_bench.pipeline.spend import InvocationSpend
+from privasis_bench.pipeline.spend import recorded_spend
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -71,15 +71,11 @@ def sanitize(
             records = loaded.records if all_records else loaded.scored
             out_path = out_dir / task.task / OUTPUT_NAME
             before = replace(engine.stats, usage=replace(engine.stats.usage))
-            with task_dir_lock(out_path.parent, "sanitize"):
-                spend = InvocationSpend(out_path.parent, "sanitize", lambda: [engine])
-                try:
-                    outputs = run_sanitize(
-                        records, task, engine, out_path,
-                        instruction=opts.instruction, max_tokens=max_tokens, temperature=temperature, overwrite=overwrite,
-                    )
-                finally:
-                    spend.save()
+            with task_dir_lock(out_path.parent, "sanitize"), recorded_spend(out_path.parent, "sanitize", lambda: [engine]):
+                outputs = run_sanitize(
+                    records, task, engine, out_path,
+                    instruction=opts.instruction, max_tokens=max_tokens, temperature=temperature, overwrite=overwrite,
+                )
             counts = summarize(outputs)
             any_failed += counts["failed"]
             now = engine.stats

@@ -13,7 +13,8 @@ import datetime as _dt
 import json
 import os
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,17 @@ class InvocationSpend:
         invocations = [e for e in read_ledger(self.task_dir) if e.get("id") != self.id] + [entry]
         atomic_write_text(self.task_dir / LEDGER_NAME, dumps_json({"format": LEDGER_FORMAT, "invocations": invocations}))
         return {"invocations": invocations, "total": ledger_total(invocations)}
+
+
+@contextmanager
+def recorded_spend(task_dir: str | os.PathLike[str], command: str,
+                   engines: Callable[[], Iterable[Engine]]) -> Iterator[InvocationSpend]:
+    """Measure what the ``with`` block pays in ``task_dir``; its ledger entry is saved however the block ends."""
+    spend = InvocationSpend(task_dir, command, engines)
+    try:
+        yield spend
+    finally:
+        spend.save()
 
 
 def now() -> str:
