@@ -87,7 +87,7 @@ class EvalOutcome:
     @property
     def ok(self) -> bool:
         """False when the results are incomplete or hold too many off-label answers (the CLI then exits 1)."""
-        return bool(self.results["complete"]) and self.results["counts"]["off_label"] <= self.results["checks"]["max_off_label"]
+        return bool(self.results["checks"]["passed"])
 
 
 def is_complete(counts: dict[str, int], checks: RunChecks) -> bool:
@@ -200,6 +200,7 @@ def evaluate_task(
         **(extra or {}),
     }
     results["complete"] = is_complete(results["counts"], checks)
+    results["checks"]["passed"] = results["complete"] and len(off_label) <= checks.max_off_label
     write_samples(task_dir / SAMPLES_NAME, sample_rows(loaded, outputs, verdicts))
     write_results(task_dir / RESULTS_NAME, results)
     return EvalOutcome(task_dir, results, verdicts)

@@ -29,7 +29,7 @@ def test_off_label_judge_answers_are_counted_reported_and_fail_the_run(tmp_path:
         code, stdout, _ = main(_args(server.base_url, yaml, out, cache), monkeypatch, capsys)
         res = json.loads((out / "tiny" / "results.json").read_text())
         assert code == 1, stdout
-        assert res["complete"] is True and res["counts"]["off_label"] > 0
+        assert res["complete"] is True and res["checks"]["passed"] is False and res["counts"]["off_label"] > 0
         assert res["counts"]["off_label"] == len(res["off_label_answers"])
         assert {a["question"] for a in res["off_label_answers"]} == {"compare", "inclusion"}
         assert "not one of the expected labels" in stdout
@@ -40,4 +40,5 @@ def test_off_label_judge_answers_are_counted_reported_and_fail_the_run(tmp_path:
         assert code == 1 and again["counts"]["off_label"] == res["counts"]["off_label"]
         code, stdout, _ = main(_args(server.base_url, yaml, out, cache, "--max-off-label", "1000"), monkeypatch, capsys)
         assert code == 0, stdout
-        assert json.loads((out / "tiny" / "results.json").read_text())["checks"]["max_off_label"] == 1000
+        checks = json.loads((out / "tiny" / "results.json").read_text())["checks"]
+        assert checks["max_off_label"] == 1000 and checks["passed"] is True
