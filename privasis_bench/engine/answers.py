@@ -51,7 +51,7 @@ class AnswerPolicy:
         if self.empty == "retry" and not (result.text or "").strip():
             return "empty answer" + (" (the token budget ran out first: finish_reason length)" if cut else "")
         if self.truncated == "retry" and cut:
-            return "answer cut at the token budget (finish_reason length)"
+            return "answer cut at the token budget (finish_reason length): raise the budget or accept such answers"
         return None
 
     def worth_caching(self, result: ChatResult) -> bool:
