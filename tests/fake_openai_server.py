@@ -3,8 +3,9 @@
 It listens on 127.0.0.1 (random port) in a background thread of the test process, so a model run in
 a subprocess can be killed without killing the server. Replies are a deterministic function of the
 prompt. A *script* decides, per request, whether to answer or to inject a fault: HTTP 429 with
-Retry-After, HTTP 500, a stall longer than the client's timeout, or HTTP 401 (whose message echoes
-the presented key, as a careless provider might, so tests can check it never reaches a file).
+Retry-After, HTTP 500, a stall longer than the client's timeout, HTTP 401 (whose message echoes
+the presented key, as a careless provider might, so tests can check it never reaches a file), or a 200
+answer with scripted content and finish reason (empty, cut at the token budget, echoing the key).
 
 Counters, per prompt: ``received`` (requests that arrived), ``served`` (successful replies written
 to a client that was still connected) and ``abandoned`` (the client was gone before the reply).
@@ -34,6 +35,8 @@ class Action:
     kind: str = "ok"  # ok | 429 | 500 | stall | 401
     retry_after: str | None = None  # Retry-After header value for 429
     seconds: float = 0.0  # stall duration
+    content: str | None = None  # a 200 answer with this content instead of the usual reply ("{key}": the key sent)
+    finish_reason: str = "stop"  # of a 200 answer ("length": cut at the token budget)
 
 
 OK = Action()
@@ -135,7 +138,7 @@ class FakeOpenAIServer:
             self.events.append((time.monotonic(), prompt, action.kind))
             self.lock.notify_all()
         if action.kind == "401":
-            key = (h.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+            key = _presented_key(h)
             self._send(h, 401, {"error": {"message": f"Incorrect API key provided: {key}.", "type": "invalid_request_error",
                                           "code": "invalid_api_key"}})
             return
@@ -152,7 +155,7 @@ class FakeOpenAIServer:
                 self.abandoned[prompt] += 1
                 self.lock.notify_all()
             return
-        text = self.reply(prompt)
+        text = self.reply(prompt) if action.content is None else action.content.replace("{key}", _presented_key(h))
         message = {"role": "assistant", "content": text}
         if self.reasoning is not None:
             message["reasoning_content"] = self.reasoning(prompt)
@@ -161,7 +164,7 @@ class FakeOpenAIServer:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", "fake"),
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": action.finish_reason}],
             "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split()),
                       "total_tokens": len(prompt.split()) + len(text.split())},
         }
@@ -185,6 +188,11 @@ class FakeOpenAIServer:
             return True
         except OSError:
             return False
+
+
+def _presented_key(h: BaseHTTPRequestHandler) -> str:
+    """The API key the client sent (a careless server may echo it back)."""
+    return (h.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
 
 
 def _client_alive(sock: socket.socket) -> bool:

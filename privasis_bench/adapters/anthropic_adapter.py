@@ -5,7 +5,7 @@ Arguments:
 - ``base_url``: override the API root (e.g. a vLLM server, which also serves ``/v1/messages``).
 - ``api_key``: the key (better: set ``ANTHROPIC_API_KEY``); ``api_key_env`` names another variable.
   With a ``base_url`` and no key, the dummy key ``EMPTY`` is sent.
-- ``timeout``: seconds per request (default 600). SDK retries are off: the engine retries.
+- ``timeout``: seconds per request (default 180; raise it for slow reasoning models). SDK retries are off: the engine retries.
 - ``send_temperature``: true/false. Recent SDKs and the official API no longer take sampling
   parameters; then temperature (and ``top_p``/``top_k``) are sent in the request body only to a
   ``base_url`` server (vLLM's ``/v1/messages`` accepts them), unless this says otherwise. With an SDK

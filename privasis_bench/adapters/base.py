@@ -105,14 +105,17 @@ class ChatResult:
 class AdapterError(Exception):
     """A failed call. ``retryable`` tells the engine whether trying again can help.
 
-    ``retry_after`` (seconds) carries a server's Retry-After hint when it sent one.
+    ``retry_after`` (seconds) carries a server's Retry-After hint when it sent one; ``timeout`` says the
+    call got no reply in time (the engine bounds how often those are retried and says so on the console).
     """
 
-    def __init__(self, message: str, *, retryable: bool, status: int | None = None, retry_after: float | None = None):
+    def __init__(self, message: str, *, retryable: bool, status: int | None = None, retry_after: float | None = None,
+                 timeout: bool = False):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
+        self.timeout = timeout
 
 
 class Adapter:

@@ -17,7 +17,8 @@ from privasis_bench.adapters.base import AdapterError
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 MAX_MESSAGE_CHARS = 600
-DEFAULT_TIMEOUT_S = 600.0
+#: Seconds one request may take before it counts as stalled (raise with ``timeout=`` for slow reasoning models).
+DEFAULT_TIMEOUT_S = 180.0
 _KEY_PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-]{6,}"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9_\-\.=]{6,}"),
@@ -82,7 +83,7 @@ def classify_sdk_error(exc: BaseException, sdk: Any, *, provider: str, secrets: 
             message, retryable=is_retryable_status(status), status=status, retry_after=parse_retry_after(headers)
         )
     if isinstance(exc, sdk.APITimeoutError):
-        return AdapterError(scrub(_short(f"{provider} request timed out: {exc}"), secrets), retryable=True)
+        return AdapterError(scrub(_short(f"{provider} request timed out: {exc}"), secrets), retryable=True, timeout=True)
     if isinstance(exc, sdk.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
         detail = f"{exc}" + (f" ({type(cause).__name__}: {cause})" if cause else "")

@@ -7,7 +7,7 @@ Arguments (``--model-args k=v,...`` or ``openai:model,k=v``):
 - ``api_key``: the key (better: leave it out and set ``OPENAI_API_KEY``). ``api_key_env``: the name of
   another environment variable holding the key (e.g. ``OPENROUTER_API_KEY``). With a ``base_url`` and no
   key, the dummy key ``EMPTY`` is sent (local servers do not check it).
-- ``timeout``: seconds per request (default 600). The SDK's own retries are off: the engine retries.
+- ``timeout``: seconds per request (default 180; raise it for slow reasoning models). The SDK's own retries are off: the engine retries.
 - ``reasoning``: true/false; default: detected from the model name (o1/o3/o4/gpt-5 families). Reasoning
   models get ``max_completion_tokens`` and no ``temperature``.
 - ``top_p``, ``seed``, ``reasoning_effort``, ``presence_penalty``, ``frequency_penalty``, ``service_tier``,

@@ -3,46 +3,29 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, ContextManager, List, Optional
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.cli.options import (
-    DATA_OPTIONS,
-    ENGINE_OPTIONS,
-    JUDGE_OPTIONS,
-    SCORING_OPTIONS,
-    Opts,
-    TasksOption,
-    split_multi,
-    with_options,
-)
+from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS, Opts,
+                                        TasksOption, answer_policy, retry_policy, split_multi, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
-from privasis_bench.engine.cache import (
-    CACHE_FILE_NAME,
-    ResponseCache,
-    default_cache_dir,
-)
-from privasis_bench.engine.executor import Engine, usage_by_role
-from privasis_bench.engine.retry import RetryPolicy
+from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
-from privasis_bench.fsutil import ensure_dir
-from privasis_bench.pipeline.judging import resolve_judge
-from privasis_bench.pipeline.run import (
-    SANITIZED_NAME,
-    EngineOptions,
-    EvalOutcome,
-    evaluate_task,
-    model_description,
-    now,
-)
-from privasis_bench.results.compare import compare_runs
 from privasis_bench.results.files import atomic_write_text, dumps_json
-from privasis_bench.results.rescore import rescore_run
 from privasis_bench.results.tables import compare_table, summary_table
+from privasis_bench.pipeline.run import (SANITIZED_NAME, EngineOptions, EvalOutcome, RunChecks, evaluate_task,
+                                         model_description, now)
+from privasis_bench.pipeline.judging import resolve_judge
+from privasis_bench.pipeline.lock import task_dir_lock
+from privasis_bench.pipeline.spend import InvocationSpend, recorded_spend
+from privasis_bench.fsutil import ensure_dir
+from privasis_bench.results.compare import compare_runs
+from privasis_bench.results.rescore import rescore_run
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -60,9 +43,10 @@ class _Session:
 
     def __init__(self, opts: Opts, rpm: Optional[float] = None) -> None:
         self.cache = None if opts.no_cache else ResponseCache((opts.cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
-        self.options = EngineOptions(cache=self.cache, retry=RetryPolicy(max_attempts=opts.max_attempts),
-                                     concurrency=opts.concurrency, judge_concurrency=opts.judge_concurrency,
-                                     progress=opts.progress, rpm=rpm, judge_rpm=opts.judge_rpm)
+        self.options = EngineOptions(cache=self.cache, retry=retry_policy(opts), concurrency=opts.concurrency,
+                                     judge_concurrency=opts.judge_concurrency, progress=opts.progress, rpm=rpm,
+                                     judge_rpm=opts.judge_rpm, answers=answer_policy(opts, "model"),
+                                     judge_answers=answer_policy(opts, "judge"))
         self.engines: dict[tuple[str, str], Engine] = {}
 
     def engine(self, spec: ModelSpec | None, role: str) -> Engine | None:
@@ -72,6 +56,10 @@ class _Session:
         if key not in self.engines:
             self.engines[key] = self.options.engine(spec, role)
         return self.engines[key]
+
+    def spend(self, task_dir: Path, command: str) -> ContextManager[InvocationSpend]:
+        """Measure what this command pays in ``task_dir``; recorded in its ledger however the block ends."""
+        return recorded_spend(task_dir, command, lambda: list(self.engines.values()))
 
     def close(self) -> None:
         for engine in self.engines.values():
@@ -85,18 +73,32 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
         console.print(summary_table([o.results for o in outcomes]))
     for o in outcomes:
         console.print(f"  -> {escape(str(o.task_dir))}", highlight=False)
-        c = o.results["counts"]
-        if c["failed_outputs"]:
-            console.print(f"[yellow]{o.results['task']['name']}: {c['failed_outputs']} model output(s) failed and were scored "
-                          "as empty outputs (see failed_output_records); a re-run retries them[/]", highlight=False)
+        c, name = o.results["counts"], o.results["task"]["name"]
+        if c["failed_outputs"] and o.results["checks"]["failed_outputs"] == "scored_as_empty":
+            console.print(f"[yellow]{name}: {c['failed_outputs']} model output(s) failed and were scored as empty outputs "
+                          "(--score-failed-as-empty; see failed_output_records); a re-run retries them[/]", highlight=False)
+        elif c["failed_outputs"]:
+            console.print(f"[red]{name}: {c['failed_outputs']} model output(s) failed (see failed_output_records): the results "
+                          "are incomplete[/]; re-running `run` retries only those, or pass --score-failed-as-empty to "
+                          "score them as empty outputs", highlight=False)
+        judge_cut = o.results["usage"].get("judge", {}).get("truncated", 0)
+        if c["truncated_outputs"] or judge_cut:
+            console.print(f"[yellow]{name}: {c['truncated_outputs']} model output(s) and {judge_cut} judge answer(s) were "
+                          "cut at the token budget and kept as they are[/]", highlight=False)
+        if c["off_label"]:
+            limit = o.results["checks"]["max_off_label"]
+            colour = "red" if c["off_label"] > limit else "yellow"
+            console.print(f"[{colour}]{name}: {c['off_label']} judge answer(s) are not one of the expected labels; they "
+                          f"were read the official way (see off_label_answers; tolerated: --max-off-label {limit})[/]",
+                          highlight=False)
         if c["unparseable"]:
             console.print(f"[yellow]{o.results['task']['name']}: {c['unparseable']} record(s) with unparseable strict answers "
                           "left out of the metrics (see unparseable_records)[/]", highlight=False)
-    bad = [o for o in outcomes if not o.ok]
-    if bad:
-        n = sum(o.results["counts"]["unjudged"] for o in bad)
-        console.print(f"[red]{n} record(s) left unjudged (judge calls failed)[/]; re-run the same command to judge only those.",
-                      highlight=False)
+    unjudged = sum(o.results["counts"]["unjudged"] for o in outcomes)
+    if unjudged:
+        console.print(f"[red]{unjudged} record(s) left unjudged (judge calls failed)[/]; re-run the same command to judge "
+                      "only those.", highlight=False)
+    if any(not o.ok for o in outcomes):
         raise typer.Exit(1)
 
 
@@ -109,12 +111,16 @@ def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
     return task, choice, loaded, opts.instruction or task.prompt.instruction
 
 
+def _checks(opts: Opts) -> RunChecks:
+    return RunChecks(score_failed_as_empty=opts.score_failed_as_empty, max_off_label=opts.max_off_label)
+
+
 def _check_opts(opts: Opts) -> None:
     _check_choice("--instruction", opts.instruction, ("base", "smoothed"))
     _check_choice("--parse-mode", opts.parse_mode, ("official", "strict"))
 
 
-@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS)
+@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS)
 def run(
     model: str = typer.Option(..., "--model", "-m", help="Model under test: provider:model[,k=v...]."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
@@ -138,27 +144,28 @@ def run(
         model_engine = session.engine(spec, "model")
         for task in task_list:
             started = now()
-            before = usage_by_role(session.engines.values())
             task, choice, loaded, variant = _task_setup(task, opts)
             mt = max_tokens or task.generation.max_tokens
             temp = task.generation.temperature if temperature is None else temperature
             task_dir = output / task.task
-            outs = run_sanitize(loaded.scored, task, model_engine, task_dir / SANITIZED_NAME,
-                                instruction=variant, max_tokens=mt, temperature=temp)
-            judge_engine = session.engine(choice.spec, "judge")
-            engines = list(session.engines.values())  # usage is reported as the delta over this task
-            outcomes.append(evaluate_task(
-                task, loaded, {o.id: o for o in outs}, choice, judge_engine, task_dir,
-                model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
-                instruction=variant, engines=engines, usage_before=before, limit=opts.limit,
-                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started,
-            ))
+            with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:
+                outs = run_sanitize(loaded.scored, task, model_engine, task_dir / SANITIZED_NAME,
+                                    instruction=variant, max_tokens=mt, temperature=temp)
+                spend.save()  # the sanitize stage's cost is on record even if judging stops the run
+                judge_engine = session.engine(choice.spec, "judge")
+                outcomes.append(evaluate_task(
+                    task, loaded, {o.id: o for o in outs}, choice, judge_engine, task_dir,
+                    model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
+                    instruction=variant, engines=list(session.engines.values()), limit=opts.limit,
+                    bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
+                    spend=spend,
+                ))
     finally:
         session.close()
     _finish(outcomes)
 
 
-@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS)
+@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS)
 def evaluate(
     predictions: Path = typer.Option(..., "--predictions", "-p", help="Saved outputs: our sanitized JSONL, lm-eval samples or {id, model_sanitized_text} JSONL."),
     tasks: List[str] = TasksOption,
@@ -187,11 +194,14 @@ def evaluate(
         model_info: dict[str, Any] = {"label": label, "key": label, "spec": None, "rankable": None,
                                       "generation": None, "predictions": preds.report.to_dict()}
         judge_engine = session.engine(choice.spec, "judge")
-        outcome = evaluate_task(
-            task, loaded, dict(preds), choice, judge_engine, output / task.task, model_info=model_info,
-            instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
-            bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started,
-        )
+        task_dir = output / task.task
+        with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
+            outcome = evaluate_task(
+                task, loaded, dict(preds), choice, judge_engine, task_dir, model_info=model_info,
+                instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
+                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
+                spend=spend,
+            )
     finally:
         session.close()
     _finish([outcome])

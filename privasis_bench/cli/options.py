@@ -14,6 +14,10 @@ from typing import Any, Callable, List, Optional
 
 import typer
 
+from privasis_bench.engine.answers import HANDLING, AnswerPolicy
+from privasis_bench.engine.retry import RetryPolicy
+from privasis_bench.errors import PrivasisError
+
 TasksOption = typer.Option(..., "--tasks", "-t", help="Task, group or tag names, or YAML files/directories (comma-separated or repeated).")
 IncludePathOption = typer.Option(None, "--include-path", help="Extra directory or YAML file with task definitions.")
 DataFilesOption = typer.Option(None, "--data-files", help="Read the task's rows from these local jsonl/json/parquet files instead of its configured source.")
@@ -37,10 +41,16 @@ JUDGE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "judge_rpm": (Optional[float], typer.Option(None, "--judge-rpm", min=0.001, help="At most this many judge requests per minute.")),
     "judge_guess_max_tokens": (Optional[int], typer.Option(None, "--judge-guess-max-tokens", min=1, help="Judge budget for guessing questions (default 512).")),
     "judge_compare_max_tokens": (Optional[int], typer.Option(None, "--judge-compare-max-tokens", min=1, help="Judge budget for compare/inclusion questions (default 4096).")),
+    "judge_truncated_answers": (str, typer.Option("accept", "--judge-truncated-answers", help="Judge answers cut at the token budget: accept (default; read as they are and counted) or retry.")),
 }
 ENGINE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "concurrency": (int, typer.Option(4, "--concurrency", min=1, help="Requests in flight at once.")),
     "max_attempts": (int, typer.Option(6, "--max-attempts", min=1, help="Tries per request, the first included.")),
+    "max_timeouts": (int, typer.Option(2, "--max-timeouts", min=1, help="Tries per request that may end in a timeout before it fails (the timeout itself: timeout=SECONDS in the model or judge arguments).")),
+    "retry_base_delay": (float, typer.Option(1.0, "--retry-base-delay", min=0.0, help="First backoff delay in seconds (doubles per retry).")),
+    "retry_max_delay": (float, typer.Option(60.0, "--retry-max-delay", min=0.0, help="Longest backoff delay in seconds.")),
+    "empty_answers": (str, typer.Option("retry", "--empty-answers", help="Empty answers (HTTP 200, no content): retry (default; a failed call, asked again, never cached) or accept.")),
+    "truncated_answers": (str, typer.Option("retry", "--truncated-answers", help="Model answers cut at the token budget: retry (default; a failed call if it persists, never cached) or accept (kept and counted).")),
     "cache_dir": (Optional[Path], typer.Option(None, "--cache-dir", help="Response cache directory (default $PRIVASIS_BENCH_CACHE_DIR or ~/.cache/privasis-bench).")),
     "no_cache": (bool, typer.Option(False, "--no-cache", help="Neither read nor write the response cache.")),
     "progress": (bool, typer.Option(True, "--progress/--no-progress", help="Show progress bars (only on a terminal).")),
@@ -49,6 +59,37 @@ SCORING_OPTIONS: dict[str, tuple[Any, Any]] = {
     "bootstrap_samples": (Optional[int], typer.Option(None, "--bootstrap-samples", min=0, help="Bootstrap resamples for CIs (default: the task's, 1000).")),
     "seed": (Optional[int], typer.Option(None, "--seed", help="Bootstrap seed (default: the task's).")),
 }
+#: Options of the commands that write results (run, evaluate): what counts as a complete run.
+CHECK_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "score_failed_as_empty": (bool, typer.Option(
+        False, "--score-failed-as-empty",
+        help="Score failed model outputs as empty outputs and exit 0 (recorded in results); by default they mark "
+             "the results incomplete and the command exits 1.")),
+    "max_off_label": (int, typer.Option(
+        0, "--max-off-label", min=0,
+        help="Judge answers that are not one of the expected labels (read the official way, counted as off_label) "
+             "tolerated before the command exits 1 (default 0).")),
+}
+
+
+def _handling(name: str, value: str) -> str:
+    if value not in HANDLING:
+        raise PrivasisError(f"{name} must be one of {', '.join(HANDLING)}, not {value!r}")
+    return value
+
+
+def retry_policy(opts: "Opts") -> RetryPolicy:
+    """The retry policy of ``ENGINE_OPTIONS``."""
+    return RetryPolicy(max_attempts=opts.max_attempts, max_timeouts=opts.max_timeouts, base_delay=opts.retry_base_delay,
+                       max_delay=max(opts.retry_max_delay, opts.retry_base_delay))
+
+
+def answer_policy(opts: "Opts", role: str) -> AnswerPolicy:
+    """How empty and truncated answers of ``role`` ("model" or "judge") are handled."""
+    empty = _handling("--empty-answers", opts.empty_answers)
+    if role == "judge":
+        return AnswerPolicy(empty=empty, truncated=_handling("--judge-truncated-answers", opts.judge_truncated_answers))
+    return AnswerPolicy(empty=empty, truncated=_handling("--truncated-answers", opts.truncated_answers))  # type: ignore[arg-type]
 
 
 class Opts:

@@ -13,25 +13,16 @@ from rich.markup import escape
 
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.cli.options import (
-    DATA_OPTIONS,
-    ENGINE_OPTIONS,
-    Opts,
-    TasksOption,
-    split_multi,
-    with_options,
-)
+from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+from privasis_bench.cli.options import (DATA_OPTIONS, ENGINE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy,
+                                        split_multi, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
-from privasis_bench.engine.cache import (
-    CACHE_FILE_NAME,
-    ResponseCache,
-    default_cache_dir,
-)
 from privasis_bench.engine.executor import Engine
-from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import ensure_dir
+from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.sanitize import run_sanitize, summarize
+from privasis_bench.pipeline.spend import recorded_spend
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -59,8 +50,6 @@ def sanitize(
     rpm: Optional[float] = typer.Option(None, "--rpm", min=0.001, help="At most this many requests per minute."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Output token budget (default: the task's, 9024)."),
     temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature (default: the task's, 0)."),
-    retry_base_delay: float = typer.Option(1.0, "--retry-base-delay", min=0.0, help="First backoff delay in seconds (doubles per retry)."),
-    retry_max_delay: float = typer.Option(60.0, "--retry-max-delay", min=0.0, help="Longest backoff delay in seconds."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Discard an existing output file instead of resuming it."),
     all_records: bool = typer.Option(False, "--all-records", help="Also send records that are never scored (no keep attribute)."),
     opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
@@ -71,10 +60,9 @@ def sanitize(
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     out_dir = ensure_dir(output if output is not None else Path("runs") / model_slug(spec), "--output")
-    retry = RetryPolicy(max_attempts=opts.max_attempts, base_delay=retry_base_delay, max_delay=max(retry_max_delay, retry_base_delay))
     cache = None if opts.no_cache else ResponseCache((opts.cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
-    adapter = build_adapter(spec)
-    engine = Engine(adapter, spec, role="model", cache=cache, retry=retry, concurrency=opts.concurrency, rpm=rpm, progress=opts.progress)
+    engine = Engine(build_adapter(spec), spec, role="model", cache=cache, retry=retry_policy(opts), concurrency=opts.concurrency,
+                    rpm=rpm, progress=opts.progress, answers=answer_policy(opts, "model"))
     any_failed = 0
     try:
         for task in task_list:
@@ -84,10 +72,11 @@ def sanitize(
             records = loaded.records if all_records else loaded.scored
             out_path = out_dir / task.task / OUTPUT_NAME
             before = replace(engine.stats, usage=replace(engine.stats.usage))
-            outputs = run_sanitize(
-                records, task, engine, out_path,
-                instruction=opts.instruction, max_tokens=max_tokens, temperature=temperature, overwrite=overwrite,
-            )
+            with task_dir_lock(out_path.parent, "sanitize"), recorded_spend(out_path.parent, "sanitize", lambda: [engine]):
+                outputs = run_sanitize(
+                    records, task, engine, out_path,
+                    instruction=opts.instruction, max_tokens=max_tokens, temperature=temperature, overwrite=overwrite,
+                )
             counts = summarize(outputs)
             any_failed += counts["failed"]
             now = engine.stats
@@ -96,7 +85,8 @@ def sanitize(
             skipped = len(loaded.records) - len(records)
             console.print(
                 f"[bold]{task.task}[/]: {counts['records']} records ({counts['records'] - sent} resumed from the output file, "
-                f"{cached} from the cache, {sent - cached} run); {counts['failed']} failed, {counts['empty']} empty; "
+                f"{cached} from the cache, {sent - cached} run); {counts['failed']} failed, {counts['empty']} empty, "
+                f"{counts['truncated']} cut at the token budget; "
                 f"{now.calls - before.calls} calls, {now.retries - before.retries} retries; tokens "
                 f"{now.usage.prompt_tokens - before.usage.prompt_tokens} in / "
                 f"{now.usage.completion_tokens - before.usage.completion_tokens} out"

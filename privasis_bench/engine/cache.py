@@ -2,7 +2,9 @@
 
 Results are stored in one SQLite table keyed by :meth:`ChatRequest.cache_key` (a sha256 over the
 model spec key, the messages and the generation settings). Only successful results are stored, so
-a failed call is always attempted again. Each ``put`` commits on its own (WAL journal), so a process
+a failed call is always attempted again. A second table holds *claims*: a process about to pay for a
+request claims its key first, so another process sharing the cache waits for that answer instead of
+paying for it again; a claim whose process has died (or that is older than ``claim_ttl``) is ignored. Each ``put`` commits on its own (WAL journal), so a process
 killed with SIGKILL loses at most the calls that were still in flight. One cache file may be shared by
 several processes and threads at once. The spec key never contains secrets (see
 :meth:`ModelSpec.key`), and nothing else about the caller is stored.
@@ -12,9 +14,11 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,17 @@ CREATE TABLE IF NOT EXISTS responses (
     created REAL NOT NULL
 )
 """
+_CLAIMS = """
+CREATE TABLE IF NOT EXISTS claims (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    created REAL NOT NULL
+)
+"""
+#: Seconds after which a claim is ignored even if its process seems alive (e.g. another host's process).
+CLAIM_TTL_S = 15 * 60
 
 
 def default_cache_dir() -> Path:
@@ -66,7 +81,7 @@ class ResponseCache:
     and between processes (WAL mode plus a busy timeout).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, claim_ttl: float = CLAIM_TTL_S) -> None:
         path = Path(path).expanduser()
         if path.is_dir():
             path = path / CACHE_FILE_NAME
@@ -81,6 +96,7 @@ class ResponseCache:
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._conn.execute(_SCHEMA)
+            self._conn.execute(_CLAIMS)
         except sqlite3.Error as exc:
             if self._conn is not None:
                 self._conn.close()
@@ -88,6 +104,9 @@ class ResponseCache:
                 f"response cache {path}: not a usable SQLite database ({exc}); delete the file, choose another "
                 "--cache-dir, or run with --no-cache"
             ) from None
+        self.claim_ttl = claim_ttl
+        self.host = socket.gethostname()
+        self.owner = f"{self.host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
 
     @classmethod
     def default(cls) -> "ResponseCache":
@@ -128,6 +147,35 @@ class ResponseCache:
             )
         return True
 
+    def claim(self, key: str) -> bool:
+        """Claim ``key`` before paying for it: True when it is now ours, False while another live process holds it."""
+        now = time.time()
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute("SELECT owner, host, pid, created FROM claims WHERE key = ?", (key,)).fetchone()
+                if row is not None and row[0] != self.owner and not self._stale(row[1], int(row[2]), float(row[3]), now):
+                    conn.execute("COMMIT")
+                    return False
+                conn.execute("INSERT OR REPLACE INTO claims (key, owner, host, pid, created) VALUES (?, ?, ?, ?, ?)",
+                             (key, self.owner, self.host, os.getpid(), now))
+                conn.execute("COMMIT")
+                return True
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+    def release(self, key: str) -> None:
+        """Give up our claim on ``key`` (after its answer is stored, or the call failed)."""
+        with self._lock:
+            self._connection().execute("DELETE FROM claims WHERE key = ? AND owner = ?", (key, self.owner))
+
+    def _stale(self, host: str, pid: int, created: float, now: float) -> bool:
+        if now - created > self.claim_ttl:
+            return True
+        return host == self.host and not _alive(pid)
+
     def __contains__(self, key: str) -> bool:
         return self.get(key) is not None
 
@@ -152,9 +200,13 @@ class ResponseCache:
             return int(cur.rowcount)
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Release this instance's claims and close the connection (idempotent)."""
         with self._lock:
             if self._conn is not None:
+                try:
+                    self._conn.execute("DELETE FROM claims WHERE owner = ?", (self.owner,))
+                except sqlite3.Error:
+                    pass  # a claim left behind is ignored once this process is gone
                 self._conn.close()
                 self._conn = None
 
@@ -163,3 +215,14 @@ class ResponseCache:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id exists on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    return True

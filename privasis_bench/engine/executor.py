@@ -4,35 +4,43 @@ The model under test and the judge both run through an :class:`Engine`. Adapters
 and classify its errors; the engine decides what happens next:
 
 * cache hits (same spec key, messages and generation settings) are returned with ``cached=True``
-  and cost no call; with a cache, identical requests inside one run are sent once;
+  and cost no call; with a cache, identical requests inside one run are sent once, and a request
+  another process sharing the cache is already sending is waited for, not sent again;
 * transient errors (429, 5xx, timeouts, connection errors, unknown exceptions) are retried with
   exponential backoff and jitter, honouring a server's Retry-After hint;
 * authentication / permission errors (401, 403) stop the whole run at once with
   :class:`FatalModelError` (the message is scrubbed of keys);
 * other non-retryable errors (400, 404, 422: e.g. a prompt longer than the context) and retries
   that run out become a failed :class:`ChatResult` (``text=None`` plus the error), never an empty
-  success.
+  success;
+* an answer that is empty or cut at the token budget is, by default, a retryable failure and is not
+  cached (see :mod:`privasis_bench.engine.answers`); a request that times out is retried at most
+  ``retry.max_timeouts`` times, with one line on stderr each time;
+* every configured secret value is removed from answers before they are cached or handed on.
 
 ``on_result(index, result)`` is called as each result lands, so callers can persist it at once."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.http_errors import scrub
 from privasis_bench.adapters.spec import SECRET_ARGS, ModelSpec
+from privasis_bench.engine.answers import ACCEPT_ALL, AnswerPolicy, configured_secrets, redact
 from privasis_bench.engine.cache import ResponseCache
+from privasis_bench.engine.claims import claim_or_wait
 from privasis_bench.engine.progress import StageProgress
 from privasis_bench.engine.retry import FATAL_STATUS, FatalModelError, RetryPolicy
+from privasis_bench.engine.stats import EngineStats, usage_by_role
+
+__all__ = ["Engine", "EngineStats", "OnResult", "usage_by_role"]
 
 
 _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")
@@ -40,52 +48,6 @@ _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")
 
 
 OnResult = Callable[[int, ChatResult], None]
-
-
-
-@dataclass
-class EngineStats:
-    """Counters over every run of one engine (``usage`` counts fresh calls only: what was paid)."""
-
-    requests: int = 0
-    done: int = 0
-    cached: int = 0
-    failed: int = 0
-    retries: int = 0
-    calls: int = 0
-    usage: Usage = field(default_factory=Usage)
-    cached_usage: Usage = field(default_factory=Usage)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "requests": self.requests,
-            "done": self.done,
-            "cached": self.cached,
-            "failed": self.failed,
-            "retries": self.retries,
-            "calls": self.calls,
-            "usage": {**self.usage.to_dict(), "total_tokens": self.usage.total_tokens},
-            "cached_usage": {**self.cached_usage.to_dict(), "total_tokens": self.cached_usage.total_tokens},
-        }
-
-
-
-def usage_by_role(engines: Iterable["Engine"]) -> dict[str, dict[str, Any]]:
-    """Sum the stats of several engines per role (e.g. ``{"model": {...}, "judge": {...}}``)."""
-    out: dict[str, dict[str, Any]] = {}
-    for engine in engines:
-        s = engine.stats
-        row = out.setdefault(
-            engine.role,
-            {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "requests": 0, "calls": 0,
-             "cached": 0, "failed": 0, "retries": 0},
-        )
-        row["prompt_tokens"] += s.usage.prompt_tokens
-        row["completion_tokens"] += s.usage.completion_tokens
-        row["total_tokens"] += s.usage.total_tokens
-        for name in ("requests", "calls", "cached", "failed", "retries"):
-            row[name] += getattr(s, name)
-    return out
 
 
 
@@ -120,6 +82,7 @@ class Engine:
         progress: bool = True,
         call_timeout: float | None = None,
         batch_size: int | None = None,
+        answers: AnswerPolicy = AnswerPolicy(),
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -131,12 +94,12 @@ class Engine:
         self.retry, self.concurrency, self.rpm = retry, concurrency, rpm
         self.progress, self.call_timeout = progress, call_timeout
         self.batch_size = batch_size or max(concurrency, 8)
+        self.answers = answers if adapter.cacheable else ACCEPT_ALL  # a deterministic baseline's answer is final
         self.stats = EngineStats()
         self._next_slot = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._rng = random.Random()
-        self._secrets = [str(v) for k, v in spec.args.items() if k.lower() in SECRET_ARGS and v]
-        self._secrets += [v for k, v in os.environ.items() if _SECRET_ENV.search(k.upper()) and len(v) >= 8]
+        self._secrets = configured_secrets(spec.args, SECRET_ARGS, _SECRET_ENV)
 
     # ------------------------------------------------------------------ public API
     async def arun(self, requests: Sequence[ChatRequest], *, desc: str, on_result: OnResult | None = None) -> list[ChatResult]:
@@ -160,7 +123,7 @@ class Engine:
             groups.setdefault(key, []).append(i)
         pending: list[tuple[str, list[int]]] = []
         for key, indexes in groups.items():
-            hit = self.cache.get(key) if self.cache is not None else None
+            hit = self._usable(self.cache.get(key)) if self.cache is not None else None
             if hit is None:
                 pending.append((key, indexes))
             else:
@@ -248,8 +211,15 @@ class Engine:
             bar.failed += 1
         bar.refresh(advance=1)
 
+    def _usable(self, hit: ChatResult | None) -> ChatResult | None:
+        """A cached answer as handed on, or None when the answer policy asks again (e.g. an empty answer)."""
+        if hit is None or self.answers.problem(hit) is not None:
+            return None
+        hit.text = redact(hit.text, self._secrets)
+        return hit
+
     def _store(self, key: str, result: ChatResult) -> None:
-        if self.cache is not None and result.ok:
+        if self.cache is not None and self.answers.worth_caching(result):
             self.cache.put(key, self.spec_key, result)
 
     async def _run_concurrent(self, requests, pending, land, bar, pacer) -> None:
@@ -257,15 +227,25 @@ class Engine:
         stop = asyncio.Event()  # set on a fatal error so no waiting worker starts another call
 
         async def worker(key: str, indexes: list[int]) -> None:
-            async with semaphore:
-                if stop.is_set():
+            if self.cache is not None:  # another process sharing the cache may be paying for this very request
+                hit = await claim_or_wait(self.cache, key, self._usable, stop)
+                if hit is not None:
+                    for i in indexes:
+                        land(i, _copy(hit, cached=True))
                     return
-                try:
-                    result = await self._with_retries(lambda: self._one(requests[indexes[0]]), bar, pacer)
-                except FatalModelError:
-                    stop.set()
-                    raise
-            self._store(key, result)
+            try:
+                async with semaphore:
+                    if stop.is_set():
+                        return
+                    try:
+                        result = await self._with_retries(lambda: self._one(requests[indexes[0]]), bar, pacer)
+                    except FatalModelError:
+                        stop.set()
+                        raise
+                self._store(key, result)
+            finally:
+                if self.cache is not None:
+                    self.cache.release(key)
             for n, i in enumerate(indexes):
                 land(i, result if n == 0 else _copy(result, cached=result.ok, usage=Usage()))
 
@@ -300,8 +280,9 @@ class Engine:
         return results
 
     async def _with_retries(self, call: Callable[[], Any], bar: StageProgress, pacer: _Pacer | None) -> Any:
-        """Call until success, a non-retryable error or the attempt budget runs out."""
-        attempt = 0
+        """Call until an acceptable answer, a non-retryable error or a retry budget runs out."""
+        attempt = timeouts = rejected = 0
+        paid = Usage()  # tokens of answers that were rejected (empty or cut off): paid for all the same
         while True:
             attempt += 1
             if pacer is not None:
@@ -314,23 +295,49 @@ class Engine:
             except AdapterError as exc:
                 error = exc
             except asyncio.TimeoutError:
-                error = AdapterError(f"no reply within {self.call_timeout}s", retryable=True)
+                error = AdapterError(f"no reply within {self.call_timeout}s", retryable=True, timeout=True)
             except Exception as exc:  # unknown failures are treated as transient
                 error = AdapterError(f"{type(exc).__name__}: {exc}", retryable=True)
             else:
-                for result in outcome if isinstance(outcome, list) else [outcome]:
-                    _finish(result, attempt, self._scrub)
-                return outcome
+                if isinstance(outcome, list):  # a batch: an unacceptable answer fails its own request, not retried
+                    return [self._accept(r, attempt, Usage(), self.answers.problem(r)) for r in outcome]
+                problem = self.answers.problem(outcome)
+                if problem is None:
+                    return self._accept(outcome, attempt, paid, None)
+                paid.add(outcome.usage)
+                rejected += 1
+                self.stats.rejected_answers += 1
+                error = AdapterError(problem, retryable=True)
             message = self._scrub(str(error))
             if error.status in FATAL_STATUS:
                 raise FatalModelError(str(self.spec), error.status, message)
-            if not error.retryable or attempt >= self.retry.max_attempts:
+            timeouts += bool(error.timeout)
+            self.stats.timeouts += bool(error.timeout)
+            exhausted = (attempt >= self.retry.max_attempts or timeouts >= self.retry.max_timeouts
+                         or rejected >= self.answers.max_attempts)
+            if not error.retryable or exhausted:
                 suffix = f" (gave up after {attempt} attempts)" if error.retryable else ""
-                return ChatResult(text=None, error=message + suffix, attempts=attempt)
+                return ChatResult(text=None, error=message + suffix, attempts=attempt, usage=paid)
+            delay = self.retry.delay(attempt, error.retry_after, self._rng)
             self.stats.retries += 1
             bar.retries += 1
             bar.refresh()
-            await asyncio.sleep(self.retry.delay(attempt, error.retry_after, self._rng))
+            if error.timeout:
+                flag = "--model-args" if self.role == "model" else "--judge-args"
+                bar.note(f"{self.role} {self.spec}: {message}; retrying in {delay:.1f}s (timeout {timeouts} of at most "
+                         f"{self.retry.max_timeouts}; a slow model needs {flag} timeout=SECONDS)")
+            await asyncio.sleep(delay)
+
+    def _accept(self, result: ChatResult, attempt: int, paid: Usage, problem: str | None) -> ChatResult:
+        """A fresh answer as handed on: normalized, secrets removed, rejected tries' tokens added."""
+        _finish(result, attempt, self._scrub)
+        result.text = redact(result.text, self._secrets)
+        result.usage.add(paid)
+        if problem is not None:
+            result.text, result.error = None, problem
+        elif result.ok and result.finish_reason == "length":
+            self.stats.truncated += 1
+        return result
 
     def _scrub(self, message: str) -> str:
         return scrub(message, self._secrets)

@@ -32,6 +32,13 @@ class StageProgress:
         else:
             self.bar.refresh()
 
+    def note(self, message: str) -> None:
+        """Print one line on stderr (above the bar when there is one), whether or not bars are shown."""
+        if self.bar is not None:
+            self.bar.write(message, file=sys.stderr)
+        else:
+            print(message, file=sys.stderr, flush=True)
+
     def close(self) -> None:
         """Leave the final state on screen."""
         if self.bar is not None:

@@ -28,7 +28,9 @@ class FatalModelError(PrivasisError):
 class RetryPolicy:
     """How often and how patiently a failing call is retried.
 
-    ``max_attempts`` counts the first try. The wait before retry *n* is
+    ``max_attempts`` counts the first try; ``max_timeouts`` bounds how many of those tries may end without a
+    reply in time (a stalled request then fails after about ``max_timeouts`` × the request timeout, instead of
+    freezing a run for ``max_attempts`` timeouts). The wait before retry *n* is
     ``min(max_delay, base_delay * 2**(n-1))`` scaled by a random factor in ``1 ± jitter``; a
     server's Retry-After hint replaces it (capped at ``max_retry_after``).
     """
@@ -38,10 +40,11 @@ class RetryPolicy:
     max_delay: float = 60.0
     jitter: float = 0.25
     max_retry_after: float = 120.0
+    max_timeouts: int = 2
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")
+        if self.max_attempts < 1 or self.max_timeouts < 1:
+            raise ValueError("max_attempts and max_timeouts must be at least 1")
         if self.base_delay < 0 or self.max_delay < 0 or not 0 <= self.jitter <= 1:
             raise ValueError("delays must be non-negative and jitter within [0, 1]")
 

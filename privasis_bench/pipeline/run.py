@@ -7,7 +7,6 @@ Scoring is always recomputed from the verdicts; results and samples files are wr
 
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -16,11 +15,14 @@ from privasis_bench import __version__
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.loading import LoadedRecords
+from privasis_bench.engine.answers import AnswerPolicy
 from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.executor import Engine, usage_by_role
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME
 from privasis_bench.pipeline.judging import JudgeChoice, judge_outputs, spec_label
+from privasis_bench.pipeline.spend import InvocationSpend, now, usage_delta
+from privasis_bench.protocol.labels import off_label_answers
 from privasis_bench.pipeline.sanitize import SanitizedOutput
 from privasis_bench.protocol.metrics import compute_metrics, scored
 from privasis_bench.protocol.verdicts import RecordVerdict
@@ -49,14 +51,35 @@ class EngineOptions:
     progress: bool = True
     rpm: float | None = None  # model requests per minute (None: unpaced)
     judge_rpm: float | None = None
+    answers: AnswerPolicy = field(default_factory=AnswerPolicy)  # empty / truncated answers of the model
+    judge_answers: AnswerPolicy = field(default_factory=lambda: AnswerPolicy(truncated="accept"))
 
     def engine(self, spec: ModelSpec, role: str) -> Engine:
         """A new engine for ``spec`` under ``role`` ("model" or "judge")."""
         conc = self.concurrency if role == "model" else (self.judge_concurrency or self.concurrency)
         rpm = self.rpm if role == "model" else self.judge_rpm
+        answers = self.answers if role == "model" else self.judge_answers
         return Engine(build_adapter(spec), spec, role=role, cache=self.cache, retry=self.retry, concurrency=conc,
-                      rpm=rpm, progress=self.progress)
+                      rpm=rpm, progress=self.progress, answers=answers)
 
+
+
+@dataclass(frozen=True)
+class RunChecks:
+    """What makes a finished evaluation count as complete (anything else exits non-zero).
+
+    ``score_failed_as_empty``: failed model outputs are scored as empty outputs (protocol §2) and the run
+    still counts as complete; by default they make it incomplete, so a re-run retries them.
+    ``max_off_label``: how many judge answers may be off-label (see :mod:`privasis_bench.protocol.labels`)
+    before the command fails; they are read the official way and reported either way.
+    """
+
+    score_failed_as_empty: bool = False
+    max_off_label: int = 0  # judge answers off the expected labels tolerated (official reading) before exiting 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"failed_outputs": "scored_as_empty" if self.score_failed_as_empty else "incomplete",
+                "max_off_label": self.max_off_label}
 
 
 @dataclass
@@ -69,8 +92,13 @@ class EvalOutcome:
 
     @property
     def ok(self) -> bool:
-        """False when records were left unjudged (the CLI then exits non-zero)."""
-        return self.results["counts"]["unjudged"] == 0
+        """False when the results are incomplete or hold too many off-label answers (the CLI then exits 1)."""
+        return bool(self.results["checks"]["passed"])
+
+
+def is_complete(counts: dict[str, int], checks: RunChecks) -> bool:
+    """Every record judged, and no failed model output unless those are knowingly scored as empty."""
+    return counts["unjudged"] == 0 and (counts["failed_outputs"] == 0 or checks.score_failed_as_empty)
 
 
 
@@ -112,8 +140,14 @@ def evaluate_task(
     seed: int | None = None,
     started: str | None = None,
     extra: dict[str, Any] | None = None,
+    checks: RunChecks = RunChecks(),
+    spend: InvocationSpend | None = None,
 ) -> EvalOutcome:
-    """Judge the outputs of ``loaded.scored``, compute metrics and write results + samples."""
+    """Judge the outputs of ``loaded.scored``, compute metrics and write results + samples.
+
+    With ``spend``, this invocation's usage is measured by it and recorded in the task directory's ledger, and
+    results carry every invocation's usage and the total (``usage_cumulative``).
+    """
     started = started or now()
     records = loaded.scored
     verdicts, stats, reused = judge_outputs(
@@ -126,6 +160,7 @@ def evaluate_task(
         scored(verdicts), bootstrap_samples=samples, seed=seed, confidence=mcfg.confidence, top_failed=mcfg.top_failed_attributes
     )
     failed_ids = [r.id for r in records if (o := outputs.get(r.id)) is None or not o.ok]
+    off_label = off_label_answers(verdicts) if choice.settings.parse_mode == "official" else []
     results = {
         "harness": {"name": "privasis-bench", "version": __version__, "git_revision": git_revision()},
         "task": {"name": task.task, "version": task.version, "config_hash": task.config_hash(),
@@ -150,20 +185,28 @@ def evaluate_task(
             "scored": metrics["scored_records"],
             "failed_outputs": len(failed_ids),
             "empty_outputs": sum(1 for r in records if (o := outputs.get(r.id)) is not None and o.ok and not (o.output or "").strip()),
+            "truncated_outputs": sum(1 for r in records if (o := outputs.get(r.id)) is not None and o.ok
+                                     and o.finish_reason == "length"),
             "unjudged": sum(v.status == "unjudged" for v in verdicts),
             "unparseable": sum(v.status == "unparseable" for v in verdicts),
+            "off_label": len(off_label),
             "verdicts_reused_from_checkpoint": reused,
         },
         "judge_calls": stats.to_dict(),
+        "checks": checks.to_dict(),
+        "answer_policy": {e.role: e.answers.to_dict() for e in engines},
         "excluded_records": [{"id": r.id, "reason": r.excluded_reason} for r in loaded.excluded],
         "failed_output_records": failed_ids,
         "unjudged_records": [v.record_id for v in verdicts if v.status == "unjudged"],
         "unparseable_records": [v.record_id for v in verdicts if v.status == "unparseable"],
-        "usage": usage_delta(usage_before or {}, usage_by_role(engines)),
+        "off_label_answers": [a.to_dict() for a in off_label[:50]],
+        "usage": spend.usage() if spend is not None else usage_delta(usage_before or {}, usage_by_role(engines)),
+        "usage_cumulative": spend.save(judge_calls=stats.to_dict()) if spend is not None else None,
         "timestamps": {"started": started, "finished": now()},
         **(extra or {}),
     }
-    results["complete"] = results["counts"]["unjudged"] == 0
+    results["complete"] = is_complete(results["counts"], checks)
+    results["checks"]["passed"] = results["complete"] and len(off_label) <= checks.max_off_label
     write_samples(task_dir / SAMPLES_NAME, sample_rows(loaded, outputs, verdicts))
     write_results(task_dir / RESULTS_NAME, results)
     return EvalOutcome(task_dir, results, verdicts)
@@ -189,18 +232,3 @@ def model_description(spec: ModelSpec, engine: Engine | None, *, max_tokens: int
         "rankable": bool(getattr(engine.adapter, "rankable", True)) if engine is not None else None,
         "generation": {"max_tokens": max_tokens, "temperature": temperature},
     }
-
-
-
-def usage_delta(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per-role usage accumulated between two :func:`usage_by_role` snapshots (engines outlive tasks)."""
-    return {
-        role: {k: v - before.get(role, {}).get(k, 0) for k, v in row.items()}
-        for role, row in after.items()
-    }
-
-
-
-def now() -> str:
-    """UTC timestamp in ISO 8601."""
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

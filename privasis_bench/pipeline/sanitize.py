@@ -186,7 +186,7 @@ def run_sanitize(
     done: dict[str, SanitizedOutput] = {}
     for record, request in zip(records, requests):
         prev = existing.get(record.id)
-        if prev is not None and prev.ok and prev.prompt_hash == request.prompt_hash():
+        if prev is not None and prev.ok and prev.prompt_hash == request.prompt_hash() and _acceptable(engine, prev):
             done[record.id] = prev
     todo = [i for i, r in enumerate(records) if r.id not in done]
     current_ids = {r.id for r in records}
@@ -217,8 +217,14 @@ def run_sanitize(
 
 
 
+def _acceptable(engine: Engine, prev: SanitizedOutput) -> bool:
+    """False for an earlier empty or cut-off output that the engine's answer policy now asks again."""
+    return engine.answers.problem(ChatResult(text=prev.raw_output, finish_reason=prev.finish_reason)) is None
+
+
+
 def summarize(outputs: Sequence[SanitizedOutput]) -> dict[str, int]:
-    """Counts of a finished stage: records, failed, empty outputs, served from cache, tokens."""
+    """Counts of a finished stage: records, failed, empty and cut-off outputs, served from cache, tokens."""
     usage = Usage()
     for o in outputs:
         if not o.cached:
@@ -228,6 +234,7 @@ def summarize(outputs: Sequence[SanitizedOutput]) -> dict[str, int]:
         "ok": sum(o.ok for o in outputs),
         "failed": sum(not o.ok for o in outputs),
         "empty": sum(o.ok and o.output == "" for o in outputs),
+        "truncated": sum(o.ok and o.finish_reason == "length" for o in outputs),
         "cached": sum(o.cached for o in outputs),
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,

@@ -36,7 +36,8 @@ def summary_table(results: list[dict[str, Any]]):
             cells.append(_pct(value) + band)
         table.add_row(METRIC_LABELS[key], *cells)
     count_rows = (("scored records", "scored"), ("excluded (no keep attr.)", "excluded"),
-                  ("failed model outputs", "failed_outputs"), ("unjudged records", "unjudged"))
+                  ("failed model outputs", "failed_outputs"), ("unjudged records", "unjudged"),
+                  ("off-label judge answers", "off_label"))
     for label, key in count_rows:
         table.add_row(label, *(str(res.get("counts", {}).get(key, 0)) for res in results))
     return table

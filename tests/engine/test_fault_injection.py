@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_main import run_main
 from fake_openai_server import OK, REPO_ROOT, Action, FakeOpenAIServer, expected_output, write_tiny_task
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
@@ -98,17 +99,8 @@ def _cli_inprocess(args: list[str]):
 
 
 def _main(args: list[str], monkeypatch, capsys) -> tuple[int, str, str]:
-    """The console-script entry point in this process: (exit status, stdout, stderr)."""
-    from privasis_bench.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["privasis-bench", "sanitize", *args])
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    """``sanitize`` through the console-script entry point in this process: (exit status, stdout, stderr)."""
+    return run_main(["sanitize", *args], monkeypatch, capsys)
 
 
 def _args(server: FakeOpenAIServer, yaml: Path, out: Path, cache: Path, *extra: str) -> list[str]:

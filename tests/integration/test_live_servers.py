@@ -36,12 +36,14 @@ OFFLINE_VLLM_TIMEOUT_S = 900
 
 
 def make_engine(spec_text: str, **args: object) -> Engine:
-    """An engine over a freshly built adapter, without cache or progress bar, few retries."""
+    """An engine over a freshly built adapter, without cache or progress bar, few retries; answers cut at the tests'
+    tiny token budgets are accepted (by default they would be failures)."""
+    from privasis_bench.engine.answers import AnswerPolicy
     from privasis_bench.engine.retry import RetryPolicy
 
     spec = ModelSpec.parse(spec_text, dict(args))
     return Engine(build_adapter(spec), spec, role="model", cache=None, progress=False,
-                  retry=RetryPolicy(max_attempts=2, base_delay=0.5))
+                  retry=RetryPolicy(max_attempts=2, base_delay=0.5), answers=AnswerPolicy(truncated="accept"))
 
 
 # --------------------------------------------------------------------------- llama.cpp server
@@ -118,6 +120,7 @@ import sys
 from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.engine.answers import AnswerPolicy
 from privasis_bench.engine.executor import Engine
 
 if __name__ == "__main__":
@@ -126,7 +129,8 @@ if __name__ == "__main__":
         ChatRequest.user("Remove the name: Lena Okafor called.", max_tokens=5),
         ChatRequest.user("Remove the date: the visit was on March 3.", max_tokens=9),
     ]
-    with Engine(build_adapter(spec), spec, role="model", cache=None, progress=False) as engine:
+    with Engine(build_adapter(spec), spec, role="model", cache=None, progress=False,
+                answers=AnswerPolicy(truncated="accept")) as engine:
         results = engine.run(requests, desc="offline vllm")
         stats = engine.stats.to_dict()
     print("RESULT " + json.dumps({"results": [r.to_dict() for r in results], "stats": stats}), flush=True)

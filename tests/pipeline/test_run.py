@@ -171,9 +171,10 @@ def test_evaluate_reference_format_predictions_judge_none(tmp_path):
     # the reference evaluator's format, one record missing: it must count as a failed (empty) output
     preds.write_text("".join(json.dumps({"id": r["id"], "model_sanitized_text": r["output"]}) + "\n" for r in rows[1:]))
     result = invoke("judge", "--predictions", str(preds), "--tasks", TASK, "--judge", "none", "--output", str(tmp_path / "ev"),
-                    "--no-progress", *BOOT)
+                    "--no-progress", *BOOT, expect=1)  # a missing prediction is a failed output: incomplete results
     assert "failed" in result.output
     res = json.loads((tmp_path / "ev" / TASK / "results.json").read_text())
+    assert res["complete"] is False
     assert res["counts"]["failed_outputs"] == 1 and res["failed_output_records"] == [rows[0]["id"]]
     assert res["model"]["predictions"]["format"] == "reference"
     assert res["metrics"]["scored_records"] == ran["metrics"]["scored_records"]

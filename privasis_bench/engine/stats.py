@@ -1,0 +1,63 @@
+"""What an engine counted: requests, cache hits, failures, retries, rejected answers and the tokens paid for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from privasis_bench.adapters.base import Usage
+
+#: The integer counters of :class:`EngineStats` that are summed per role.
+COUNTERS: tuple[str, ...] = ("requests", "calls", "cached", "failed", "retries", "timeouts", "rejected_answers",
+                             "truncated")
+
+
+@dataclass
+class EngineStats:
+    """Counters over every run of one engine (``usage`` counts fresh calls only: what was paid).
+
+    ``rejected_answers``: answers that arrived but were empty or cut at the token budget and were asked
+    again (or given up on); ``truncated``: answers cut at the token budget that were accepted as they are;
+    ``timeouts``: attempts that got no reply in time.
+    """
+
+    requests: int = 0
+    done: int = 0
+    cached: int = 0
+    failed: int = 0
+    retries: int = 0
+    calls: int = 0
+    timeouts: int = 0
+    rejected_answers: int = 0
+    truncated: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cached_usage: Usage = field(default_factory=Usage)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "done": self.done,
+            **{name: getattr(self, name) for name in COUNTERS},
+            "usage": {**self.usage.to_dict(), "total_tokens": self.usage.total_tokens},
+            "cached_usage": {**self.cached_usage.to_dict(), "total_tokens": self.cached_usage.total_tokens},
+        }
+
+
+class _HasStats(Protocol):
+    role: str
+    stats: EngineStats
+
+
+def usage_by_role(engines: Iterable[_HasStats]) -> dict[str, dict[str, Any]]:
+    """Sum the stats of several engines per role (e.g. ``{"model": {...}, "judge": {...}}``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for engine in engines:
+        s = engine.stats
+        row = out.setdefault(engine.role, {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0,
+                                           **{name: 0 for name in COUNTERS}})
+        row["prompt_tokens"] += s.usage.prompt_tokens
+        row["completion_tokens"] += s.usage.completion_tokens
+        row["total_tokens"] += s.usage.total_tokens
+        for name in COUNTERS:
+            row[name] += getattr(s, name)
+    return out
