@@ -28,15 +28,15 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Awaitable, TypeVar
 
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.http_errors import scrub
 from privasis_bench.adapters.spec import SECRET_ARGS, ModelSpec
 from privasis_bench.engine.answers import ACCEPT_ALL, AnswerPolicy, configured_secrets, redact
 from privasis_bench.engine.cache import ResponseCache
-from privasis_bench.engine.claims import claim_or_wait
 from privasis_bench.engine.progress import StageProgress
+from privasis_bench.engine.stream import RequestStream
 from privasis_bench.engine.retry import FATAL_STATUS, FatalModelError, RetryPolicy
 from privasis_bench.engine.stats import EngineStats, usage_by_role
 
@@ -48,6 +48,7 @@ _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")
 
 
 OnResult = Callable[[int, ChatResult], None]
+T = TypeVar("T")
 
 
 
@@ -106,48 +107,42 @@ class Engine:
         """Run every request; results come back in request order (failures included)."""
         requests = list(requests)
         results: list[ChatResult | None] = [None] * len(requests)
-        self.stats.requests += len(requests)
-        bar = StageProgress(desc, len(requests), self.progress)
-        pacer = _Pacer(self, 60.0 / self.rpm) if self.rpm else None
+        async with self.stream(desc, total=len(requests)) as stream:
 
-        def land(index: int, result: ChatResult) -> None:
-            results[index] = result
-            self._count(result, bar)
-            if on_result is not None:
-                on_result(index, result)
+            async def one(index: int, request: ChatRequest) -> None:
+                result = await stream.ask(request)
+                results[index] = result
+                if on_result is not None:
+                    on_result(index, result)
 
-        # Group identical requests so each distinct prompt is sent (and paid) once.
-        groups: dict[str, list[int]] = {}
-        for i, request in enumerate(requests):
-            key = request.cache_key(self.spec_key) if self.cache is not None else f"#{i}"
-            groups.setdefault(key, []).append(i)
-        pending: list[tuple[str, list[int]]] = []
-        for key, indexes in groups.items():
-            hit = self._usable(self.cache.get(key)) if self.cache is not None else None
-            if hit is None:
-                pending.append((key, indexes))
-            else:
-                for i in indexes:
-                    land(i, _copy(hit, cached=True))
-        try:
-            if self.adapter.batched:
-                await self._run_batched(requests, pending, land, bar, pacer)
-            else:
-                await self._run_concurrent(requests, pending, land, bar, pacer)
-        finally:
-            bar.close()
+            tasks = [asyncio.ensure_future(one(i, r)) for i, r in enumerate(requests)]
+            try:
+                await asyncio.gather(*tasks)
+            except BaseException:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
         if any(r is None for r in results):
             _missing(results)
         return results  # type: ignore[return-value]
 
+    def stream(self, desc: str, total: int = 0) -> RequestStream:
+        """A stage whose requests are asked one by one (``await stream.ask(request)``) under this engine's limits."""
+        return RequestStream(self, desc, total)
+
     def run(self, requests: Sequence[ChatRequest], *, desc: str, on_result: OnResult | None = None) -> list[ChatResult]:
         """Synchronous :meth:`arun` on the engine's own event loop (safe to call repeatedly)."""
+        return self.run_async(lambda: self.arun(requests, desc=desc, on_result=on_result))
+
+    def run_async(self, make: Callable[[], Awaitable[T]]) -> T:
+        """Run ``make()``, a coroutine that uses this engine, to completion on the engine's own event loop."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return self._run_private(requests, desc, on_result)
+            return self._on_own_loop(make)
         with ThreadPoolExecutor(max_workers=1) as pool:  # called from inside a running loop
-            return pool.submit(self._run_private, requests, desc, on_result).result()
+            return pool.submit(self._on_own_loop, make).result()
 
     async def aclose(self) -> None:
         """Release the adapter (async form of :meth:`close`)."""
@@ -190,10 +185,10 @@ class Engine:
         self.close()
 
     # ------------------------------------------------------------------ internals
-    def _run_private(self, requests: Sequence[ChatRequest], desc: str, on_result: OnResult | None) -> list[ChatResult]:
+    def _on_own_loop(self, make: Callable[[], Awaitable[T]]) -> T:
         if self._loop is None or self._loop.is_closed():
             self._loop = asyncio.new_event_loop()
-        return self._loop.run_until_complete(self.arun(requests, desc=desc, on_result=on_result))
+        return self._loop.run_until_complete(make())
 
     def _count(self, result: ChatResult, bar: StageProgress) -> None:
         s = self.stats
@@ -221,53 +216,6 @@ class Engine:
     def _store(self, key: str, result: ChatResult) -> None:
         if self.cache is not None and self.answers.worth_caching(result):
             self.cache.put(key, self.spec_key, result)
-
-    async def _run_concurrent(self, requests, pending, land, bar, pacer) -> None:
-        semaphore = asyncio.Semaphore(self.concurrency)
-        stop = asyncio.Event()  # set on a fatal error so no waiting worker starts another call
-
-        async def worker(key: str, indexes: list[int]) -> None:
-            if self.cache is not None:  # another process sharing the cache may be paying for this very request
-                hit = await claim_or_wait(self.cache, key, self._usable, stop)
-                if hit is not None:
-                    for i in indexes:
-                        land(i, _copy(hit, cached=True))
-                    return
-            try:
-                async with semaphore:
-                    if stop.is_set():
-                        return
-                    try:
-                        result = await self._with_retries(lambda: self._one(requests[indexes[0]]), bar, pacer)
-                    except FatalModelError:
-                        stop.set()
-                        raise
-                self._store(key, result)
-            finally:
-                if self.cache is not None:
-                    self.cache.release(key)
-            for n, i in enumerate(indexes):
-                land(i, result if n == 0 else _copy(result, cached=result.ok, usage=Usage()))
-
-        tasks = [asyncio.ensure_future(worker(key, idx)) for key, idx in pending]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
-
-    async def _run_batched(self, requests, pending, land, bar, pacer) -> None:
-        for start in range(0, len(pending), self.batch_size):
-            chunk = pending[start : start + self.batch_size]
-            batch = [requests[idx[0]] for _, idx in chunk]
-            outcome = await self._with_retries(lambda: self._batch(batch), bar, pacer)
-            results = outcome if isinstance(outcome, list) else [_copy(outcome) for _ in chunk]
-            for (key, indexes), result in zip(chunk, results):
-                self._store(key, result)
-                for n, i in enumerate(indexes):
-                    land(i, result if n == 0 else _copy(result, cached=result.ok, usage=Usage()))
 
     async def _one(self, request: ChatRequest) -> ChatResult:
         coro = self.adapter.agenerate(request)

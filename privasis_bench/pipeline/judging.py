@@ -7,6 +7,7 @@ already in ``judged.jsonl`` and appends each finished chunk there.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -125,16 +126,20 @@ def judge_outputs(
     engine: Engine | None,
     checkpoint: Path,
     *,
-    chunk_records: int = 64,
     desc: str = "judge",
 ) -> tuple[list[RecordVerdict], JudgeStats, int]:
-    """Judge every record's output, reusing checkpointed verdicts; returns verdicts, stats, reused count."""
+    """Judge every record's output, reusing checkpointed verdicts; returns verdicts, stats, reused count.
+
+    Every attribute's chain of questions runs as soon as its answers arrive (no stage barriers), at most
+    :func:`records_in_flight` records at a time, and each record's verdict is appended to the checkpoint the
+    moment it is complete.
+    """
     fp = choice.fingerprint()
     done = read_checkpoint(checkpoint, fp) if choice.spec is not None else {}
-    runner = (lambda reqs: engine.run(reqs, desc=desc)) if engine is not None else None
-    judge = Judge(runner, choice.prompts, choice.settings)
+    judge = Judge(None, choice.prompts, choice.settings)
     verdicts: dict[str, RecordVerdict] = {}
-    todo: list[tuple[str, JudgeInput]] = []
+    todo: list[JudgeInput] = []
+    shas: dict[str, str] = {}
     for record in records:
         out = outputs.get(record.id)
         failed = out is None or not out.ok
@@ -144,19 +149,32 @@ def judge_outputs(
         if prev is not None:
             verdicts[record.id] = prev
         else:
-            todo.append((sha, JudgeInput(record, text, output_failed=failed)))
-    stats = JudgeStats()
+            shas[record.id] = sha
+            todo.append(JudgeInput(record, text, output_failed=failed))
     reused = len(verdicts)
-    for start in range(0, len(todo), chunk_records):
-        chunk = todo[start : start + chunk_records]
-        got, chunk_stats = judge.judge([item for _, item in chunk])
-        stats.add(chunk_stats)
-        for (sha, _), verdict in zip(chunk, got):
-            verdicts[verdict.record_id] = verdict
+
+    def finished(verdict: RecordVerdict) -> None:
+        verdicts[verdict.record_id] = verdict
         if choice.spec is not None:
-            append_checkpoint(checkpoint, fp, [(sha, v) for (sha, _), v in zip(chunk, got)])
+            append_checkpoint(checkpoint, fp, [(shas[verdict.record_id], verdict)])
+
+    async def judge_all() -> tuple[list[RecordVerdict], JudgeStats]:
+        if engine is None:  # --judge none: deterministic tiers only, nothing is asked
+            return await judge.ajudge(todo, _nothing_to_ask, on_record=finished)
+        async with engine.stream(desc) as stream:
+            return await judge.ajudge(todo, stream.ask, on_record=finished, window=records_in_flight(engine))
+
+    _, stats = engine.run_async(judge_all) if engine is not None else asyncio.run(judge_all())
     return [verdicts[r.id] for r in records], stats, reused
 
+
+def records_in_flight(engine: Engine) -> int:
+    """How many records are judged at once: enough to keep every judge slot busy, few enough to bound memory."""
+    return max(64, 8 * engine.concurrency)
+
+
+async def _nothing_to_ask(request: Any) -> Any:
+    raise RuntimeError("--judge none asks no question")
 
 
 def spec_label(spec: ModelSpec) -> str:

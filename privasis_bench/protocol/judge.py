@@ -1,9 +1,12 @@
 """The three-tier leak judge and the retention judge (protocol §3-4).
 
-Judging is batch-oriented: for a list of records, every request of one stage (guesses on the
-sanitized outputs, then original-record guesses and inclusion questions, then proximity
-comparisons) is sent in one batch through a :data:`BatchRunner`, so the engine can run them
-concurrently. Verdicts depend only on the answers, never on the order calls complete in.
+Judging is a set of independent chains: each target attribute asks its guess, then (if needed) the
+guess on the original record, then the comparison; each keep attribute asks its guess, then the
+inclusion question. Every chain moves on as soon as its own answer arrives, never waiting for other
+attributes or records (:meth:`Judge.ajudge`, with an ``ask`` function such as the engine's request
+stream). :meth:`Judge.judge` runs the same chains over a synchronous :data:`BatchRunner`, sending
+the requests that become ready together as one batch. Verdicts depend only on the answers, never on
+the order calls complete in.
 
 ``enabled=False`` is the deterministic ``--judge none`` mode: direct leaks and verbatim retention
 only, no model involved.
@@ -27,8 +30,9 @@ Decisions this module makes where the protocol leaves room (all recorded per ver
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Awaitable, Callable, Sequence
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.data.records import Attribute, Record
@@ -90,14 +94,6 @@ class JudgeInput:
     output_failed: bool = False
 
 
-@dataclass
-class _Job:
-    verdict: Any
-    record: Record
-    text: str  # the raw sanitized output
-    request: ChatRequest
-
-
 def _readable(attr: Attribute) -> str:
     return attr.readable_name
 
@@ -106,9 +102,7 @@ class Judge:
     """Applies protocol §3-4 to records, one stage batch at a time."""
 
     def __init__(self, run_batch: BatchRunner | None, prompts: JudgePrompts, settings: JudgeSettings) -> None:
-        if settings.enabled and run_batch is None:
-            raise ValueError("a judge model is required unless the judge is disabled")
-        self.run_batch = run_batch
+        self.run_batch = run_batch  # only for the synchronous judge(); ajudge() takes an ``ask`` function
         self.prompts = prompts
         self.settings = settings
 
@@ -144,16 +138,7 @@ class Judge:
         )
         return ChatRequest.user(prompt, max_tokens=self.settings.compare_max_tokens, temperature=self.settings.temperature)
 
-    # -- stages -----------------------------------------------------------------------------
-    def _run(self, jobs: list[_Job]) -> list[ChatResult]:
-        if not jobs:
-            return []
-        assert self.run_batch is not None
-        results = self.run_batch([j.request for j in jobs])
-        if len(results) != len(jobs):
-            raise RuntimeError(f"judge batch returned {len(results)} results for {len(jobs)} requests")
-        return results
-
+    # -- chains ---------------------------------------------------------------------------
     @staticmethod
     def _failed(verdict: Any, result: ChatResult, stats: JudgeStats) -> bool:
         if result.ok:
@@ -169,87 +154,99 @@ class Judge:
         return True
 
     def judge(self, items: Sequence[JudgeInput]) -> tuple[list[RecordVerdict], JudgeStats]:
-        """Judge every record in ``items``; returns verdicts in input order and call counts."""
+        """Judge every record with the batch runner; returns verdicts in input order and call counts.
+
+        The requests that become ready together (across all records) are sent as one batch.
+        """
+        if self.settings.enabled and self.run_batch is None:
+            raise ValueError("a judge model is required unless the judge is disabled")
+        batcher = _RoundBatcher(self.run_batch) if self.run_batch is not None else None
+        ask = batcher.ask if batcher is not None else _no_judge
+        return asyncio.run(self.ajudge(items, ask))
+
+    async def ajudge(self, items: Sequence[JudgeInput], ask: AskFn, *, on_record: Callable[[RecordVerdict], None] | None = None,
+                     window: int | None = None) -> tuple[list[RecordVerdict], JudgeStats]:
+        """Judge every record, each attribute following its own chain of questions as soon as its answers come.
+
+        ``ask`` answers one request; ``on_record`` is called with each record's verdict the moment it is complete;
+        ``window`` bounds how many records are in flight at once. Verdicts come back in input order.
+        """
         stats = JudgeStats()
-        verdicts: list[RecordVerdict] = []
-        pending_targets: list[tuple[TargetVerdict, Attribute, Record, str]] = []
-        pending_keep: list[tuple[KeepVerdict, Attribute, Record, str]] = []
-        for item in items:
-            rv, targets, keeps = self._deterministic(item)
-            verdicts.append(rv)
-            pending_targets += targets
-            pending_keep += keeps
-        if not self.settings.enabled:
-            return verdicts, stats
+        gate = asyncio.Semaphore(window) if window else None
 
-        # Stage 1: guesses on the sanitized output (targets and keep attributes together).
-        jobs = [_Job(v, r, t, self.target_guess_request(t, a)) for v, a, r, t in pending_targets]
-        jobs += [_Job(v, r, t, self.keep_guess_request(t, a)) for v, a, r, t in pending_keep]
-        stage1 = self._run(jobs)
-        stats.guess_sanitized += len(jobs)
-        attrs = {id(v): a for v, a, _, _ in pending_targets + pending_keep}
-        need_proximity: list[_Job] = []
-        need_inclusion: list[_Job] = []
-        for job, result in zip(jobs, stage1):
-            if self._failed(job.verdict, result, stats):
-                continue
-            job.verdict.guess_raw = result.text
-            guess = clean_answer(result.text).lower()
-            job.verdict.guess = guess
-            attr = attrs[id(job.verdict)]
-            if isinstance(job.verdict, TargetVerdict):
-                if value_in(attr.value, guess, "any"):
-                    job.verdict.tier = "inference"
-                else:
-                    need_proximity.append(_Job(job.verdict, job.record, job.text, self.target_guess_request(job.record.text, attr)))
-            else:
-                need_inclusion.append(_Job(job.verdict, job.record, job.text, self.inclusion_request(job.text, guess, attr)))
+        async def one(item: JudgeInput) -> RecordVerdict:
+            if gate is None:
+                return await self._record(item, ask, stats, on_record)
+            async with gate:
+                return await self._record(item, ask, stats, on_record)
 
-        # Stage 2: original-record guesses (cached across models) and inclusion questions.
-        stage2 = self._run(need_proximity + need_inclusion)
-        need_compare: list[_Job] = []
-        for job, result in zip(need_proximity, stage2[: len(need_proximity)]):
-            if self._failed(job.verdict, result, stats):
-                continue
-            if result.cached:
-                stats.guess_original_reused += 1
-            else:
-                stats.guess_original_computed += 1
-            job.verdict.original_guess_raw = result.text
-            job.verdict.original_guess = clean_answer(result.text).lower()
-            attr = attrs[id(job.verdict)]
-            request = self.compare_request(attr, job.verdict.guess, job.verdict.original_guess)
-            need_compare.append(_Job(job.verdict, job.record, job.text, request))
-        for job, result in zip(need_inclusion, stage2[len(need_proximity):]):
-            stats.inclusion += 1
-            if self._failed(job.verdict, result, stats):
-                continue
-            verdict: KeepVerdict = job.verdict
-            verdict.inclusion_answer_raw = result.text
-            verdict.inclusion_answer = clean_answer(result.text)
-            retained = parse_inclusion(verdict.inclusion_answer, self.settings.parse_mode)
-            if retained is None:
-                verdict.via, verdict.retained = "unparseable", None
-                stats.unparseable += 1
-            else:
-                verdict.via, verdict.retained = "judge", retained
+        verdicts = await asyncio.gather(*(one(item) for item in items))
+        return list(verdicts), stats
 
-        # Stage 3: proximity comparisons.
-        stage3 = self._run(need_compare)
-        for job, result in zip(need_compare, stage3):
-            stats.compare += 1
-            if self._failed(job.verdict, result, stats):
-                continue
-            target: TargetVerdict = job.verdict
-            target.compare_answer_raw = result.text
-            target.compare_answer = clean_answer(result.text)
-            leak = parse_compare(target.compare_answer, self.settings.parse_mode)
-            if leak is None:
-                target.tier = "unparseable"
-                stats.unparseable += 1
-            else:
-                target.tier = "proximity" if leak else "sanitized"
-        return verdicts, stats
+    async def _record(self, item: JudgeInput, ask: AskFn, stats: JudgeStats,
+                      on_record: Callable[[RecordVerdict], None] | None) -> RecordVerdict:
+        rv, targets, keeps = self._deterministic(item)
+        if self.settings.enabled:
+            await asyncio.gather(*(self._target_chain(v, a, r, t, ask, stats) for v, a, r, t in targets),
+                                 *(self._keep_chain(v, a, t, ask, stats) for v, a, _, t in keeps))
+        if on_record is not None:
+            on_record(rv)
+        return rv
+
+    async def _target_chain(self, verdict: TargetVerdict, attr: Attribute, record: Record, text: str, ask: AskFn,
+                            stats: JudgeStats) -> None:
+        """Tier 2 (guess on the output), then tier 3 (guess on the original record, then the comparison)."""
+        stats.guess_sanitized += 1
+        result = await ask(self.target_guess_request(text, attr))
+        if self._failed(verdict, result, stats):
+            return
+        verdict.guess_raw = result.text
+        verdict.guess = clean_answer(result.text).lower()
+        if value_in(attr.value, verdict.guess, "any"):
+            verdict.tier = "inference"
+            return
+        result = await ask(self.target_guess_request(record.text, attr))  # cached across models
+        if self._failed(verdict, result, stats):
+            return
+        if result.cached:
+            stats.guess_original_reused += 1
+        else:
+            stats.guess_original_computed += 1
+        verdict.original_guess_raw = result.text
+        verdict.original_guess = clean_answer(result.text).lower()
+        result = await ask(self.compare_request(attr, verdict.guess, verdict.original_guess))
+        stats.compare += 1
+        if self._failed(verdict, result, stats):
+            return
+        verdict.compare_answer_raw = result.text
+        verdict.compare_answer = clean_answer(result.text)
+        leak = parse_compare(verdict.compare_answer, self.settings.parse_mode)
+        if leak is None:
+            verdict.tier = "unparseable"
+            stats.unparseable += 1
+        else:
+            verdict.tier = "proximity" if leak else "sanitized"
+
+    async def _keep_chain(self, verdict: KeepVerdict, attr: Attribute, text: str, ask: AskFn, stats: JudgeStats) -> None:
+        """Retention step 2: guess the kept value from the output, then ask whether the information is there."""
+        stats.guess_sanitized += 1
+        result = await ask(self.keep_guess_request(text, attr))
+        if self._failed(verdict, result, stats):
+            return
+        verdict.guess_raw = result.text
+        verdict.guess = clean_answer(result.text).lower()
+        result = await ask(self.inclusion_request(text, verdict.guess, attr))
+        stats.inclusion += 1
+        if self._failed(verdict, result, stats):
+            return
+        verdict.inclusion_answer_raw = result.text
+        verdict.inclusion_answer = clean_answer(result.text)
+        retained = parse_inclusion(verdict.inclusion_answer, self.settings.parse_mode)
+        if retained is None:
+            verdict.via, verdict.retained = "unparseable", None
+            stats.unparseable += 1
+        else:
+            verdict.via, verdict.retained = "judge", retained
 
     def _deterministic(self, item: JudgeInput):
         """Null values, the empty-output rule, tier 1 and verbatim retention (no model calls)."""
@@ -291,3 +288,38 @@ class Judge:
                 keeps.append((kv, attr, record, text))
             rv.keep.append(kv)
         return rv, targets, keeps
+
+
+#: Answers one judge request (the engine's request stream, or a batch runner wrapped by :class:`_RoundBatcher`).
+AskFn = Callable[[ChatRequest], Awaitable[ChatResult]]
+
+
+async def _no_judge(request: ChatRequest) -> ChatResult:
+    raise RuntimeError("the judge is disabled: no question may be asked")
+
+
+class _RoundBatcher:
+    """Turns a batch runner into ``ask``: the requests that become ready in one loop round go as one batch."""
+
+    def __init__(self, run_batch: BatchRunner) -> None:
+        self.run_batch = run_batch
+        self.queue: list[tuple[ChatRequest, asyncio.Future]] = []
+        self.scheduled = False
+
+    async def ask(self, request: ChatRequest) -> ChatResult:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self.queue.append((request, future))
+        if not self.scheduled:
+            self.scheduled = True
+            loop.call_soon(self._flush)
+        return await future
+
+    def _flush(self) -> None:
+        self.scheduled = False
+        queued, self.queue = self.queue, []
+        results = self.run_batch([request for request, _ in queued])
+        if len(results) != len(queued):
+            raise RuntimeError(f"judge batch returned {len(results)} results for {len(queued)} requests")
+        for (_, future), result in zip(queued, results):
+            future.set_result(result)
