@@ -32,8 +32,8 @@ def eval_index(specs: list[str], *, include_paths: list[str] | None, ngram: int,
             sources = resolve_sources([spec], include_paths=include_paths)
         except PrivasisError as exc:
             raise PrivasisError(
-                f"--dedup-against {spec}: cannot load this evaluation data to check overlap ({exc}); point "
-                "--dedup-against at evaluation tasks or files you can load, or pass --allow-eval-overlap"
+                f"evaluation data {spec}: cannot load it to check that training rows stay out of it ({exc}); "
+                "name the evaluation tasks or files you can load with --dedup-against, or pass --allow-eval-overlap"
             ) from None
         for source in sources:
             for record in source.loaded.records:
