@@ -87,6 +87,7 @@ class HFAdapter(Adapter):
         self._model: Any = None
         self._tokenizer: Any = None
         self.context: int | None = None
+        self.device = "cpu"
 
     def _build(self) -> None:
         import torch

@@ -115,6 +115,15 @@ def _loss_logger(losses: list[dict[str, float]], log_path: Path) -> Any:
     return LossLog()
 
 
+def device_count(use_cpu: bool) -> int:
+    """Devices that share one optimiser step: the launcher's processes, or the GPUs one process spreads over."""
+    import torch
+
+    if "WORLD_SIZE" in os.environ:
+        return int(os.environ["WORLD_SIZE"])
+    return 1 if use_cpu else max(1, torch.cuda.device_count())
+
+
 def sft_config(recipe: TrainRecipe, out_dir: Path, *, devices: int, use_cpu: bool) -> Any:
     """The TRL ``SFTConfig`` for a recipe (global batch kept on ``devices`` devices)."""
     from trl import SFTConfig
@@ -158,8 +167,8 @@ def train(recipe: TrainRecipe, data_path: str | Path, out_dir: str | Path, *, ev
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / LOG_NAME
     log_path.unlink(missing_ok=True)
-    devices = int(os.environ.get("WORLD_SIZE", "1"))
     use_cpu = not torch.cuda.is_available()
+    devices = device_count(use_cpu)
     model, tokenizer = _load_base(recipe)
     peft_config = None
     if recipe.lora is not None:
