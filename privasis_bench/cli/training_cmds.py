@@ -101,7 +101,7 @@ def train_cmd(
     overrides: Optional[List[str]] = typer.Option(None, "--set", help="Override a recipe key, e.g. --set training.max_steps=100 --set lora.r=16 (repeatable)."),
     eval_data: Optional[Path] = typer.Option(None, "--eval-data", help="Held-out JSONL: its loss is computed after training."),
 ) -> None:
-    """Fine-tune a cleaner with TRL's SFT trainer (needs the [train] extra) and write a model card."""
+    """Fine-tune a cleaner with TRL's SFT trainer (pip extra: train) and write a model card."""
     from privasis_bench.training.card import write_card
     from privasis_bench.training.recipe import load_recipe
     from privasis_bench.training.trainer import train
