@@ -113,6 +113,9 @@ def train_cmd(
     console.print(f"training {escape(loaded.base_model)} with recipe {escape(loaded.recipe)} on {escape(str(data))}", highlight=False)
     result = train(loaded, data, output, eval_path=eval_data)
     write_card(output, loaded, result, data, eval_data)
+    if result.examples_used < result.examples:
+        console.print(f"[yellow]note:[/] {result.examples - result.examples_used} of {result.examples} examples were not "
+                      f"trained on: their answer did not fit training.max_length={loaded.training.max_length}", highlight=False)
     if result.losses:
         first, last = result.losses[0], result.losses[-1]
         console.print(f"loss {first['loss']:.4f} (step {first['step']}) -> {last['loss']:.4f} (step {last['step']})", highlight=False)

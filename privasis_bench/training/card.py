@@ -60,6 +60,7 @@ def card_data(recipe: TrainRecipe, result: TrainResult, data_path: str | Path, e
         "run": {
             "steps": result.steps,
             "examples": result.examples,
+            "examples_used": result.examples_used,
             "device": result.device,
             "devices": result.devices,
             "gradient_accumulation_steps": result.gradient_accumulation_steps,
@@ -75,6 +76,8 @@ def _markdown(card: dict[str, Any]) -> str:
     recipe, run, data = card["recipe"], card["run"], card["data"]
     losses = run["losses"]
     curve = f"{losses[0]['loss']:.4f} (step {losses[0]['step']}) → {losses[-1]['loss']:.4f} (step {losses[-1]['step']})" if losses else "not logged"
+    dropped = run["examples"] - run["examples_used"]
+    skipped = f" ({dropped} not trained on: their answer did not fit max_length)" if dropped else ""
     lora = "LoRA merged into the weights" if recipe.get("lora") else "full fine-tuning"
     return "\n".join([
         "---",
@@ -91,7 +94,7 @@ def _markdown(card: dict[str, Any]) -> str:
         "",
         f"- recipe: `{recipe['recipe']}` (sha256 `{card['recipe_sha256'][:16]}…`), {run['steps']} steps, "
         f"global batch {run['global_batch_size']} on {run['devices']} {run['device']} device(s)",
-        f"- data: {data['examples']} examples, sha256 `{data['sha256']}`",
+        f"- data: {data['examples']} examples{skipped}, sha256 `{data['sha256']}`",
         f"- training loss: {curve}",
         "",
         "Evaluate it in-process with `privasis-bench run -m hf:THIS_DIR -t privasis_vanilla`.",

@@ -39,6 +39,7 @@ class TrainResult:
     devices: int = 1
     gradient_accumulation_steps: int = 1
     examples: int = 0
+    examples_used: int = 0  # TRL drops examples whose answer is cut away entirely by max_length
     eval_loss: float | None = None
 
 
@@ -202,5 +203,5 @@ def train(recipe: TrainRecipe, data_path: str | Path, out_dir: str | Path, *, ev
     return TrainResult(
         output_dir=out, steps=int(trainer.state.global_step), losses=losses, runtime_s=round(runtime, 3),
         device="cpu" if use_cpu else "cuda", devices=devices, gradient_accumulation_steps=args.gradient_accumulation_steps,
-        examples=len(train_pairs), eval_loss=eval_loss,
+        examples=len(train_pairs), examples_used=len(trainer.train_dataset), eval_loss=eval_loss,
     )

@@ -55,6 +55,7 @@ def test_export_train_and_evaluate_a_tiny_cleaner(tmp_path: Path, tiny_vllm_mode
     assert card["recipe"]["recipe"] == "train_cleaner_cpu_smoke" and len(card["recipe_sha256"]) == 64
     assert card["harness"]["name"] == "privasis-bench" and card["harness"]["version"]
     assert card["run"]["steps"] == 8 and card["run"]["losses"][0]["loss"] == losses[0]
+    assert 0 < card["run"]["examples_used"] <= card["run"]["examples"] == 27
     assert (model_dir / "README.md").read_text().startswith("---\nbase_model:")
 
     # 3. the directory has the Hugging Face layout that transformers and vLLM read.

@@ -29,7 +29,7 @@ def test_lora_training_writes_a_merged_model(tmp_path: Path):
     recipe = load_recipe("train_cleaner_cpu_smoke", [f"base_model={base}", "training.max_steps=3", "lora.r=4",
                                                      "training.max_length=128"])
     result = train(recipe, data, tmp_path / "out")
-    assert result.steps == 3 and len(result.losses) == 3
+    assert result.steps == 3 and len(result.losses) == 3 and result.examples_used == result.examples == 4
     out = tmp_path / "out"
     assert not (out / "adapter_config.json").exists() and (out / "model.safetensors").is_file()
     trained = AutoModelForCausalLM.from_pretrained(out)
