@@ -43,17 +43,20 @@ def _hub_help(model: str) -> str:
     )
 
 
-def check_hub_model(model: str, revision: str | None = None) -> None:
-    """Fail fast (one line) when a hub id can be neither read from the cache nor downloaded."""
+def check_hub_model(model: str, revision: str | None = None) -> bool:
+    """Whether a hub id must be read from the local cache only (the hub is unreachable, the model is cached).
+
+    Fails fast (one line) when the model can be neither read from the cache nor downloaded.
+    """
     from huggingface_hub import try_to_load_from_cache
 
     from privasis_bench.data.loading import hub_reachable
 
-    cached = try_to_load_from_cache(model, "config.json", revision=revision)
-    if isinstance(cached, str):
-        return
-    if not hub_reachable():
-        raise ModelSpecError(_hub_help(model))
+    if hub_reachable():
+        return False
+    if isinstance(try_to_load_from_cache(model, "config.json", revision=revision), str):
+        return True
+    raise ModelSpecError(_hub_help(model))
 
 
 class HFAdapter(Adapter):
@@ -78,10 +81,11 @@ class HFAdapter(Adapter):
         require_module("transformers", provider="hf", extra="hf")
         require_module("torch", provider="hf", extra="hf", hint="pip install torch (CPU: pip install 'torch==2.13.0')")
         self.local = Path(model).expanduser().is_dir()
+        self.cache_only = False  # read a hub model from the local cache without asking the hub
         if not self.local:
             if Path(model).expanduser().exists() or model.startswith((".", "/", "~")):
                 raise ModelSpecError(f"hf: {model!r} is not a model directory")
-            check_hub_model(model, args.get("revision"))
+            self.cache_only = check_hub_model(model, args.get("revision"))
         self.cacheable = not self.local  # type: ignore[misc]  # a local directory's weights may change
         self._lock = threading.Lock()
         self._model: Any = None
@@ -102,7 +106,8 @@ class HFAdapter(Adapter):
         if dtype == "auto":
             dtype = "bfloat16" if device.startswith("cuda") and torch.cuda.is_bf16_supported() else "float32"
         where = str(Path(self.model).expanduser()) if self.local else self.model
-        common = {"revision": self.args.get("revision"), "trust_remote_code": bool(self.args.get("trust_remote_code", False))}
+        common = {"revision": self.args.get("revision"), "trust_remote_code": bool(self.args.get("trust_remote_code", False)),
+                  "local_files_only": self.cache_only}
         tokenizer = AutoTokenizer.from_pretrained(where, **common)
         model = AutoModelForCausalLM.from_pretrained(where, dtype=getattr(torch, dtype), **common).to(device)
         model.eval()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -83,3 +84,28 @@ def test_an_unreachable_hub_id_fails_fast_with_what_to_do(monkeypatch: pytest.Mo
     with pytest.raises(ModelSpecError, match=r"huggingface-cli download Qwen/Qwen3-0\.6B.*hf:/path/to/model"):
         build_adapter(ModelSpec.parse("hf:Qwen/Qwen3-0.6B"))
     assert time.monotonic() - started < 5
+
+
+def test_a_cached_hub_id_loads_from_the_cache_without_the_hub(tiny_dir: Path, tmp_path: Path):
+    import shutil
+    import subprocess
+    import sys
+
+    revision = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "models--privasis--tiny-cleaner"
+    shutil.copytree(tiny_dir, repo / "snapshots" / revision)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(revision)
+    code = (
+        "from privasis_bench.adapters.registry import build_adapter\n"
+        "from privasis_bench.adapters.spec import ModelSpec\n"
+        "from privasis_bench.adapters.base import ChatRequest\n"
+        "a = build_adapter(ModelSpec.parse('hf:privasis/tiny-cleaner'))\n"
+        "assert a.cache_only and a.cacheable\n"
+        "(r,) = a.generate_batch([ChatRequest.user('hello', max_tokens=3)])\n"
+        "assert r.ok and r.usage.completion_tokens > 0, r\n"
+        "print('loaded from cache')\n"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path), "HF_HUB_CACHE": str(tmp_path / "hub")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0 and "loaded from cache" in out.stdout, out.stderr[-2000:]
