@@ -44,6 +44,16 @@ def test_batched_greedy_generation_respects_each_budget_and_reports_usage(tiny_d
     assert not adapter.cacheable  # a local directory's weights can change under the same path
 
 
+def test_left_padded_batches_give_the_same_greedy_text_as_single_requests(tiny_dir: Path):
+    adapter = build_adapter(ModelSpec.parse(f"hf:{tiny_dir},batch_size=3"))
+    prompts = ("Short one.", "A much longer prompt about the patient record and the clinic phone number to keep.",
+               "Medium length prompt here.")
+    requests = [ChatRequest.user(p, max_tokens=12) for p in prompts]
+    batched = [r.text for r in adapter.generate_batch(requests)]
+    single = [adapter.generate_batch([r])[0].text for r in requests]
+    assert batched == single and len(set(batched)) == 3
+
+
 def test_a_prompt_that_does_not_fit_fails_alone_and_is_recorded_through_the_engine(tiny_dir: Path):
     spec = ModelSpec.parse(f"hf:{tiny_dir},max_length=64")
     adapter = build_adapter(spec)
