@@ -27,13 +27,16 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from fake_openai_server import FakeOpenAIServer  # noqa: E402
-from judge_fakes import deterministic_answer, parse_prompt, write_templates  # noqa: E402
+from fake_openai_server import FakeOpenAIServer, reply_for  # noqa: E402
+from judge_fakes import SEP, deterministic_answer, parse_prompt, write_templates  # noqa: E402
 from scale import write_task  # noqa: E402
 
 
 def judge_reply(prompt: str) -> str:
-    return deterministic_answer(*parse_prompt(prompt))
+    """Judge prompts (tagged templates) get the deterministic judge's answer; anything else a rewrite."""
+    if SEP in prompt:
+        return deterministic_answer(*parse_prompt(prompt))
+    return reply_for(prompt)
 
 
 async def load_generator(base_url: str, requests: int, concurrency: int) -> float:
@@ -83,7 +86,7 @@ def main() -> None:
         tmp = Path(tmp_name)
         task = write_task(tmp, args.records)
         prompts = write_templates(tmp / "prompts")
-        model = FakeOpenAIServer(delay=args.latency, reply=judge_reply if not args.two_servers else None)
+        model = FakeOpenAIServer(delay=args.latency, reply=judge_reply)
         judge = FakeOpenAIServer(delay=args.judge_latency, reply=judge_reply) if args.two_servers else model
         with model, (judge if args.two_servers else contextlib.nullcontext()):
             print(f"{args.records} records, model latency {args.latency}s"

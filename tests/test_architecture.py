@@ -19,7 +19,8 @@ ALLOWED: dict[str, set[str]] = {
     "results": {"data", "tasks", "protocol"},
     "interop": {"data", "tasks", "adapters", "protocol"},
     "pipeline": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop"},
-    "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline"},
+    "training": {"data", "tasks", "protocol", "results"},
+    "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "training"},
 }
 ROOT_MODULES = {"errors", "fsutil", "__init__", "__main__"}
 #: Root modules every layer may import (small shared helpers with no dependencies of their own).

