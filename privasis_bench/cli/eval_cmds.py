@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any, ContextManager, List, Optional
 
@@ -20,7 +21,7 @@ from privasis_bench.results.files import atomic_write_text, dumps_json
 from privasis_bench.results.tables import compare_table, summary_table
 from privasis_bench.pipeline.run import (SANITIZED_NAME, EngineOptions, EvalOutcome, RunChecks, evaluate_task,
                                          model_description, now)
-from privasis_bench.pipeline.judging import resolve_judge
+from privasis_bench.pipeline.judging import resolve_judge, spec_label
 from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.spend import InvocationSpend, recorded_spend
 from privasis_bench.fsutil import ensure_dir
@@ -129,11 +130,13 @@ def run(
     rpm: Optional[float] = typer.Option(None, "--rpm", min=0.001, help="At most this many model requests per minute."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Model output budget (default: the task's)."),
     temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="Model temperature (default: the task's)."),
+    profile: bool = typer.Option(False, "--profile", help="At the end, print where the time went: waiting on the model, on the judge, and this process's CPU."),
     opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
 ) -> None:
     """Sanitize with the model, judge, score and write results; re-running resumes what is missing."""
     from privasis_bench.pipeline.sanitize import run_sanitize
 
+    clock = (time.perf_counter(), time.process_time())
     _check_opts(opts)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
@@ -161,8 +164,30 @@ def run(
                     spend=spend,
                 ))
     finally:
+        if profile:
+            _print_profile(clock, list(session.engines.values()))
         session.close()
     _finish(outcomes)
+
+
+def _print_profile(clock: tuple[float, float], engines: list[Engine]) -> None:
+    """Wall time, the time each role had a call in flight, summed call time, and this process's CPU time."""
+    from rich.table import Table
+    from rich.text import Text
+
+    wall, cpu = time.perf_counter() - clock[0], time.process_time() - clock[1]
+    table = Table(title="where the time went (--profile)", title_justify="left")
+    for column in ("", "seconds", "share of wall time"):
+        table.add_column(column, justify="left" if not column else "right")
+    table.add_row("wall time", f"{wall:.1f}", "100%")
+    for engine in engines:
+        busy = engine.clock.busy_seconds
+        label = Text(f"{engine.role} {spec_label(engine.spec)}: a call in flight")  # plain text: no markup, no emoji codes
+        table.add_row(label, f"{busy:.1f}", f"{100 * busy / wall:.0f}%" if wall else "-")
+        table.add_row(f"{engine.role}: summed call time ({engine.stats.calls} calls)", f"{engine.clock.call_seconds:.1f}", "")
+    table.add_row("CPU time of this process (harness, and any in-process model)", f"{cpu:.1f}",
+                  f"{100 * cpu / wall:.0f}%" if wall else "-")
+    console.print(table)
 
 
 @with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS)

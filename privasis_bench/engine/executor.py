@@ -38,7 +38,7 @@ from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.progress import StageProgress
 from privasis_bench.engine.stream import RequestStream
 from privasis_bench.engine.retry import FATAL_STATUS, FatalModelError, RetryPolicy
-from privasis_bench.engine.stats import EngineStats, usage_by_role
+from privasis_bench.engine.stats import BusyClock, EngineStats, usage_by_role
 
 __all__ = ["Engine", "EngineStats", "OnResult", "usage_by_role"]
 
@@ -97,6 +97,7 @@ class Engine:
         self.batch_size = batch_size or max(concurrency, 8)
         self.answers = answers if adapter.cacheable else ACCEPT_ALL  # a deterministic baseline's answer is final
         self.stats = EngineStats()
+        self.clock = BusyClock()  # for --profile: when calls were in flight
         self._next_slot = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._rng = random.Random()
@@ -237,7 +238,7 @@ class Engine:
                 await pacer.wait()
             self.stats.calls += 1
             try:
-                outcome = await call()
+                outcome = await self._timed(call)
             except asyncio.CancelledError:
                 raise
             except AdapterError as exc:
@@ -275,6 +276,13 @@ class Engine:
                 bar.note(f"{self.role} {self.spec}: {message}; retrying in {delay:.1f}s (timeout {timeouts} of at most "
                          f"{self.retry.max_timeouts}; a slow model needs {flag} timeout=SECONDS)")
             await asyncio.sleep(delay)
+
+    async def _timed(self, call: Callable[[], Any]) -> Any:
+        started = self.clock.start()
+        try:
+            return await call()
+        finally:
+            self.clock.stop(started)
 
     def _accept(self, result: ChatResult, attempt: int, paid: Usage, problem: str | None) -> ChatResult:
         """A fresh answer as handed on: normalized, secrets removed, rejected tries' tokens added."""

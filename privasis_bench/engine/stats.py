@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -61,3 +62,29 @@ def usage_by_role(engines: Iterable[_HasStats]) -> dict[str, dict[str, Any]]:
         for name in COUNTERS:
             row[name] += getattr(s, name)
     return out
+
+
+@dataclass
+class BusyClock:
+    """Where an engine's time went: wall seconds with at least one call in flight, and the calls' summed seconds."""
+
+    busy_seconds: float = 0.0
+    call_seconds: float = 0.0
+    _in_flight: int = 0
+    _since: float = 0.0
+
+    def start(self) -> float:
+        """Mark a call as started; returns its start time for :meth:`stop`."""
+        now = time.monotonic()
+        if self._in_flight == 0:
+            self._since = now
+        self._in_flight += 1
+        return now
+
+    def stop(self, started: float) -> None:
+        """Mark the call that started at ``started`` as finished."""
+        now = time.monotonic()
+        self.call_seconds += now - started
+        self._in_flight -= 1
+        if self._in_flight == 0:
+            self.busy_seconds += now - self._since
