@@ -9,8 +9,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from privasis_bench.leaderboard.build import build_board
 from privasis_bench.leaderboard.submit import submit_run
 from privasis_bench.leaderboard.verify import verify_paths
+from privasis_bench.leaderboard.viewer import write_viewer
+from privasis_bench.results.files import task_dirs
 
 console = Console()
 board = typer.Typer(help="Verify submissions and build the leaderboard.", no_args_is_help=True)
@@ -52,7 +55,29 @@ def verify(
         raise typer.Exit(1)
 
 
+@board.command("build")
+def build(
+    submissions: Path = typer.Option(Path("submissions"), "--submissions-dir", help="Where submissions live."),
+    out_dir: Path = typer.Option(Path("leaderboards"), "--output", "-o", help="Where the board is written."),
+) -> None:
+    """Aggregate verified submissions into privasis.json, README.md, index.html and per-run viewer pages."""
+    files = build_board(submissions, out_dir)
+    for path in (files.json, files.markdown, files.html, *files.viewers):
+        _say(f"  -> {path}")
+
+
+def view(
+    run_dir: Path = typer.Argument(..., help="A run directory (or one task directory)."),
+    out_dir: Optional[Path] = typer.Option(None, "--output", "-o", help="Directory for the pages (default: each task directory)."),
+) -> None:
+    """Write a static page per task to browse a run record by record (view.html)."""
+    for task_dir in task_dirs(run_dir):
+        out = (out_dir / f"{task_dir.name}.html") if out_dir else task_dir / "view.html"
+        _say(f"  -> {write_viewer(task_dir, out)}")
+
+
 def register(app: typer.Typer) -> None:
     """Add ``submit``, ``leaderboard`` (verify, build) and ``view``."""
     app.command("submit")(submit)
+    app.command("view")(view)
     app.add_typer(board, name="leaderboard")
