@@ -49,7 +49,7 @@ def scatter(entries: list[dict[str, Any]], x_key: str, y_key: str, x_title: str,
 
 def leak_bars(entries: list[dict[str, Any]]) -> str:
     """One stacked bar per entry: the share of its failed targets leaked directly, by inference, by proximity."""
-    row_h, label_w, bar_w = 26, 230, 360
+    row_h, label_w, bar_w = 26, 300, 330
     h = row_h * max(len(entries), 1) + 36
     out = [f'<svg class="chart" viewBox="0 0 {label_w + bar_w + 70} {h}" role="img" aria-label="leak types per entry">']
     for i, e in enumerate(entries):

@@ -26,7 +26,7 @@ def _num(value: float | None) -> str:
 
 
 def _table(entries: list[dict[str, Any]], headline: tuple[tuple[str, str], ...]) -> str:
-    head = ["<th data-sort='text'>Entry</th><th data-sort='text'>Task</th><th data-sort='text'>Track</th>",
+    head = ["<th data-sort='text'>Entry</th><th data-sort='text' class='txt'>Task</th><th data-sort='text' class='txt'>Track</th>",
             "<th data-sort='num'>Records</th>"]
     head += [f"<th data-sort='num' data-key='{k}'>{escape(t)}</th>" for k, t in headline]
     head.append("<th>Run</th>")
@@ -37,8 +37,8 @@ def _table(entries: list[dict[str, Any]], headline: tuple[tuple[str, str], ...])
                           f"limit {e['limit']}" if e.get("limit") else None] if n)
         cells = [f"<td data-v='{escape(e['name'])}'><b>{escape(e['name'])}</b> {notes}"
                  f"<div class='sub'>{escape(e['model'])} · judge {escape(e['judge'])}</div></td>",
-                 f"<td data-v='{escape(e['task'])}'>{escape(e['task'])}</td>",
-                 f"<td data-v='{escape(e['track'])}'><span class='track {escape(e['track'])}'>{escape(e['track'])}</span></td>",
+                 f"<td class='txt' data-v='{escape(e['task'])}'>{escape(e['task'])}</td>",
+                 f"<td class='txt' data-v='{escape(e['track'])}'><span class='track {escape(e['track'])}'>{escape(e['track'])}</span></td>",
                  f"<td data-v='{e['records']}'>{e['records']}</td>"]
         for key, _ in headline:
             v, lo, hi = e.get(key), e.get(f"{key}_low"), e.get(f"{key}_high")
