@@ -9,11 +9,18 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.data.loading import load_records
+from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board
+from privasis_bench.leaderboard.rejudge import rejudge
 from privasis_bench.leaderboard.submit import submit_run
-from privasis_bench.leaderboard.verify import verify_paths
+from privasis_bench.leaderboard.verify import Verified, verify_paths
 from privasis_bench.leaderboard.viewer import write_viewer
-from privasis_bench.results.files import task_dirs
+from privasis_bench.pipeline.run import EngineOptions
+from privasis_bench.protocol.judge_prompts import JudgePrompts
+from privasis_bench.results.files import load_sample_rows, task_dirs
+from privasis_bench.tasks.registry import load_task
 
 console = Console()
 board = typer.Typer(help="Verify submissions and build the leaderboard.", no_args_is_help=True)
@@ -39,8 +46,14 @@ def submit(
 @board.command("verify")
 def verify(
     paths: Optional[List[Path]] = typer.Argument(None, help="Submission folders (default: submissions/)."),
+    rejudge_k: int = typer.Option(0, "--rejudge", min=0, help="Also re-ask the judge on K seeded judged attributes per submission."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Judge spec for --rejudge (required with it)."),
+    judge_args: Optional[str] = typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2 for --rejudge."),
+    seed: int = typer.Option(0, "--seed", help="Seed choosing the attributes to re-judge."),
 ) -> None:
     """Recompute and re-derive every submitted number and verdict; non-zero exit on any problem."""
+    if rejudge_k and not judge:
+        raise PrivasisError("--rejudge needs --judge SPEC (the judge to re-ask)")
     outcomes = verify_paths(paths or [Path("submissions")])
     if not outcomes:
         _say("no submission found (a submission folder holds submission.json)")
@@ -49,10 +62,27 @@ def verify(
         _say(f"{'ok  ' if v.ok else 'FAIL'} {v.path}")
         for problem in v.problems:
             _say(f"  {problem}")
+        if rejudge_k and v.ok and judge:
+            _say(f"  {_rejudged(v, rejudge_k, judge, judge_args, seed)}")
     failed = sum(not v.ok for v in outcomes)
     _say(f"{len(outcomes) - failed} verified, {failed} rejected")
     if failed:
         raise typer.Exit(1)
+
+
+def _rejudged(v: Verified, k: int, judge: str, judge_args: Optional[str], seed: int) -> str:
+    spec = ModelSpec.parse(judge, judge_args)
+    engine = EngineOptions(cache=None, progress=False).engine(spec, "judge")
+    try:
+        task = load_task(v.results["task"]["name"])
+        records = {r.id: r for r in load_records(task, limit=v.results["dataset"].get("limit")).records}
+        got = rejudge(load_sample_rows(v.path), records, v.results, k=k, seed=seed,
+                      runner=lambda reqs: engine.run(reqs, desc="rejudge"), prompts=JudgePrompts.load(task.judge.templates))
+    finally:
+        engine.close()
+    lines = [f"rejudge with {spec.key()}: {got.agreed}/{got.asked} agree"
+             + ("" if got.rate is None else f" ({got.rate:.1f}%)")] + [f"  {d}" for d in got.disagreements]
+    return "\n  ".join(lines)
 
 
 @board.command("build")

