@@ -11,6 +11,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import privasis_bench.pipeline.run as runner_mod
@@ -53,3 +54,13 @@ def make_runs(base: Path, monkeypatch) -> dict[str, Path]:
 def fresh_copy(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst)
     return dst
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """Both runs and their submissions, made once per test module (import this fixture to use it)."""
+    mp = pytest.MonkeyPatch()
+    try:
+        yield make_runs(tmp_path_factory.mktemp("board"), mp)
+    finally:
+        mp.undo()

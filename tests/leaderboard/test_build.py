@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, make_runs
+from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, made  # noqa: F401 (made is a fixture)
 
 import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.adapters.base import ChatResult
@@ -15,15 +15,6 @@ from privasis_bench.leaderboard.rejudge import judged_attributes, rejudge
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.tasks.registry import load_task
 from privasis_bench.leaderboard.viewer import highlight, render_viewer
-
-
-@pytest.fixture(scope="module")
-def made(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    try:
-        yield make_runs(tmp_path_factory.mktemp("lbb"), mp)
-    finally:
-        mp.undo()
 
 
 def _snapshot(directory):

@@ -6,22 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from leaderboard_fakes import TASK, fresh_copy, invoke, make_runs
+from leaderboard_fakes import TASK, fresh_copy, invoke, made  # noqa: F401 (made is a fixture)
 
 from privasis_bench.leaderboard.provenance import sha256_file
 from privasis_bench.leaderboard.submit import SubmissionError, submit_run
 from privasis_bench.leaderboard.verify import verify_paths, verify_submission
 from privasis_bench.protocol.metrics import compute_metrics, scored
 from privasis_bench.results.files import dumps_json, verdicts_from_rows
-
-
-@pytest.fixture(scope="module")
-def made(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    try:
-        yield make_runs(tmp_path_factory.mktemp("lb"), mp)
-    finally:
-        mp.undo()
 
 
 @pytest.fixture
