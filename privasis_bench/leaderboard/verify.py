@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 from privasis_bench.data.loading import load_records
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.provenance import SUBMISSION_NAME, judge_pin_problems, sha256_file
+from privasis_bench.leaderboard.provenance import SCHEMA_VERSIONS, SUBMISSION_NAME, judge_pin_problems, sha256_file
 from privasis_bench.leaderboard.records_check import record_problems
 from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.leaderboard.schema import schema_errors
@@ -81,7 +81,7 @@ def _read_json(path: Path, problems: list[str]) -> Any:
     return None
 
 
-def _read_rows(path: Path, problems: list[str]) -> list[dict[str, Any]]:
+def _read_rows(path: Path, version: str, problems: list[str]) -> list[dict[str, Any]]:
     rows = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         try:
@@ -89,7 +89,7 @@ def _read_rows(path: Path, problems: list[str]) -> list[dict[str, Any]]:
         except ValueError as exc:
             problems.append(f"{path}:{n}: not valid JSON ({exc})")
     for n, row in enumerate(rows, start=1):
-        problems += schema_errors(row, "samples-row-1", f"{path}:{n}")
+        problems += schema_errors(row, version, f"{path}:{n}")
     return rows
 
 
@@ -125,9 +125,14 @@ def verify_submission(folder: str | Path) -> Verified:
     if sub is None or res is None or not (folder / SAMPLES_NAME).is_file():
         return v
     v.submission, v.results = sub, res
-    v.problems += schema_errors(sub, "submission-1", str(folder / SUBMISSION_NAME))
-    v.problems += schema_errors(res, "results-1", str(folder / RESULTS_NAME))
-    rows = _read_rows(folder / SAMPLES_NAME, v.problems)
+    versions = sub.get("schema_versions") if isinstance(sub, dict) else None
+    if versions != SCHEMA_VERSIONS:
+        v.problems.append(f"{folder / SUBMISSION_NAME}: schema_versions is {versions!r}; this harness verifies "
+                          f"{SCHEMA_VERSIONS!r} (re-submit with this version)")
+        return v
+    v.problems += schema_errors(sub, versions["submission"], str(folder / SUBMISSION_NAME))
+    v.problems += schema_errors(res, versions["results"], str(folder / RESULTS_NAME))
+    rows = _read_rows(folder / SAMPLES_NAME, versions["samples"], v.problems)
     if v.problems:
         return v  # later checks read fields the schemas guarantee
     _file_checks(folder, sub, v.problems)

@@ -181,3 +181,23 @@ def test_submit_refusals(made, tmp_path, monkeypatch):
     with pytest.raises(SubmissionError, match="looks like an OpenAI-style key"):
         submit_run(tmp_path / "run", "a/e", root=tmp_path / "s")
     assert not (tmp_path / "s" / "a__e").exists()
+
+
+def test_schema_violations_name_file_and_field(subs):
+    folder = _identity(subs)
+    rows = _rows(folder)
+    rows[0]["targets"][0]["tier"] = "leaked-a-bit"
+    rows[0]["futurefield"] = {"raw_answer": "kept"}  # unknown optional fields are allowed
+    _write_rows(folder, rows)
+    res = _json(folder / "results.json")
+    res["parse_mode"] = "lenient"
+    res["counts"]["off_label"] = 0
+    (folder / "results.json").write_text(dumps_json(res))
+    problems = _problems(folder)
+    assert any(p.startswith(f"{folder / 'samples.jsonl'}:1: targets.0.tier: 'leaked-a-bit' is not one of") for p in problems)
+    assert any(f"{folder / 'results.json'}: parse_mode: 'lenient' is not one of" in p for p in problems)
+    assert len(problems) == 2
+    sub = _json(folder / "submission.json")
+    sub["schema_versions"]["results"] = "results-9"
+    (folder / "submission.json").write_text(dumps_json(sub))
+    assert "schema_versions is" in _problems(folder)[0]
