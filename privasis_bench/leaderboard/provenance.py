@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,25 @@ def portable_results(results: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _portable_tree(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {k: _portable_tree(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_portable_tree(v) for v in data]
+    return portable_path(data) if isinstance(data, str) else data
+
+
+def portable_task_hash(task: TaskConfig) -> str:
+    """sha256 of the resolved task config and its template contents, independent of where it is installed.
+
+    ``TaskConfig.config_hash`` hashes absolute file paths, so the same shipped task hashes differently in a
+    checkout and in an installed wheel; this hash names shipped files as ``privasis_bench:tasks/...``.
+    """
+    payload = _portable_tree(task.model_dump(exclude={"source_file"}))
+    payload["_template_contents"] = {portable_path(p): sha256_file(Path(p)) for p in task.template_files()}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def pinned_judge(task: TaskConfig) -> tuple[str, dict[str, str]]:
     """The judge key and template hashes the board pins for ``task``: the shipped task's own."""
     spec = ModelSpec.parse(task.judge.model, task.judge.model_args)
@@ -79,7 +99,7 @@ def judge_pin_problems(task: TaskConfig, judge: dict[str, Any]) -> list[str]:
 
 
 def submission_record(results: dict[str, Any], *, name: str, track: str, reference: bool, label: str | None,
-                      files: dict[str, str], records: int) -> dict[str, Any]:
+                      files: dict[str, str], records: int, task_hash: str) -> dict[str, Any]:
     """The submission.json content for one task run (``results`` already portable)."""
     judge, data = results.get("judge") or {}, results.get("dataset") or {}
     stamps = results.get("timestamps") or {}
@@ -91,7 +111,8 @@ def submission_record(results: dict[str, Any], *, name: str, track: str, referen
         "reference": reference,
         "label": label,
         "harness": {k: (results.get("harness") or {}).get(k) for k in ("name", "version", "git_revision")},
-        "task": {k: (results.get("task") or {}).get(k) for k in ("name", "version", "config_hash", "source_file")},
+        "task": {**{k: (results.get("task") or {}).get(k) for k in ("name", "version", "config_hash", "source_file")},
+                 "portable_hash": task_hash},
         "dataset": {"revision": data.get("revision"), "ids_hash": data.get("ids_hash"), "records": records,
                     "limit": data.get("limit"), "source": data.get("source")},
         "model": {"label": results["model"].get("label"), "spec": results["model"].get("spec"),

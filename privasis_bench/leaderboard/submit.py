@@ -9,7 +9,7 @@ from typing import Any
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.provenance import (SUBMISSION_NAME, TRACKS, judge_pin_problems, portable_results,
-                                                   sha256_file, submission_record)
+                                                   portable_task_hash, sha256_file, submission_record)
 from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.results.files import (RESULTS_NAME, SAMPLES_NAME, atomic_write_text, dumps_json, load_results,
                                           load_sample_rows, task_dirs)
@@ -29,8 +29,8 @@ def submission_dir_name(name: str) -> str:
     return name.replace("/", "__").replace(":", "-")
 
 
-def check_submittable(task_dir: Path, results: dict, *, track: str, reference: bool) -> None:
-    """Refuse, with one line, a run that cannot go on the board."""
+def check_submittable(task_dir: Path, results: dict, *, track: str, reference: bool) -> str:
+    """Refuse, with one line, a run that cannot go on the board; returns the task's portable hash."""
     where = task_dir / RESULTS_NAME
     counts = results.get("counts") or {}
     if counts.get("unjudged"):
@@ -47,6 +47,7 @@ def check_submittable(task_dir: Path, results: dict, *, track: str, reference: b
         problems = judge_pin_problems(task, results.get("judge") or {})
         if problems:
             raise SubmissionError(f"{where}: not eligible for the verified track: {problems[0]} (use --track self-reported)")
+    return portable_task_hash(task)
 
 
 def refuse_leaks(files: dict[str, str]) -> None:
@@ -64,6 +65,7 @@ class _Staged:
     results: dict[str, Any]
     files: dict[str, str]
     records: int
+    task_hash: str
 
 
 def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", reference: bool = False,
@@ -75,18 +77,18 @@ def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", 
     staged: list[_Staged] = []
     for task_dir in task_dirs(run_dir):
         results = load_results(task_dir)
-        check_submittable(task_dir, results, track=track, reference=reference)
+        task_hash = check_submittable(task_dir, results, track=track, reference=reference)
         portable = portable_results(results)
         files = {RESULTS_NAME: dumps_json(portable), SAMPLES_NAME: (task_dir / SAMPLES_NAME).read_text(encoding="utf-8")}
         refuse_leaks({f"{task_dir / RESULTS_NAME} (made portable)": files[RESULTS_NAME],
                       str(task_dir / SAMPLES_NAME): files[SAMPLES_NAME]})
-        staged.append(_Staged(folder / results["task"]["name"], portable, files, len(load_sample_rows(task_dir))))
+        staged.append(_Staged(folder / results["task"]["name"], portable, files, len(load_sample_rows(task_dir)), task_hash))
     for item in staged:
         for fname, text in item.files.items():
             atomic_write_text(item.out / fname, text)
         hashes = {fname: sha256_file(item.out / fname) for fname in item.files}
         record = submission_record(item.results, name=name, track=track, reference=reference, label=label,
-                                   files=hashes, records=item.records)
+                                   files=hashes, records=item.records, task_hash=item.task_hash)
         text = dumps_json(record)
         refuse_leaks({str(item.out / SUBMISSION_NAME): text})
         atomic_write_text(item.out / SUBMISSION_NAME, text)

@@ -15,7 +15,8 @@ from typing import Any, Iterable
 
 from privasis_bench.data.loading import load_records
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.provenance import SCHEMA_VERSIONS, SUBMISSION_NAME, judge_pin_problems, sha256_file
+from privasis_bench.leaderboard.provenance import (SCHEMA_VERSIONS, SUBMISSION_NAME, judge_pin_problems,
+                                                   portable_task_hash, sha256_file)
 from privasis_bench.leaderboard.records_check import record_problems
 from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.leaderboard.schema import schema_errors
@@ -143,8 +144,9 @@ def verify_submission(folder: str | Path) -> Verified:
     except PrivasisError as exc:
         v.problems.append(f"{folder / RESULTS_NAME}: task.name: cannot load the task and its data ({exc})")
         return v
-    if task.config_hash() != res["task"]["config_hash"]:
-        v.problems.append(f"{folder / RESULTS_NAME}: task.config_hash differs from the shipped task {task.task!r}")
+    if portable_task_hash(task) != sub["task"].get("portable_hash"):
+        v.problems.append(f"{folder / SUBMISSION_NAME}: task.portable_hash differs from the shipped task {task.task!r} "
+                          f"({portable_task_hash(task)})")
     if sub["track"] == "verified":
         v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in judge_pin_problems(task, res["judge"])]
     v.problems += record_problems(folder / SAMPLES_NAME, rows, loaded, res)

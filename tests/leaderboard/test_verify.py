@@ -201,3 +201,31 @@ def test_schema_violations_name_file_and_field(subs):
     sub["schema_versions"]["results"] = "results-9"
     (folder / "submission.json").write_text(dumps_json(sub))
     assert "schema_versions is" in _problems(folder)[0]
+
+
+def test_task_hash_does_not_depend_on_where_the_tasks_are_installed(tmp_path, monkeypatch):
+    import shutil as _shutil
+
+    import privasis_bench.leaderboard.provenance as prov
+    import privasis_bench.tasks.registry as registry
+    from privasis_bench.tasks.registry import load_task
+
+    here = load_task(TASK)
+    here_hash = prov.portable_task_hash(here)
+    copy = _shutil.copytree(registry.builtin_tasks_dir(), tmp_path / "elsewhere" / "tasks")
+    monkeypatch.setattr(registry, "builtin_tasks_dir", lambda: copy)
+    monkeypatch.setattr(prov, "builtin_tasks_dir", lambda: copy)
+    there = load_task(TASK)
+    assert there.config_hash() != here.config_hash()
+    assert prov.portable_task_hash(there) == here_hash
+    (copy / "prompts" / "judge_compare.txt").write_text("changed {attribute} {response1} {response2} {true_value}")
+    assert prov.portable_task_hash(load_task(TASK)) != here_hash
+
+
+def test_changed_task_hash_is_named(subs):
+    folder = _identity(subs)
+    sub = _json(folder / "submission.json")
+    sub["task"]["portable_hash"] = "1" * 64
+    (folder / "submission.json").write_text(dumps_json(sub))
+    assert _problems(folder) == [f"{folder / 'submission.json'}: task.portable_hash differs from the shipped task "
+                                 f"'{TASK}' ({_json(_scrubber(subs) / 'submission.json')['task']['portable_hash']})"]
