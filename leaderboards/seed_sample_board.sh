@@ -5,6 +5,7 @@
 # Needs the llamacpp extra (pip install '.[llamacpp]'). On 2 CPU cores the judge dominates (every target that is not
 # leaked verbatim costs up to three SmolLM2 calls): expect 20-40 minutes for everything.
 # Environment: RUNS (default runs/seed), CACHE (default: the usual response cache), LIMIT (default: all records),
+# SMOLLM2_LIMIT=N scores SmolLM2 on the first N records only (its entry then says so),
 # WITH_REFERENCE=1 also adds the gold-reading mask-targets baseline as a reference row (the costliest run to judge).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +21,9 @@ CACHE_ARGS=()
 PB=(privasis-bench)
 command -v privasis-bench >/dev/null 2>&1 || PB=(python -m privasis_bench)
 
-run() {  # run NAME MODEL
-  "${PB[@]}" run -m "$2" -t privasis_sample -o "$RUNS/$1" --no-progress "${CACHE_ARGS[@]}" "${LIMIT_ARGS[@]}"
+run() {  # run NAME MODEL [extra args]
+  local name=$1 model=$2; shift 2
+  "${PB[@]}" run -m "$model" -t privasis_sample -o "$RUNS/$name" --no-progress "${CACHE_ARGS[@]}" "${LIMIT_ARGS[@]}" "$@"
 }
 submit() {  # submit NAME ENTRY [extra args]
   local name=$1 entry=$2; shift 2
@@ -32,13 +34,19 @@ submit() {  # submit NAME ENTRY [extra args]
 run identity identity
 run empty empty
 run regex-scrubber regex-scrubber
-run smollm2 llamacpp:smollm2
+SMOLLM2_ARGS=()
+SMOLLM2_LABEL="$LABEL"
+if [ -n "${SMOLLM2_LIMIT:-}" ]; then
+  SMOLLM2_ARGS=(--limit "$SMOLLM2_LIMIT")
+  SMOLLM2_LABEL="sample task, first $SMOLLM2_LIMIT records only (not Privasis-Zero)"
+fi
+run smollm2 llamacpp:smollm2 "${SMOLLM2_ARGS[@]}"
 [ "${WITH_REFERENCE:-0}" != "1" ] || run mask-targets mask-targets
 
 submit identity baselines/identity
 submit empty baselines/empty
 submit regex-scrubber baselines/regex-scrubber
-submit smollm2 HuggingFaceTB/SmolLM2-135M-Instruct
+LABEL="$SMOLLM2_LABEL" submit smollm2 HuggingFaceTB/SmolLM2-135M-Instruct
 [ "${WITH_REFERENCE:-0}" != "1" ] || submit mask-targets reference/mask-targets --reference
 
 "${PB[@]}" leaderboard verify submissions
