@@ -5,7 +5,8 @@
 # Needs the llamacpp extra (pip install '.[llamacpp]'). On 2 CPU cores the judge dominates (every target that is not
 # leaked verbatim costs up to three SmolLM2 calls): expect 20-40 minutes for everything.
 # Environment: RUNS (default runs/seed), CACHE (default: the usual response cache), LIMIT (default: all records),
-# SMOLLM2_LIMIT=N scores SmolLM2 on the first N records only (its entry then says so),
+# JUDGED_LIMIT=N scores the two runs that need many judge calls (regex-scrubber, SmolLM2) on the first N records
+# only (their entries then say so),
 # WITH_REFERENCE=1 also adds the gold-reading mask-targets baseline as a reference row (the costliest run to judge).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,20 +34,20 @@ submit() {  # submit NAME ENTRY [extra args]
 
 run identity identity
 run empty empty
-run regex-scrubber regex-scrubber
-SMOLLM2_ARGS=()
-SMOLLM2_LABEL="$LABEL"
-if [ -n "${SMOLLM2_LIMIT:-}" ]; then
-  SMOLLM2_ARGS=(--limit "$SMOLLM2_LIMIT")
-  SMOLLM2_LABEL="sample task, first $SMOLLM2_LIMIT records only (not Privasis-Zero)"
+JUDGED_ARGS=()
+JUDGED_LABEL="$LABEL"
+if [ -n "${JUDGED_LIMIT:-}" ]; then
+  JUDGED_ARGS=(--limit "$JUDGED_LIMIT")
+  JUDGED_LABEL="sample task, first $JUDGED_LIMIT of 29 records only (not Privasis-Zero)"
 fi
-run smollm2 llamacpp:smollm2 "${SMOLLM2_ARGS[@]}"
+run regex-scrubber regex-scrubber "${JUDGED_ARGS[@]}"
+run smollm2 llamacpp:smollm2 "${JUDGED_ARGS[@]}"
 [ "${WITH_REFERENCE:-0}" != "1" ] || run mask-targets mask-targets
 
 submit identity baselines/identity
 submit empty baselines/empty
-submit regex-scrubber baselines/regex-scrubber
-LABEL="$SMOLLM2_LABEL" submit smollm2 HuggingFaceTB/SmolLM2-135M-Instruct
+LABEL="$JUDGED_LABEL" submit regex-scrubber baselines/regex-scrubber
+LABEL="$JUDGED_LABEL" submit smollm2 HuggingFaceTB/SmolLM2-135M-Instruct
 [ "${WITH_REFERENCE:-0}" != "1" ] || submit mask-targets reference/mask-targets --reference
 
 "${PB[@]}" leaderboard verify submissions
