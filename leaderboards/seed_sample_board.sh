@@ -3,7 +3,8 @@
 # fictional records, not Privasis-Zero), judged by the task's pinned judge (llamacpp:smollm2), submit every
 # run on the verified track labelled as a sample-task entry, verify, and build leaderboards/.
 # Needs the llamacpp extra (pip install '.[llamacpp]'). On 2 CPU cores the judge dominates (every target that is not
-# leaked verbatim costs up to three SmolLM2 calls): expect 20-40 minutes for everything.
+# leaked verbatim costs up to three SmolLM2 calls): the full set takes well over half an hour on a busy machine.
+# The committed board was made with JUDGED_LIMIT=5 (identity and empty on all records).
 # Environment: RUNS (default runs/seed), CACHE (default: the usual response cache), LIMIT (default: all records),
 # JUDGED_LIMIT=N scores the two runs that need many judge calls (regex-scrubber, SmolLM2) on the first N records
 # only (their entries then say so),
