@@ -86,6 +86,7 @@ def board_table(accepted: list[Verified], viewer_links: dict[Path, str]) -> pd.D
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
+    frame["limit"] = frame["limit"].astype("Int64")  # a missing limit must not turn the others into floats
     frame = frame.sort_values(["task", "full_successful_record", "name"], ascending=[True, False, True], kind="mergesort")
     return frame.reset_index(drop=True)
 
