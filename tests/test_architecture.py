@@ -20,7 +20,8 @@ ALLOWED: dict[str, set[str]] = {
     "interop": {"data", "tasks", "adapters", "protocol"},
     "pipeline": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop"},
     "training": {"data", "tasks", "protocol", "results"},
-    "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "training"},
+    "leaderboard": {"data", "tasks", "adapters", "engine", "protocol", "results"},
+    "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "training", "leaderboard"},
 }
 ROOT_MODULES = {"errors", "fsutil", "__init__", "__main__"}
 #: Root modules every layer may import (small shared helpers with no dependencies of their own).

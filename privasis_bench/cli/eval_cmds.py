@@ -238,7 +238,7 @@ def rescore(
     seed: Optional[int] = SeedOpt,
     write: bool = typer.Option(False, "--write", help="Store the recomputed metrics in results.json."),
 ) -> None:
-    """Recompute every metric from samples.jsonl (no model call) and check it against results.json."""
+    """Recompute every metric from samples.jsonl (no model call), check it against results.json, and re-derive every verdict."""
     outcomes = rescore_run(run_dir, bootstrap_samples=bootstrap_samples, seed=seed, write=write)
     console.print(summary_table([o.results for o in outcomes]))
     mismatched = [o for o in outcomes if o.matches is False]
@@ -247,7 +247,9 @@ def rescore(
         console.print(f"{escape(str(o.task_dir))}: recomputed metrics {status} results.json", highlight=False)
         for line in o.differences:
             console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
-    if mismatched:
+        for c in o.contradictions:
+            console.print(f"  contradiction: {escape(str(c))}", highlight=False)
+    if mismatched or any(o.contradictions for o in outcomes):
         raise typer.Exit(1)
 
 

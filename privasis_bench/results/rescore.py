@@ -11,23 +11,21 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.protocol.metrics import compute_metrics, scored
-from privasis_bench.results.files import (
-    ResultsError,
-    load_results,
-    load_sample_rows,
-    task_dirs,
-    verdicts_from_rows,
-    write_results,
-)
+from privasis_bench.protocol.rederive import Contradiction, judge_enabled, rederive_rows
+from privasis_bench.results.files import ResultsError, load_results, load_sample_rows, task_dirs, verdicts_from_rows, write_results
 
 
 @dataclass
 class Rescored:
-    """One task directory after rescoring. ``matches`` is None when settings were overridden."""
+    """One task directory after rescoring. ``matches`` is None when settings were overridden.
+
+    ``contradictions``: verdicts in samples.jsonl that its recorded outputs and judge answers do not support.
+    """
 
     task_dir: Path
     results: dict[str, Any]
     matches: bool | None
+    contradictions: list[Contradiction]
     differences: list[str] = field(default_factory=list)  # "metrics.headline.x: stored 1.0, recomputed 2.0"
 
 
@@ -38,7 +36,12 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     boot = old.get("bootstrap") or {}
     if "samples" not in boot or "seed" not in boot:
         raise ResultsError(f"{task_dir}: results.json has no bootstrap settings to rescore with")
-    verdicts = scored(verdicts_from_rows(load_sample_rows(task_dir)))
+    rows = load_sample_rows(task_dir)
+    contradictions = rederive_rows(rows, parse_mode=stored.get("parse_mode") or "official", judge_enabled=judge_enabled(stored))
+    if write and contradictions:
+        raise ResultsError(f"{task_dir}: refusing to write results.json: {len(contradictions)} verdict(s) contradict "
+                           f"what samples.jsonl records, first: {contradictions[0]}")
+    verdicts = scored(verdicts_from_rows(rows))
     overridden = (bootstrap_samples is not None and bootstrap_samples != boot["samples"]) or (seed is not None and seed != boot["seed"])
     metrics = compute_metrics(
         verdicts,
@@ -54,7 +57,7 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     results["metrics"] = metrics
     if write:
         write_results(Path(task_dir) / "results.json", results)
-    return Rescored(Path(task_dir), results, matches, differences)
+    return Rescored(Path(task_dir), results, matches, contradictions, differences)
 
 
 def metric_differences(stored: Any, recomputed: Any, path: str = "metrics") -> list[str]:

@@ -1,0 +1,95 @@
+"""``privasis-bench submit``: copy a finished run into ``submissions/<org>__<model>/<task>/`` with its provenance."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.provenance import (SUBMISSION_NAME, TRACKS, judge_pin_problems, portable_results,
+                                                   portable_task_hash, sha256_file, submission_record)
+from privasis_bench.leaderboard.scan import scan_text
+from privasis_bench.results.files import (RESULTS_NAME, SAMPLES_NAME, atomic_write_text, dumps_json, load_results,
+                                          load_sample_rows, task_dirs)
+from privasis_bench.tasks.registry import load_task
+
+_NAME = re.compile(r"^[A-Za-z0-9._-]+/[A-Za-z0-9._:+-]+$")
+
+
+class SubmissionError(PrivasisError):
+    """A run cannot be submitted as it is."""
+
+
+def submission_dir_name(name: str) -> str:
+    """``org/model`` -> ``org__model`` (the folder under ``submissions/``)."""
+    if not _NAME.match(name):
+        raise SubmissionError(f"--name {name!r}: expected ORG/MODEL (letters, digits, . _ - ; the model part may use : +)")
+    return name.replace("/", "__").replace(":", "-")
+
+
+def check_submittable(task_dir: Path, results: dict, *, track: str, reference: bool) -> str:
+    """Refuse, with one line, a run that cannot go on the board; returns the task's portable hash."""
+    where = task_dir / RESULTS_NAME
+    counts = results.get("counts") or {}
+    if counts.get("unjudged"):
+        raise SubmissionError(f"{where}: {counts['unjudged']} record(s) are unjudged; re-run the same command to finish them")
+    if (results.get("model") or {}).get("rankable") is False and not reference:
+        raise SubmissionError(f"{where}: model {results['model'].get('label')!r} reads gold labels (not rankable); "
+                              "submit it with --reference to show it as a reference row")
+    task_info = results.get("task") or {}
+    task = load_task(task_info.get("name", ""))
+    if task.config_hash() != task_info.get("config_hash"):
+        raise SubmissionError(f"{where}: task.config_hash differs from the shipped task {task.task!r} "
+                              f"({task_info.get('config_hash')} vs {task.config_hash()}); re-run with the shipped task")
+    if track == "verified":
+        problems = judge_pin_problems(task, results.get("judge") or {})
+        if problems:
+            raise SubmissionError(f"{where}: not eligible for the verified track: {problems[0]} (use --track self-reported)")
+    return portable_task_hash(task)
+
+
+def refuse_leaks(files: dict[str, str]) -> None:
+    """Refuse any file text holding a secret-looking string or an absolute local path."""
+    for name, text in files.items():
+        findings = scan_text(text)
+        if findings:
+            more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+            raise SubmissionError(f"refusing to publish {findings[0].describe(name)}{more}")
+
+
+@dataclass
+class _Staged:
+    out: Path
+    results: dict[str, Any]
+    files: dict[str, str]
+    records: int
+    task_hash: str
+
+
+def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", reference: bool = False,
+               label: str | None = None, root: str | Path = "submissions") -> list[Path]:
+    """Write one submission folder per task of ``run_dir`` (all checked before any is written); returns them."""
+    if track not in TRACKS:
+        raise SubmissionError(f"--track must be one of {', '.join(TRACKS)}, not {track!r}")
+    folder = Path(root) / submission_dir_name(name)
+    staged: list[_Staged] = []
+    for task_dir in task_dirs(run_dir):
+        results = load_results(task_dir)
+        task_hash = check_submittable(task_dir, results, track=track, reference=reference)
+        portable = portable_results(results)
+        files = {RESULTS_NAME: dumps_json(portable), SAMPLES_NAME: (task_dir / SAMPLES_NAME).read_text(encoding="utf-8")}
+        refuse_leaks({f"{task_dir / RESULTS_NAME} (made portable)": files[RESULTS_NAME],
+                      str(task_dir / SAMPLES_NAME): files[SAMPLES_NAME]})
+        staged.append(_Staged(folder / results["task"]["name"], portable, files, len(load_sample_rows(task_dir)), task_hash))
+    for item in staged:
+        for fname, text in item.files.items():
+            atomic_write_text(item.out / fname, text)
+        hashes = {fname: sha256_file(item.out / fname) for fname in item.files}
+        record = submission_record(item.results, name=name, track=track, reference=reference, label=label,
+                                   files=hashes, records=item.records, task_hash=item.task_hash)
+        text = dumps_json(record)
+        refuse_leaks({str(item.out / SUBMISSION_NAME): text})
+        atomic_write_text(item.out / SUBMISSION_NAME, text)
+    return [item.out for item in staged]

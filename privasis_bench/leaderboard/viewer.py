@@ -1,0 +1,144 @@
+"""``privasis-bench view``: one static page to browse a run record by record and see why each target failed.
+
+Original and sanitized text side by side; every target value is highlighted with the tier that fired
+(direct, inference, proximity) or as sanitized, keep values as retained or missed, with the judge's
+answers underneath; filters by tier, category and outcome. Original texts come from the task's data.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from privasis_bench.data.loading import load_records, with_data_files
+from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.page import fill, template
+from privasis_bench.protocol.matching import value_items
+from privasis_bench.results.files import atomic_write_text, load_results, load_sample_rows
+from privasis_bench.tasks.registry import load_task
+
+TIER_TITLES = {"direct": "direct leak", "inference": "inference leak", "proximity": "proximity leak",
+               "sanitized": "sanitized", "null": "null value (not judged)", "unjudged": "unjudged",
+               "unparseable": "unparseable answer"}
+
+
+def original_texts(results: dict[str, Any]) -> dict[str, str]:
+    """Record id -> original text, from the run's task (and its local data files when they still exist)."""
+    try:
+        task = load_task(results["task"]["name"])
+        files = (results.get("dataset") or {}).get("data_files") or []
+        local = [f for f in files if isinstance(f, str) and Path(f).is_absolute() and Path(f).is_file()]
+        if local and len(local) == len(files):
+            task = with_data_files(task, local)
+        return {r.id: r.text for r in load_records(task, limit=(results.get("dataset") or {}).get("limit")).records}
+    except (PrivasisError, KeyError):
+        return {}
+
+
+def highlight(text: str, marks: list[tuple[Any, str, str]]) -> str:
+    """``text`` as HTML with each (value, css class, title) highlighted where its items occur (first mark wins)."""
+    spans: list[tuple[int, int, str, str]] = []
+    lower = text.lower()
+    for value, css, title in marks:
+        if value is None:
+            continue
+        for item in value_items(value):
+            if not item.strip():
+                continue
+            for m in re.finditer(re.escape(item.lower()), lower):
+                if all(m.end() <= s or m.start() >= e for s, e, _, _ in spans):
+                    spans.append((m.start(), m.end(), css, title))
+    out, pos = [], 0
+    for start, end, css, title in sorted(spans):
+        out.append(escape(text[pos:start]))
+        out.append(f"<mark class='{css}' title='{escape(title)}'>{escape(text[start:end])}</mark>")
+        pos = end
+    out.append(escape(text[pos:]))
+    return "".join(out)
+
+
+def _outcome(row: dict[str, Any]) -> str:
+    if row.get("status") == "excluded":
+        return "excluded"
+    if row.get("status") != "judged":
+        return row.get("status", "unjudged")
+    targets = [t for t in row.get("targets") or [] if t.get("tier") != "null"]
+    keep = [k for k in row.get("keep") or [] if k.get("retained") is not None]
+    san = bool(targets) and all(t["tier"] == "sanitized" for t in targets)
+    ret = bool(keep) and all(k["retained"] for k in keep)
+    return {(True, True): "full success", (True, False): "retention failed",
+            (False, True): "sanitization failed"}.get((san, ret), "both failed")
+
+
+def _answers(row: dict[str, Any]) -> str:
+    lines = []
+    for t in row.get("targets") or []:
+        answers = " · ".join(f"{label}: <q>{escape(str(t[key]))}</q>" for key, label in
+                             (("guess", "guess"), ("original_guess", "guess on original"), ("compare_answer", "closer"))
+                             if t.get(key) is not None)
+        lines.append(f"<tr><td>target</td><td>{escape(t['name'])} <span class='sub'>({escape(t.get('kind') or '')})</span></td>"
+                     f"<td><q>{escape(', '.join(value_items(t['value'])) if t['value'] is not None else 'null')}</q></td>"
+                     f"<td><span class='pill {t['tier']}'>{escape(TIER_TITLES.get(t['tier'], t['tier']))}</span></td>"
+                     f"<td>{answers}</td></tr>")
+    for k in row.get("keep") or []:
+        state = "null" if k.get("retained") is None else ("retained" if k["retained"] else "missed")
+        answers = " · ".join(f"{label}: <q>{escape(str(k[key]))}</q>" for key, label in
+                             (("guess", "guess"), ("inclusion_answer", "present?")) if k.get(key) is not None)
+        lines.append(f"<tr><td>keep</td><td>{escape(k['name'])}</td>"
+                     f"<td><q>{escape(', '.join(value_items(k['value'])) if k['value'] is not None else 'null')}</q></td>"
+                     f"<td><span class='pill {state}'>{state} <span class='sub'>({escape(k.get('via') or '')})</span></span>"
+                     f"</td><td>{answers}</td></tr>")
+    return ("<table class='answers'><thead><tr><th>role</th><th>attribute</th><th>value</th><th>verdict</th>"
+            f"<th>judge answers</th></tr></thead><tbody>{''.join(lines)}</tbody></table>")
+
+
+def _record(row: dict[str, Any], original: str | None) -> str:
+    marks = [(t.get("value"), f"t-{t.get('tier')}", f"target {t.get('name')}: {TIER_TITLES.get(t.get('tier'), '')}")
+             for t in row.get("targets") or []]
+    marks += [(k.get("value"), "k-" + ("retained" if k.get("retained") else "missed"), f"keep {k.get('name')}")
+              for k in row.get("keep") or []]
+    outcome, tiers = _outcome(row), sorted({t.get("tier") for t in row.get("targets") or []})
+    output = row.get("output")
+    left = highlight(original, marks) if original is not None else "<i class='sub'>original text unavailable</i>"
+    right = ("<i class='sub'>model call failed: " + escape(str(row.get("output_error"))) + "</i>" if row.get("output_failed")
+             else (highlight(output, marks) if output else "<i class='sub'>empty output</i>"))
+    body = "" if row.get("status") == "excluded" else (
+        f"<div class='pair'><div><h4>Original</h4><pre>{left}</pre></div><div><h4>Sanitized</h4><pre>{right}</pre></div></div>"
+        + _answers(row))
+    return (f"<article data-tiers='{escape(' '.join(tiers))}' data-category='{escape(row.get('category') or '')}' "
+            f"data-outcome='{escape(outcome)}'><h3>{escape(str(row['record_id']))} <span class='pill o-{outcome.replace(' ', '-')}'>"
+            f"{escape(outcome)}</span> <span class='sub'>{escape(row.get('category') or '')} · "
+            f"{escape(row.get('record_type') or '')}</span></h3>{body}</article>")
+
+
+def _options(values: list[str]) -> str:
+    return "<option value=''>all</option>" + "".join(f"<option value='{escape(v)}'>{escape(v)}</option>" for v in values)
+
+
+def render_viewer(task_dir: str | Path, title: str | None = None) -> str:
+    """The viewer page of one task directory (results.json + samples.jsonl)."""
+    results, rows = load_results(task_dir), load_sample_rows(task_dir)
+    originals = original_texts(results)
+    headline = (results.get("metrics") or {}).get("headline") or {}
+    summary = " · ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in sorted(headline.items()) if v is not None)
+    title = title or f"{results['model']['label']} on {results['task']['name']}"
+    return fill(
+        template("viewer.html"),
+        style=template("style.css") + template("viewer.css"),
+        title=escape(title),
+        meta=escape(f"model {results['model']['label']} · judge {results['judge']['label']} · parse mode "
+                    f"{results.get('parse_mode')} · {len(rows)} records"),
+        summary=escape(summary),
+        tier_options=_options([t for t in TIER_TITLES if any(t == x.get("tier") for r in rows for x in r.get("targets") or [])]),
+        category_options=_options(sorted({r.get("category") or "" for r in rows} - {""})),
+        outcome_options=_options(sorted({_outcome(r) for r in rows})),
+        records="".join(_record(r, originals.get(str(r["record_id"]))) for r in rows),
+    )
+
+
+def write_viewer(task_dir: str | Path, out: str | Path, title: str | None = None) -> Path:
+    """Write the viewer page of ``task_dir`` to ``out``; returns ``out``."""
+    atomic_write_text(out, render_viewer(task_dir, title))
+    return Path(out)

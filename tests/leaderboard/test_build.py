@@ -1,0 +1,93 @@
+"""``leaderboard build``: only verified submissions, byte-identical rebuilds, the paper kept apart; ``view``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, made  # noqa: F401 (made is a fixture)
+
+import privasis_bench.pipeline.run as runner_mod
+from privasis_bench.adapters.base import ChatResult
+from privasis_bench.data.loading import load_records
+from privasis_bench.leaderboard.build import build_board
+from privasis_bench.leaderboard.rejudge import judged_attributes, rejudge
+from privasis_bench.protocol.judge_prompts import JudgePrompts
+from privasis_bench.tasks.registry import load_task
+from privasis_bench.leaderboard.viewer import highlight, render_viewer
+
+
+def _snapshot(directory):
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_build_twice_is_byte_identical_and_ranks_verified_entries(made, tmp_path):
+    subs = fresh_copy(made["submissions"], tmp_path / "submissions")
+    out = tmp_path / "board"
+    build_board(subs, out)
+    first = _snapshot(out)
+    invoke("leaderboard", "build", "--submissions-dir", str(subs), "-o", str(out))
+    assert _snapshot(out) == first
+    assert set(first) == {"privasis.json", "README.md", "index.html", f"view/baselines__identity__{TASK}.html",
+                          f"view/baselines__regex-scrubber__{TASK}.html"}
+    board = json.loads(first["privasis.json"])
+    sample = [e for e in board["entries"] if e["task"] == TASK]
+    assert [e["name"] for e in sample] == sorted((e["name"] for e in sample),
+                                                 key=lambda n: -next(x["full_successful_record"] for x in sample if x["name"] == n))
+    res = json.loads((subs / "baselines__regex-scrubber" / TASK / "results.json").read_text())
+    scrub = next(e for e in sample if e["name"] == "baselines/regex-scrubber")
+    assert scrub["full_successful_record"] == res["metrics"]["headline"]["full_successful_record"]
+    assert scrub["full_successful_record_low"] == res["metrics"]["ci"]["full_successful_record"]["low"]
+    assert {e["task"] for e in board["entries"]} == {TASK, "overall"}
+    html = first["index.html"].decode()
+    assert "http://" not in html and "https://" not in html and "<script src" not in html
+    # the paper's numbers live only in their own labelled section
+    board_part, paper_part = html.split("Reported in the paper, not reproduced here", 1)
+    assert "70.25" in paper_part and "Privasis-Cleaner-4B" not in board_part
+    assert "Privasis-Cleaner-4B" not in first["README.md"].decode()
+    assert all(e["name"] in first["README.md"].decode() for e in board["entries"])
+
+
+def test_a_rejected_submission_stays_off_the_board(made, tmp_path):
+    subs = fresh_copy(made["submissions"], tmp_path / "submissions")
+    res_path = subs / "baselines__identity" / TASK / "results.json"
+    res_path.write_text(res_path.read_text().replace('"scored_records": 27', '"scored_records": 28'))
+    files = build_board(subs, tmp_path / "board")
+    board = json.loads(files.json.read_text())
+    assert {e["name"] for e in board["entries"]} == {"baselines/regex-scrubber"}
+    assert board["rejected"] == [{"path": f"baselines__identity/{TASK}", "problems": 2}]
+    assert "Rejected submissions" in files.markdown.read_text()
+
+
+def test_viewer_shows_texts_tiers_and_answers(made, tmp_path):
+    run = made["runs"] / "scrubber" / TASK
+    page = render_viewer(run)
+    rows = [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
+    prox = next(t for r in rows for t in r.get("targets", []) if t["tier"] == "proximity")
+    assert "proximity leak" in page and "class='t-proximity'" in page and prox["compare_answer"] in page
+    assert page.count("<article ") == len(rows)
+    assert "original text unavailable" not in page
+    invoke("view", str(made["runs"] / "scrubber"), "-o", str(tmp_path / "pages"))
+    assert (tmp_path / "pages" / f"{TASK}.html").read_text() == page
+
+
+def test_highlight_escapes_and_marks_every_occurrence():
+    html = highlight("Ana <b> met ANA", [("ana", "t-direct", "target name"), (None, "x", "y")])
+    assert html == ("<mark class='t-direct' title='target name'>Ana</mark> &lt;b&gt; met "
+                    "<mark class='t-direct' title='target name'>ANA</mark>")
+
+
+def test_rejudge_reports_agreement(made, tmp_path, monkeypatch):
+    """The stand-in judge answers from the prompt alone, so re-asking it agrees; a judge saying YES to all does not."""
+    monkeypatch.setattr(runner_mod, "build_adapter", lambda spec: PinnedNameJudge(spec.model))
+    folder = fresh_copy(made["submissions"] / "baselines__regex-scrubber", tmp_path / "s") / TASK
+    out = invoke("leaderboard", "verify", str(folder), "--rejudge", "6", "--judge", "llamacpp:smollm2", "--seed", "3").output
+    assert "rejudge with llamacpp:smollm2: 6/6 agree (100.0%)" in out
+    rows = [json.loads(x) for x in (folder / "samples.jsonl").read_text().splitlines()]
+    task = load_task(TASK)
+    pool = judged_attributes(rows)
+    got = rejudge(rows, {r.id: r for r in load_records(task).records}, json.loads((folder / "results.json").read_text()),
+                  k=len(pool), seed=0, runner=lambda reqs: [ChatResult(text="YES") for _ in reqs],
+                  prompts=JudgePrompts.load(task.judge.templates))
+    assert got.asked == len(pool) and 0 < got.agreed < got.asked
+    assert got.disagreements[0].startswith("record ") and "re-asked judge gives" in got.disagreements[0]
