@@ -25,7 +25,9 @@ command -v privasis-bench >/dev/null 2>&1 || PB=(python -m privasis_bench)
 
 run() {  # run NAME MODEL [extra args]
   local name=$1 model=$2; shift 2
-  "${PB[@]}" run -m "$model" -t privasis_sample -o "$RUNS/$name" --no-progress "${CACHE_ARGS[@]}" "${LIMIT_ARGS[@]}" "$@"
+  # SmolLM2 judges off-label and its rewrites can hit the token budget: tolerated here, counted in results
+  "${PB[@]}" run -m "$model" -t privasis_sample -o "$RUNS/$name" --no-progress "${CACHE_ARGS[@]}" "${LIMIT_ARGS[@]}" \
+    --max-off-label 100000 --truncated-answers accept "$@"
 }
 submit() {  # submit NAME ENTRY [extra args]
   local name=$1 entry=$2; shift 2

@@ -7,7 +7,6 @@ already in ``judged.jsonl`` and appends each finished chunk there.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -27,6 +26,7 @@ from privasis_bench.protocol.judge import (
     JudgeInput,
     JudgeSettings,
     JudgeStats,
+    run_sync,
 )
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.protocol.verdicts import RecordVerdict
@@ -164,7 +164,7 @@ def judge_outputs(
         async with engine.stream(desc) as stream:
             return await judge.ajudge(todo, stream.ask, on_record=finished, window=records_in_flight(engine))
 
-    _, stats = engine.run_async(judge_all) if engine is not None else asyncio.run(judge_all())
+    _, stats = engine.run_async(judge_all) if engine is not None else run_sync(judge_all)
     return [verdicts[r.id] for r in records], stats, reused
 
 

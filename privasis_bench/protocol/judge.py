@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.data.records import Attribute, Record
@@ -51,6 +52,7 @@ from privasis_bench.protocol.verdicts import KeepVerdict, RecordVerdict, TargetV
 BatchRunner = Callable[[list[ChatRequest]], list[ChatResult]]
 
 JUDGE_NONE_LABEL = "none (direct/verbatim only)"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -162,7 +164,7 @@ class Judge:
             raise ValueError("a judge model is required unless the judge is disabled")
         batcher = _RoundBatcher(self.run_batch) if self.run_batch is not None else None
         ask = batcher.ask if batcher is not None else _no_judge
-        return asyncio.run(self.ajudge(items, ask))
+        return run_sync(lambda: self.ajudge(items, ask))
 
     async def ajudge(self, items: Sequence[JudgeInput], ask: AskFn, *, on_record: Callable[[RecordVerdict], None] | None = None,
                      window: int | None = None) -> tuple[list[RecordVerdict], JudgeStats]:
@@ -294,6 +296,17 @@ class Judge:
 
 #: Answers one judge request (the engine's request stream, or a batch runner wrapped by :class:`_RoundBatcher`).
 AskFn = Callable[[ChatRequest], Awaitable[ChatResult]]
+
+
+def run_sync(make: Callable[[], Awaitable[T]]) -> T:
+    """Run the coroutine ``make()`` to completion from synchronous code, also when the caller's thread already
+    runs an event loop (then on a private loop in a worker thread)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
 
 
 async def _no_judge(request: ChatRequest) -> ChatResult:
