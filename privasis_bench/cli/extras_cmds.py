@@ -14,8 +14,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from privasis_bench.errors import PrivasisError
+from privasis_bench.protocol.linkage import DEFAULT_K, linkage_report
+from privasis_bench.protocol.near_verbatim import DEFAULT_THRESHOLD, near_verbatim_rows
 from privasis_bench.results.agreement import agreement_runs
-from privasis_bench.results.files import atomic_write_text, dumps_json
+from privasis_bench.results.files import atomic_write_text, dumps_json, load_results, load_sample_rows, task_dirs
 from privasis_bench.results.tables import compare_table
 
 console = Console()
@@ -62,13 +65,74 @@ def agreement(
         console.print(_agreement_table(name, report))
         if report["most_disagreed"]:
             console.print(_disagreement_table(name, report["most_disagreed"]))
-        console.print("  kappa is undefined when both judgings use one and the same label throughout", highlight=False)
+        if any(report[key]["kappa"] is None and report[key]["decisions"] for key in ("leak_tier", "retention")):
+            console.print("  kappa is undefined when both judgings use one and the same label throughout", highlight=False)
         console.print(compare_table(name, report["metric_deltas"]))
     if json_out is not None:
         atomic_write_text(json_out, dumps_json({"a": str(a), "b": str(b), "tasks": dict(reports)}))
         console.print(f"  -> {escape(str(json_out))}", highlight=False)
 
 
+def _annotated(results: dict[str, Any], task_dir: Path) -> dict[str, dict[str, Any]]:
+    """Every annotated attribute (record id -> name -> value) of the run's task, loaded from its task definition."""
+    from privasis_bench.data.loading import load_records
+    from privasis_bench.tasks.registry import load_task
+
+    name = (results.get("task") or {}).get("name")
+    if not name:
+        raise PrivasisError(f"{task_dir / 'results.json'}: no task name to load annotations from (drop --annotated)")
+    records = load_records(load_task(name)).records
+    return {r.id: {n: v for group in r.groups.values() if isinstance(group, dict) for n, v in group.items()}
+            for r in records}
+
+
+def linkage(
+    run_dir: Path = typer.Argument(..., help="Run directory (or task directory) to attack."),
+    k: int = typer.Option(DEFAULT_K, "-k", min=1, help="How many non-target attributes the adversary knows."),
+    seed: int = typer.Option(0, "--seed", help="Seed for the adversary's choice of attributes and the bootstrap."),
+    judge: str = typer.Option("none", "--judge", help="Judge for the target-support score; only 'none' for now."),
+    annotated: bool = typer.Option(False, "--annotated", help="Also let the adversary know the record's other "
+                                   "annotated attributes (reloads the task's data by its name)."),
+    bootstrap_samples: int = typer.Option(1000, "--bootstrap-samples", min=1, help="Bootstrap resamples."),
+) -> None:
+    """Re-identification linkage: BM25 over the run's outputs from k known facts; writes <task>/linkage.json."""
+    if judge != "none":
+        raise PrivasisError(f"--judge {judge}: the judge-based target-support score is not implemented; use --judge none")
+    for task_dir in task_dirs(run_dir):
+        results = load_results(task_dir)
+        extra = _annotated(results, task_dir) if annotated else None
+        report = linkage_report(load_sample_rows(task_dir), k=k, seed=seed, bootstrap_samples=bootstrap_samples,
+                                extra=extra)
+        report.update({"judge": None, "target_support": "not computed (--judge none)",
+                       "known_attributes": "keep + other annotated" if annotated else "keep"})
+        atomic_write_text(task_dir / "linkage.json", dumps_json(report))
+        rate, ci = report["linkage_rate"], report["ci"]
+        shown = "undefined (no record could be attacked)" if rate is None else (
+            f"{rate:.2f}% [{_num(ci['low'])}, {_num(ci['high'])}]")
+        console.print(f"{escape(task_dir.name)}: linkage (beyond Table 4) {shown}: {report['linked_records']}/"
+                      f"{report['attacked_records']} records linked, k={k}, seed={seed}"
+                      + ("" if report["corpus_has_terms"] else "; the outputs hold no searchable term"), highlight=False)
+        console.print(f"  -> {escape(str(task_dir / 'linkage.json'))}", highlight=False)
+
+
+def near_verbatim(
+    run_dir: Path = typer.Argument(..., help="Run directory (or task directory)."),
+    threshold: float = typer.Option(DEFAULT_THRESHOLD, "--threshold", min=50, max=100, help="Fuzzy similarity cut-off (0-100)."),
+) -> None:
+    """Near-verbatim leaks: targets carried in a slightly altered form; writes <task>/near_verbatim.json."""
+    for task_dir in task_dirs(run_dir):
+        report = {"measurement": "near-verbatim leaks (beyond Table 4, not part of the metrics)",
+                  **near_verbatim_rows(load_sample_rows(task_dir), threshold=threshold)}
+        atomic_write_text(task_dir / "near_verbatim.json", dumps_json(report))
+        counts = report["counts"]
+        console.print(f"{escape(task_dir.name)}: near-verbatim (beyond Table 4) {counts['near_verbatim']} of "
+                      f"{report['targets_with_value']} targets ({_num(report['near_verbatim_rate'])}%), verbatim "
+                      f"{counts['verbatim']}; by rule {report['by_rule']}", highlight=False)
+        console.print(f"  -> {escape(str(task_dir / 'near_verbatim.json'))}", highlight=False)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``agreement``."""
+    """Add ``agreement``, ``linkage`` and ``near-verbatim``."""
     app.command("agreement")(agreement)
+    app.command("linkage")(linkage)
+    app.command("near-verbatim")(near_verbatim)
