@@ -28,7 +28,7 @@ def invoke(*args: str, expect: int = 0) -> str:
 def runs(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("extras")
     out = {}
-    for model in ("identity", "empty"):
+    for model in ("identity", "empty", "reference"):
         out[model] = base / model
         invoke("run", "-m", model, "--judge", "none", "-t", TASK, "-o", str(out[model]), "--no-cache", "--no-progress",
                "--bootstrap-samples", "100")
@@ -83,3 +83,10 @@ def test_near_verbatim_on_baselines(runs):
     invoke("near-verbatim", str(runs["empty"]))
     empty = json.loads((runs["empty"] / TASK / "near_verbatim.json").read_text())
     assert empty["counts"]["absent"] == empty["targets_with_value"] and empty["near_verbatim_rate"] == 0.0
+
+
+def test_near_verbatim_finds_nothing_in_the_gold_sanitized_records(runs):
+    """The dataset's own sanitized records drop or generalize every target: no false positive may fire there."""
+    invoke("near-verbatim", str(runs["reference"]))
+    report = json.loads((runs["reference"] / TASK / "near_verbatim.json").read_text())
+    assert report["targets_with_value"] > 100 and report["counts"]["near_verbatim"] == 0, report["hits"]
