@@ -16,6 +16,7 @@ from rich.table import Table
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.protocol.linkage import DEFAULT_K, linkage_report
+from privasis_bench.protocol.linkage_support import target_support
 from privasis_bench.protocol.near_verbatim import DEFAULT_THRESHOLD, near_verbatim_rows
 from privasis_bench.results.agreement import agreement_runs
 from privasis_bench.results.files import atomic_write_text, dumps_json, load_results, load_sample_rows, task_dirs
@@ -90,29 +91,70 @@ def linkage(
     run_dir: Path = typer.Argument(..., help="Run directory (or task directory) to attack."),
     k: int = typer.Option(DEFAULT_K, "-k", min=1, help="How many non-target attributes the adversary knows."),
     seed: int = typer.Option(0, "--seed", help="Seed for the adversary's choice of attributes and the bootstrap."),
-    judge: str = typer.Option("none", "--judge", help="Judge for the target-support score; only 'none' for now."),
+    judge: str = typer.Option("none", "--judge", help="Judge model spec for the target-support score of linked "
+                              "records, or 'none' for the linkage rate alone."),
+    judge_args: Optional[str] = typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Response cache directory (default: the usual)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     annotated: bool = typer.Option(False, "--annotated", help="Also let the adversary know the record's other "
                                    "annotated attributes (reloads the task's data by its name)."),
     bootstrap_samples: int = typer.Option(1000, "--bootstrap-samples", min=1, help="Bootstrap resamples."),
 ) -> None:
     """Re-identification linkage: BM25 over the run's outputs from k known facts; writes <task>/linkage.json."""
-    if judge != "none":
-        raise PrivasisError(f"--judge {judge}: the judge-based target-support score is not implemented; use --judge none")
-    for task_dir in task_dirs(run_dir):
-        results = load_results(task_dir)
-        extra = _annotated(results, task_dir) if annotated else None
-        report = linkage_report(load_sample_rows(task_dir), k=k, seed=seed, bootstrap_samples=bootstrap_samples,
-                                extra=extra)
-        report.update({"judge": None, "target_support": "not computed (--judge none)",
-                       "known_attributes": "keep + other annotated" if annotated else "keep"})
-        atomic_write_text(task_dir / "linkage.json", dumps_json(report))
-        rate, ci = report["linkage_rate"], report["ci"]
-        shown = "undefined (no record could be attacked)" if rate is None else (
-            f"{rate:.2f}% [{_num(ci['low'])}, {_num(ci['high'])}]")
-        console.print(f"{escape(task_dir.name)}: linkage (beyond Table 4) {shown}: {report['linked_records']}/"
-                      f"{report['attacked_records']} records linked, k={k}, seed={seed}"
-                      + ("" if report["corpus_has_terms"] else "; the outputs hold no searchable term"), highlight=False)
-        console.print(f"  -> {escape(str(task_dir / 'linkage.json'))}", highlight=False)
+    ask, close = _judge_caller(judge, judge_args, cache_dir, no_cache)
+    try:
+        for task_dir in task_dirs(run_dir):
+            _linkage_task(task_dir, k=k, seed=seed, annotated=annotated, bootstrap_samples=bootstrap_samples,
+                          judge=None if ask is None else judge, ask=ask)
+    finally:
+        close()
+
+
+def _judge_caller(judge: str, judge_args: Optional[str], cache_dir: Optional[Path], no_cache: bool):
+    """A batch caller for the judge through the engine and cache (None for --judge none) and its closer."""
+    if judge.strip().lower() == "none":
+        return None, lambda: None
+    from privasis_bench.adapters.spec import ModelSpec
+    from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+    from privasis_bench.pipeline.run import EngineOptions
+
+    spec = ModelSpec.parse(judge, judge_args)
+    cache = None if no_cache else ResponseCache((cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
+    engine = EngineOptions(cache=cache, progress=False).engine(spec, "judge")
+
+    def close() -> None:
+        engine.close()
+        if cache is not None:
+            cache.close()
+
+    return (lambda requests: engine.run(requests, desc="linkage support")), close
+
+
+def _linkage_task(task_dir: Path, *, k: int, seed: int, annotated: bool, bootstrap_samples: int, judge, ask) -> None:
+    """Attack one task directory, optionally rate what the linked outputs still support, write linkage.json."""
+    results = load_results(task_dir)
+    extra = _annotated(results, task_dir) if annotated else None
+    rows = load_sample_rows(task_dir)
+    report = linkage_report(rows, k=k, seed=seed, bootstrap_samples=bootstrap_samples, extra=extra)
+    report.update({"judge": judge, "target_support": "not computed (--judge none)",
+                   "known_attributes": "keep + other annotated" if annotated else "keep"})
+    if ask is not None:
+        report["target_support"] = target_support(rows, report["attacks"], ask, bootstrap_samples=bootstrap_samples,
+                                                  seed=seed, confidence=0.95)
+    atomic_write_text(task_dir / "linkage.json", dumps_json(report))
+    rate, ci = report["linkage_rate"], report["ci"]
+    shown = "undefined (no record could be attacked)" if rate is None else (
+        f"{rate:.2f}% [{_num(ci['low'])}, {_num(ci['high'])}]")
+    console.print(f"{escape(task_dir.name)}: linkage (beyond Table 4) {shown}: {report['linked_records']}/"
+                  f"{report['attacked_records']} records linked, k={k}, seed={seed}"
+                  + ("" if report["corpus_has_terms"] else "; the outputs hold no searchable term"), highlight=False)
+    if ask is not None:
+        sup = report["target_support"]
+        console.print(f"  target info still supported in linked outputs: {_num(sup['support'])}% "
+                      f"[{_num(sup['ci']['low'])}, {_num(sup['ci']['high'])}] over {sup['rated_records']} records "
+                      f"({sup['failed_calls']} failed calls, {sup['unparseable_answers']} unreadable answers)",
+                      highlight=False)
+    console.print(f"  -> {escape(str(task_dir / 'linkage.json'))}", highlight=False)
 
 
 def near_verbatim(

@@ -10,7 +10,7 @@ a percentile bootstrap CI over records. No model is called here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -101,8 +101,9 @@ def retrieve_top(corpus: Mapping[str, str], queries: list[str]) -> list[tuple[st
     return out
 
 
-def bootstrap_rate(hits: list[bool], *, samples: int, seed: int, confidence: float) -> dict[str, float | None]:
-    """Percentile bootstrap CI (percent) of the share of True values, resampling records (seeded)."""
+def bootstrap_rate(hits: Sequence[float], *, samples: int, seed: int, confidence: float) -> dict[str, float | None]:
+    """Percentile bootstrap CI (percent) of the mean of per-record values in [0, 1] (for booleans: the share of
+    True), resampling records (seeded)."""
     if not hits or samples <= 0:
         return {"low": None, "high": None}
     values = np.asarray(hits, dtype=float)

@@ -59,7 +59,7 @@ def test_linkage_identity_links_everything_and_empty_nothing(runs):
             next(guard)
 
 
-@pytest.mark.parametrize("extra, fragment", [(["--judge", "openai:gpt-4o"], "--judge"), (["-k", "0"], "-k")])
+@pytest.mark.parametrize("extra, fragment", [(["--judge", "nosuchprovider:x"], "nosuchprovider"), (["-k", "0"], "-k")])
 def test_linkage_bad_arguments_are_one_line(runs, monkeypatch, capsys, extra, fragment):
     monkeypatch.setattr(sys, "argv", ["privasis-bench", "linkage", str(runs["identity"]), *extra])
     with pytest.raises(SystemExit) as exited:
