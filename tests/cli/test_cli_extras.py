@@ -90,3 +90,31 @@ def test_near_verbatim_finds_nothing_in_the_gold_sanitized_records(runs):
     invoke("near-verbatim", str(runs["reference"]))
     report = json.loads((runs["reference"] / TASK / "near_verbatim.json").read_text())
     assert report["targets_with_value"] > 100 and report["counts"]["near_verbatim"] == 0, report["hits"]
+
+
+def test_linkage_with_a_judge_rates_linked_records_through_the_engine(runs, monkeypatch, tmp_path):
+    from judge_fakes import FakeJudgeAdapter
+
+    import privasis_bench.pipeline.run as runner_mod
+    from privasis_bench.adapters.base import ChatResult, Usage
+
+    class SaysSimilar(FakeJudgeAdapter):
+        async def agenerate(self, request):
+            FakeJudgeAdapter.CALLS.append(request.messages[0][1])
+            return ChatResult(text="2", usage=Usage(10, 1))
+
+    real = runner_mod.build_adapter
+    monkeypatch.setattr(runner_mod, "build_adapter",
+                        lambda spec: SaysSimilar(spec.model) if spec.provider == "fakejudge" else real(spec))
+    FakeJudgeAdapter.CALLS.clear()
+    invoke("linkage", str(runs["identity"]), "--judge", "fakejudge:x", "--cache-dir", str(tmp_path / "cache"),
+           "--bootstrap-samples", "50")
+    report = json.loads((runs["identity"] / TASK / "linkage.json").read_text())
+    support = report["target_support"]
+    assert report["judge"] == "fakejudge:x" and support["rated_records"] == 27
+    assert support["support"] == pytest.approx(50.0) and support["failed_calls"] == 0
+    assert len(FakeJudgeAdapter.CALLS) == support["questions"] > 27
+    FakeJudgeAdapter.CALLS.clear()
+    invoke("linkage", str(runs["identity"]), "--judge", "fakejudge:x", "--cache-dir", str(tmp_path / "cache"),
+           "--bootstrap-samples", "50")
+    assert FakeJudgeAdapter.CALLS == []  # every answer came from the cache
