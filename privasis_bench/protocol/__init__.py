@@ -3,7 +3,9 @@
 :mod:`testee` (the request to the model under test and its post-processing, §2), :mod:`matching` (``value_in``,
 §3), :mod:`judge_prompts` (judge templates and answer parsing), :mod:`judge` (the three leak tiers and retention,
 §3-4, asked through a batch callable), :mod:`verdicts` (what was decided per attribute) and :mod:`metrics` (the
-Table-4 metrics and bootstrap CIs, §5).
+Table-4 metrics and bootstrap CIs, §5). Beyond Table 4 (never folded into its metrics): :mod:`near_verbatim`
+(values carried in a slightly altered form) and :mod:`linkage` (re-identification of sanitized outputs) with
+:mod:`linkage_support` (what a linked output still tells about the targets).
 
 May import: ``privasis_bench.errors``, ``data``, ``tasks`` and the adapter contract (``adapters.base``).
 Never the engine, the pipeline, results or the CLI: the rules do no I/O of their own beyond reading templates.
