@@ -19,7 +19,8 @@ ALLOWED: dict[str, set[str]] = {
     "results": {"data", "tasks", "protocol"},
     "interop": {"data", "tasks", "adapters", "protocol"},
     "pipeline": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop"},
-    "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline"},
+    "recipes": {"data", "tasks", "adapters", "engine", "protocol"},
+    "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "recipes"},
 }
 ROOT_MODULES = {"errors", "__init__", "__main__"}
 MAX_LINES = 400

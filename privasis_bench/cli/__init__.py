@@ -39,9 +39,10 @@ def _root(
 
 def _register_commands() -> None:
     # Imported here so `import privasis_bench.cli` stays cheap and order is explicit.
-    from privasis_bench.cli import data_cmds, eval_cmds, lmeval_cmds, model_cmds, sanitize_cmds, task_cmds
+    from privasis_bench.cli import (data_cmds, eval_cmds, lmeval_cmds, model_cmds, recipe_cmds, sanitize_cmds,
+                                    task_cmds)
 
-    for module in (task_cmds, data_cmds, model_cmds, sanitize_cmds, eval_cmds, lmeval_cmds):
+    for module in (task_cmds, data_cmds, model_cmds, sanitize_cmds, eval_cmds, lmeval_cmds, recipe_cmds):
         module.register(app)
 
 
