@@ -45,6 +45,8 @@ BUILTIN_PROVIDERS: dict[str, BuiltinProvider] = {
                                 "in-process llama-cpp-python: smollm2, gemma3-270m or any GGUF path"),
     "lmeval": BuiltinProvider("privasis_bench.adapters.lmeval_adapter:LMEvalAdapter", "lmeval", "lm_eval",
                               "any lm-evaluation-harness model (generate_until)"),
+    "decomp": BuiltinProvider("privasis_bench.recipes.decomp_adapter:DecompAdapter", None, None,
+                              "decomposition pipeline around any model: decomp:<provider:model>"),
     "identity": BuiltinProvider("privasis_bench.adapters.baselines:IdentityBaseline", None, None,
                                 "baseline: returns the original text"),
     "empty": BuiltinProvider("privasis_bench.adapters.baselines:EmptyBaseline", None, None,

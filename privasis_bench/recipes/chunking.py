@@ -18,7 +18,7 @@ _TABLE_ROW = re.compile(r"\|.*\||\t")
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) and then whitespace.
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+")
 _ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st no nos vs etc e.g i.e approx dept inc ltd co corp fig ref vol rev gen col capt lt sgt "
+    "mr mrs ms dr prof sr jr st no nos vs ver v etc e.g i.e approx dept inc ltd co corp fig ref vol rev gen col capt lt sgt "
     "mt ft ave blvd rd jan feb mar apr jun jul aug sep sept oct nov dec p.m a.m u.s u.k ph.d m.d b.a m.a".split()
 )
 
@@ -48,7 +48,7 @@ def sentences(line: str) -> list[str]:
     """Split one line into sentences (each keeps its trailing whitespace); abbreviations do not end one."""
     out: list[str] = []
     for piece in _slices(line, _SENTENCE_END):
-        if out and _is_abbreviation(out[-1]):
+        if out and (_is_abbreviation(out[-1]) or piece[:1].islower()):  # "e.g. the", "Dr. Lee": one sentence
             out[-1] += piece
         else:
             out.append(piece)
