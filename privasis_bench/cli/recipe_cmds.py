@@ -110,6 +110,50 @@ def build_corpus(
         raise typer.Exit(1)
 
 
+@with_options(ENGINE_OPTIONS)
+def generate(
+    recipe: str = RecipeOpt,
+    model: str = ModelOpt,
+    model_args: Optional[str] = ModelArgsOpt,
+    judge: Optional[str] = typer.Option(None, "--judge", help="Model that compares a draft with its revision (default: --model)."),
+    n: int = typer.Option(..., "-n", "--num-records", min=1, help="How many corpus rows to produce."),
+    output: Path = OutputOpt,
+    batch_size: int = typer.Option(4, "--batch-size", min=1, help="Records per batch (each step runs over a whole batch at once)."),
+    overwrite: bool = OverwriteOpt,
+    opts: Opts = None,  # type: ignore[assignment]
+) -> None:
+    """Synthesize annotated records (profile, type, context, format, draft, refinement, attributes, groups)."""
+    from privasis_bench.recipes.diversity import Embedder
+    from privasis_bench.recipes.drivers import run_generate
+    from privasis_bench.recipes.seeds import SeedFiles
+    from privasis_bench.recipes.synthesis import SynthesisContext
+
+    config = load_recipe(recipe)
+    if config.kind != "synthesis":
+        raise PrivasisError(f"--recipe {recipe}: is a {config.kind!r} recipe; generate needs a 'synthesis' recipe")
+    files = SeedFiles.load(config)
+    spec = ModelSpec.parse(model, model_args)
+    judge_spec = ModelSpec.parse(judge) if judge else spec
+    settings = {"recipe": config.recipe, "recipe_sha": config.fingerprint(), "model": spec.key(), "judge": judge_spec.key()}
+    store = RowStore(output, "corpus", settings, overwrite=overwrite)
+    engines = _Engines(opts)
+    try:
+        engine, judge_engine = engines.get(spec, "model"), engines.get(judge_spec, "judge")
+        ctx = SynthesisContext(recipe=config, files=files, ask=engine_ask(engine), judge_ask=engine_ask(judge_engine),
+                               embed=Embedder(config.synthesis.embedding_model))
+        counts = run_generate(n, ctx, store, batch_size=batch_size, log=_say)
+    finally:
+        engines.close()
+    acc = counts["acceptance"]
+    _say(f"{counts['rows']}/{n} corpus rows ({counts['generated']} new, {counts['resumed']} resumed, {counts['failed']} failed "
+         f"attempts); revisions accepted {acc['accepted']}/{acc['revisions']}")
+    _say(f"  -> {store.path} (failures: {store.failures_path}, statistics: {store.meta_path})")
+    if counts["rows"] < n:
+        _say(f"only {counts['rows']} of {n} rows could be produced; re-run to retry the failed records")
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     """Add the recipe commands."""
+    app.command("generate")(generate)
     app.command("build-corpus")(build_corpus)

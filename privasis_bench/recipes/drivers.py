@@ -8,12 +8,16 @@ already finished are skipped.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from privasis_bench.recipes.store import RowStore, read_jsonl
-from privasis_bench.recipes.corpus import CorpusContext, build_batch, to_benchmark_row
+import numpy as np
+
 from privasis_bench.errors import DataError
+from privasis_bench.recipes.corpus import CorpusContext, build_batch, row_rng, to_benchmark_row
+from privasis_bench.recipes.store import RowStore, read_jsonl
+from privasis_bench.recipes.synthesis import SynthesisContext, synthesize_batch, to_corpus_row, validate_corpus_row
 
 Log = Callable[[str], None]
 SPLITS = ("vanilla", "hard")
@@ -84,3 +88,65 @@ def task_yaml(name: str, data_file: str) -> str:
     safe = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
     base = builtin_tasks_dir() / "privasis_sample.yaml"
     return f"task: {safe}\ninclude: {base}\ndataset: {{data_files: {data_file}}}\n"
+
+
+def _pool(embeddings: list[np.ndarray], size: int, rng: np.random.Generator) -> np.ndarray | None:
+    if not embeddings:
+        return None
+    if len(embeddings) > size:
+        embeddings = [embeddings[i] for i in rng.choice(len(embeddings), size=size, replace=False)]
+    return np.vstack(embeddings)
+
+
+def run_generate(n: int, ctx: SynthesisContext, store: RowStore, *, batch_size: int = 4, log: Log = print) -> dict[str, Any]:
+    """Synthesize until ``n`` corpus rows are finished (trying at most ``n * max_attempts_factor`` ids).
+
+    Ids are ``<recipe>-00000``, ``<recipe>-00001``, ...; finished ids are skipped, failed ones tried again
+    (their answered calls come from the cache). The diversity pool holds the embeddings of finished rows.
+    """
+    recipe = ctx.recipe
+    finished = store.rows()
+    embeddings = list(ctx.embed([r["record"] for r in finished])) if finished and recipe.synthesis.refine_steps else []
+    done = {r["id"] for r in finished}
+    ids = [f"{recipe.recipe}-{i:05d}" for i in range(n * recipe.synthesis.max_attempts_factor)]
+    counts: dict[str, Any] = {"requested": n, "resumed": len(done), "generated": 0, "failed": 0, "failed_steps": {}}
+    refinement: list[dict[str, Any]] = []
+    cursor = 0
+    while len(done) < n and cursor < len(ids):
+        batch = []
+        while cursor < len(ids) and len(batch) < min(batch_size, n - len(done)):
+            if ids[cursor] not in done:
+                batch.append(ids[cursor])
+            cursor += 1
+        if not batch:
+            break
+        pool = _pool(embeddings, recipe.synthesis.pool_size, row_rng(recipe.seed, batch[0], "pool"))
+        rows = synthesize_batch(batch, replace(ctx, pool=pool))
+        ok = [r for r in rows if not r.get("error")]
+        bad = [r for r in rows if r.get("error")]
+        out = [to_corpus_row(r) for r in ok]
+        for row in out:
+            validate_corpus_row(row)
+            refinement += row["stats"].get("refinement", [])
+        store.add(out)
+        store.add_failures(bad)
+        if out and recipe.synthesis.refine_steps:
+            embeddings += list(ctx.embed([r["record"] for r in out]))
+        done |= {r["id"] for r in out}
+        counts["generated"] += len(out)
+        counts["failed"] += len(bad)
+        for r in bad:
+            step = r["error"]["step"]
+            counts["failed_steps"][step] = counts["failed_steps"].get(step, 0) + 1
+            log(f"{r['id']}: failed at {step}: {r['error']['message']}")
+        log(f"{len(done)}/{n} records finished ({counts['failed']} failed so far)")
+    counts["rows"] = len(done)
+    counts["acceptance"] = {
+        "revisions": len(refinement),
+        "accepted": sum(s["accepted"] for s in refinement),
+        "judge_preferred_revision": sum(s["judge"] == "revised" for s in refinement),
+        "judge_unparsed": sum(s["judge"] == "unparsed" for s in refinement),
+        "mean_delta_vendi": float(np.mean([s["delta_vendi"] for s in refinement])) if refinement else None,
+    }
+    store.write_meta(counts)
+    return counts
