@@ -28,7 +28,10 @@ def locate(span: str, chunk: str) -> str | None:
     words = span.strip().strip("\"'`").split()
     if not words:
         return None
-    m = re.search(r"\s+".join(re.escape(w) for w in words), chunk, re.I)
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    # no match inside a longer word or number ("34" is not found in "2034")
+    pattern = (r"(?<!\w)" if words[0][0].isalnum() else "") + pattern + (r"(?!\w)" if words[-1][-1].isalnum() else "")
+    m = re.search(pattern, chunk, re.I)
     return m.group(0) if m else None
 
 
