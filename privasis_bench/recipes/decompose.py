@@ -51,7 +51,8 @@ def _span_answer(answer: str) -> list[str]:
 
 
 def find_spans(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask, *, require: bool) -> None:
-    """Ask, per (chunk, target), which spans refer to the target; locate them; re-ask once for unlocated ones.
+    """Ask, per (chunk, target), which spans refer to the target; locate them; re-ask once for unlocated ones
+    (when the recipe has a ``spans_retry`` prompt).
 
     Verbatim occurrences of known values count as spans too. With ``require``, a target with no span in any
     chunk fails its row; otherwise it is left with no spans (nothing to rewrite).
@@ -78,7 +79,7 @@ def find_spans(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask, *, re
                 calls.append(Call(row, request, apply))
     run_calls(calls, ask, "spans")
     retry: list[Call] = []
-    for row, target, i, missing in unlocated:
+    for row, target, i, missing in unlocated if "spans_retry" in recipe.prompts else ():
         chunk = row["chunks"][i]
 
         def apply_retry(answer: str, target=target, i=i, chunk=chunk) -> None:
