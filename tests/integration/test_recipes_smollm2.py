@@ -27,19 +27,19 @@ SYNTHESIS = """\
 include: {base}
 recipe: synthesis_smoke
 generation:
-  profile: {{temperature: 1.0, max_tokens: 160}}
-  record_types: {{temperature: 1.2, max_tokens: 120}}
-  contexts: {{temperature: 1.2, max_tokens: 120}}
-  formats: {{temperature: 1.2, max_tokens: 120}}
-  draft: {{temperature: 0.7, max_tokens: 200}}
-  revise: {{temperature: 0.7, max_tokens: 200}}
+  profile: {{temperature: 0.0, max_tokens: 160}}
+  record_types: {{temperature: 0.3, max_tokens: 120}}
+  contexts: {{temperature: 0.3, max_tokens: 120}}
+  formats: {{temperature: 0.3, max_tokens: 120}}
+  draft: {{temperature: 0.3, max_tokens: 200}}
+  revise: {{temperature: 0.3, max_tokens: 200}}
   prefer: {{temperature: 0.0, max_tokens: 4}}
   annotate: {{temperature: 0.0, max_tokens: 160}}
   group: {{temperature: 0.0, max_tokens: 120}}
 synthesis:
   refine_steps: 1
-  min_words: 24
-  max_attempts_factor: 4
+  min_words: 12
+  max_attempts_factor: 5
 """
 CORPUS = """\
 include: {base}
