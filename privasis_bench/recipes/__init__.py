@@ -3,7 +3,8 @@
 :mod:`config` (the recipe YAML schema, under the top-level ``tasks/recipes/``), :mod:`steps` (calling a model
 for one step over a batch of rows), :mod:`store` (resumable JSONL outputs), :mod:`chunking`, :mod:`targets`
 (sensitivity weights, target and keep selection), :mod:`decompose` (spans, strategies, chunk rewrites),
-:mod:`corpus` (``build-corpus``), :mod:`synthesis` + :mod:`seeds` + :mod:`diversity` (``generate``) and
+:mod:`corpus` (``build-corpus``), :mod:`synthesis` + :mod:`seeds` + :mod:`diversity` (``generate``), :mod:`drivers` (the
+resumable loops behind both commands) and
 :mod:`decomp_adapter` (the ``decomp:<spec>`` model provider).
 
 Every step is a function over a batch of rows with no global state; every model call goes through an
