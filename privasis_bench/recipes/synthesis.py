@@ -237,7 +237,9 @@ def group(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
             row["grouped_attributes"] = groups
             row["stats"]["groups"] = len(groups)
 
-        request = make_request(ctx.recipe, "group", attributes="\n".join(f"- {n}" for n in names), min_groups=low, max_groups=high)
+        example = f"Identity: {', '.join(names[:2])}"  # the line format, shown with this record's own names
+        request = make_request(ctx.recipe, "group", attributes="\n".join(f"- {n}" for n in names), min_groups=low,
+                               max_groups=high, example=example)
         calls.append(Call(row, request, apply))
     run_calls(calls, ctx.ask, "group")
 

@@ -39,7 +39,7 @@ generation:
 synthesis:
   refine_steps: 1
   min_words: 12
-  max_attempts_factor: 5
+  max_attempts_factor: 10
 """
 CORPUS = """\
 include: {base}
