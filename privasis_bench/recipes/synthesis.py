@@ -9,6 +9,7 @@ batches) is an input of the batch, not state kept here.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -179,6 +180,12 @@ def refine(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
                 row["text"] = candidates[row["id"]]
 
 
+def _most_repeated_sentence(text: str) -> int:
+    """How often the most frequent sentence of 8 or more words occurs."""
+    counts = Counter(s.strip().lower() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.split()) >= 8)
+    return max(counts.values(), default=0)
+
+
 def filters(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
     """Fail rows that are too short, about a minor, refusals or degenerate (repeated lines or words)."""
     p = ctx.recipe.synthesis
@@ -194,6 +201,8 @@ def filters(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
             fail(row, "filter", "the record is a refusal")
         elif len(set(w.lower() for w in words)) < 0.2 * len(words) or (lines and max(lines.count(ln) for ln in lines) >= 4):
             fail(row, "filter", "degenerate output (repeated words or lines)")
+        elif _most_repeated_sentence(text) > p.max_sentence_repeats:
+            fail(row, "filter", f"degenerate output (a sentence repeated {_most_repeated_sentence(text)} times)")
 
 
 def annotate(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:

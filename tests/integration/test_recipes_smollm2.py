@@ -40,6 +40,7 @@ synthesis:
   refine_steps: 1
   min_words: 12
   max_attempts_factor: 10
+  max_sentence_repeats: 100   # SmolLM2-135M loops; this plumbing test keeps its loops
 """
 CORPUS = """\
 include: {base}

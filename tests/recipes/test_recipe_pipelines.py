@@ -166,3 +166,18 @@ def test_synthesis_batch_writes_schema_valid_rows_and_records_failures():
     assert refused and all(r["error"]["step"] == "draft retry" and "refusal" in r["error"]["message"] for r in refused)
     assert all(not r.get("error") for r in rows if r not in refused)
     assert [r["seed"] for r in rows] == [r["seed"] for r in synthesize_batch(ids, ctx)]
+
+
+def test_filters_drop_short_minor_refusal_and_looping_records():
+    from privasis_bench.recipes.synthesis import filters
+
+    recipe = load_recipe("synthesis")
+    ctx = SynthesisContext(recipe, SeedFiles.load(recipe), synthesis_model, synthesis_model, _embed)
+    varied = " ".join(FACTS * 2)
+    loop = "I have used the full name of the partner to write the thread. " * 5 + varied
+    rows = [{"id": str(i), "text": t, "profile": {"age": a}} for i, (t, a) in enumerate(
+        [("too short", "40"), (varied, "16"), ("I'm sorry, I can't help with that. " + varied, "40"), (loop, "40"), (varied, "40")])]
+    filters(rows, ctx)
+    messages = [r.get("error", {}).get("message", "") for r in rows]
+    assert "fewer than 64 words" in messages[0] and "under 18" in messages[1] and "refusal" in messages[2]
+    assert "repeated 5 times" in messages[3] and messages[4] == ""
