@@ -52,6 +52,8 @@ generation:
   strategy: {{temperature: 0.0, max_tokens: 40}}
   rewrite: {{temperature: 0.0, max_tokens: 160}}
   smooth: {{temperature: 1.0, max_tokens: 80}}
+corpus:
+  count_beta: [1.0, 30.0]   # few targets: SmolLM2 annotates few attributes, and keep attributes need what is left
 """
 ENGINE = ["--no-progress", "--concurrency", "2"]
 
@@ -114,4 +116,10 @@ def test_generate_build_corpus_and_run_with_smollm2(tmp_path: Path):
          "--bootstrap-samples", "50", *ENGINE)
     (result_file,) = run_dir.glob("*/results.json")
     results = json.loads(result_file.read_text())
-    assert results["counts"]["records_loaded"] == len(bench)
+    counts = results["counts"]
+    assert counts["records_loaded"] == len(bench) and counts["unjudged"] == 0
+    evaluable = [r for r in bench if r["attributes_to_keep"]]
+    assert evaluable, "no benchmark row got a keep attribute"
+    assert counts["scored"] == len(evaluable) and counts["excluded"] == len(bench) - len(evaluable)
+    assert {r["split"] for r in evaluable} <= {"vanilla", "hard"}
+    assert results["usage"]["model"]["calls"] == len(evaluable)
