@@ -122,4 +122,4 @@ def test_generate_build_corpus_and_run_with_smollm2(tmp_path: Path):
     assert evaluable, "no benchmark row got a keep attribute"
     assert counts["scored"] == len(evaluable) and counts["excluded"] == len(bench) - len(evaluable)
     assert {r["split"] for r in evaluable} <= {"vanilla", "hard"}
-    assert results["usage"]["model"]["calls"] == len(evaluable)
+    assert results["usage"]["model"]["requests"] == len(evaluable)
