@@ -106,7 +106,8 @@ def run_generate(n: int, ctx: SynthesisContext, store: RowStore, *, batch_size: 
     """
     recipe = ctx.recipe
     finished = store.rows()
-    embeddings = list(ctx.embed([r["record"] for r in finished])) if finished and recipe.synthesis.refine_steps else []
+    needed = len(finished) < n and recipe.synthesis.refine_steps > 0
+    embeddings = list(ctx.embed([r["record"] for r in finished])) if finished and needed else []
     done = {r["id"] for r in finished}
     ids = [f"{recipe.recipe}-{i:05d}" for i in range(n * recipe.synthesis.max_attempts_factor)]
     counts: dict[str, Any] = {"requested": n, "resumed": len(done), "generated": 0, "failed": 0, "failed_steps": {}}

@@ -75,6 +75,7 @@ class RowStore:
                     "use another --output directory or pass --overwrite"
                 )
         self.write_meta(None)
+        self.path.touch()  # from now on a re-run with other settings is refused
 
     def rows(self) -> list[dict[str, Any]]:
         """Finished rows (the last line per id wins)."""
