@@ -156,8 +156,10 @@ def rewrite_chunks(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask) -
                         raise StepFailure(f"target {target['label']!r}: the rewrite of chunk {i} is empty")
                     row["chunks"][i] = splice(row["chunks"][i], answer)
 
-                request = make_request(recipe, "rewrite", chunk=_edges(chunk)[1], strategy=target["strategy"],
-                                       spans="\n".join(f"- {s}" for s in spans))
+                body = _edges(chunk)[1]
+                # a rewrite is about as long as its chunk (~4 characters per token): twice that is plenty
+                request = make_request(recipe, "rewrite", chunk=body, strategy=target["strategy"],
+                                       spans="\n".join(f"- {s}" for s in spans), max_tokens=len(body) // 2 + 64)
                 calls.append(Call(row, request, apply))
         run_calls(calls, ask, f"rewrite target {k + 1}")
 

@@ -50,11 +50,15 @@ def fail(row: dict[str, Any], step: str, message: str) -> None:
         row["error"] = {"step": step, "message": message}
 
 
-def make_request(recipe: RecipeConfig, step: str, *, temperature: float | None = None, **fields: Any) -> ChatRequest:
-    """The step's template with ``fields`` filled in, as one user message with the step's settings."""
+def make_request(recipe: RecipeConfig, step: str, *, temperature: float | None = None, max_tokens: int | None = None,
+                 **fields: Any) -> ChatRequest:
+    """The step's template with ``fields`` filled in, as one user message with the step's settings.
+
+    ``max_tokens`` can only lower the step's budget (e.g. to fit the length of the text being rewritten)."""
     gen = recipe.step(step)
     prompt = render(recipe.prompt(step), **{k: str(v) for k, v in fields.items()})
-    return ChatRequest.user(prompt, max_tokens=gen.max_tokens, temperature=gen.temperature if temperature is None else temperature)
+    budget = gen.max_tokens if max_tokens is None else min(gen.max_tokens, max_tokens)
+    return ChatRequest.user(prompt, max_tokens=budget, temperature=gen.temperature if temperature is None else temperature)
 
 
 def run_calls(calls: list[Call], ask: Ask, step: str) -> None:
