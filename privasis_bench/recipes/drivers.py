@@ -1,0 +1,153 @@
+"""Resumable drivers: feed batches of rows to a recipe's batch function and persist what each batch produced.
+
+Finished rows are appended the moment their batch ends; failed rows go to ``failures.jsonl`` with the step and
+the reason (a re-run tries them again; calls already answered come from the response cache). Rows whose id is
+already finished are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from privasis_bench.errors import DataError
+from privasis_bench.recipes.corpus import CorpusContext, build_batch, row_rng, to_benchmark_row
+from privasis_bench.recipes.store import RowStore, read_jsonl
+from privasis_bench.recipes.synthesis import SynthesisContext, synthesize_batch, to_corpus_row, validate_corpus_row
+
+Log = Callable[[str], None]
+SPLITS = ("vanilla", "hard")
+
+
+def read_inputs(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """Input rows from JSONL files; a file that is missing or holds no row is a one-line error."""
+    rows: list[dict[str, Any]] = []
+    for path in paths:
+        if not Path(path).is_file():
+            raise DataError(f"--input {path}: file not found")
+        got = read_jsonl(path)
+        if not got:
+            raise DataError(f"--input {path}: no JSON rows in the file")
+        rows += got
+    ids = [str(r.get("id")) for r in rows]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise DataError(f"--input: duplicate id {dupes[0]!r} (ids must be unique)")
+    return rows
+
+
+def run_build_corpus(inputs: list[dict[str, Any]], ctx: CorpusContext, store: RowStore, *, batch_size: int = 8,
+                     log: Log = print) -> dict[str, int]:
+    """Build benchmark rows for every input row not yet finished; returns counts of this run."""
+    done = store.done_ids()
+    todo = [r for r in inputs if str(r.get("id")) not in done]
+    counts = {"inputs": len(inputs), "resumed": len(inputs) - len(todo), "built": 0, "failed": 0}
+    for start in range(0, len(todo), batch_size):
+        rows = build_batch(todo[start : start + batch_size], ctx)
+        ok = [r for r in rows if not r.get("error")]
+        bad = [r for r in rows if r.get("error")]
+        store.add(to_benchmark_row(r) for r in ok)
+        store.add_failures(bad)
+        counts["built"] += len(ok)
+        counts["failed"] += len(bad)
+        for r in bad:
+            log(f"{r['id']}: failed at {r['error']['step']}: {r['error']['message']}")
+        log(f"{min(start + batch_size, len(todo))}/{len(todo)} rows processed ({counts['built']} built, {counts['failed']} failed)")
+    write_splits(store)
+    final = store.rows()
+    summary = {**counts, "rows": len(final), **{s: sum(r.get("split") == s for r in final) for s in (*SPLITS, "unscored")},
+               "failures_pending": len(store.failures())}
+    store.write_meta(summary)
+    return summary
+
+
+def write_splits(store: RowStore) -> list[Path]:
+    """``vanilla.jsonl`` / ``hard.jsonl`` from the finished rows, and a task YAML for each file."""
+    rows = sorted(store.rows(), key=lambda r: r["id"])
+    written = []
+    for split, chosen in (("all", rows), *((s, [r for r in rows if r.get("split") == s]) for s in SPLITS)):
+        data = store.path if split == "all" else store.dir / f"{split}.jsonl"
+        if split != "all":
+            tmp = data.with_suffix(".tmp")
+            tmp.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in chosen), encoding="utf-8")
+            tmp.replace(data)
+        yaml_path = store.dir / ("task.yaml" if split == "all" else f"task_{split}.yaml")
+        yaml_path.write_text(task_yaml(f"{store.dir.name}_{split}", data.name), encoding="utf-8")
+        written.append(yaml_path)
+    return written
+
+
+def task_yaml(name: str, data_file: str) -> str:
+    """A three-line task YAML evaluating ``data_file`` (next to it) with the sample task's settings."""
+    from privasis_bench.tasks.registry import builtin_tasks_dir
+
+    safe = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
+    base = builtin_tasks_dir() / "privasis_sample.yaml"
+    return f"task: {safe}\ninclude: {base}\ndataset: {{data_files: {data_file}}}\n"
+
+
+def _pool(embeddings: list[np.ndarray], size: int, rng: np.random.Generator) -> np.ndarray | None:
+    if not embeddings:
+        return None
+    if len(embeddings) > size:
+        embeddings = [embeddings[i] for i in rng.choice(len(embeddings), size=size, replace=False)]
+    return np.vstack(embeddings)
+
+
+def run_generate(n: int, ctx: SynthesisContext, store: RowStore, *, batch_size: int = 4, log: Log = print) -> dict[str, Any]:
+    """Synthesize until ``n`` corpus rows are finished (trying at most ``n * max_attempts_factor`` ids).
+
+    Ids are ``<recipe>-00000``, ``<recipe>-00001``, ...; finished ids are skipped, failed ones tried again
+    (their answered calls come from the cache). The diversity pool holds the embeddings of finished rows.
+    """
+    recipe = ctx.recipe
+    finished = store.rows()
+    needed = len(finished) < n and recipe.synthesis.refine_steps > 0
+    embeddings = list(ctx.embed([r["record"] for r in finished])) if finished and needed else []
+    done = {r["id"] for r in finished}
+    ids = [f"{recipe.recipe}-{i:05d}" for i in range(n * recipe.synthesis.max_attempts_factor)]
+    counts: dict[str, Any] = {"requested": n, "resumed": len(done), "generated": 0, "failed": 0, "failed_steps": {}}
+    refinement: list[dict[str, Any]] = []
+    cursor = 0
+    while len(done) < n and cursor < len(ids):
+        batch = []
+        while cursor < len(ids) and len(batch) < min(batch_size, n - len(done)):
+            if ids[cursor] not in done:
+                batch.append(ids[cursor])
+            cursor += 1
+        if not batch:
+            break
+        pool = _pool(embeddings, recipe.synthesis.pool_size, row_rng(recipe.seed, batch[0], "pool"))
+        rows = synthesize_batch(batch, replace(ctx, pool=pool))
+        ok = [r for r in rows if not r.get("error")]
+        bad = [r for r in rows if r.get("error")]
+        out = [to_corpus_row(r) for r in ok]
+        for row in out:
+            validate_corpus_row(row)
+            refinement += row["stats"].get("refinement", [])
+        store.add(out)
+        store.add_failures(bad)
+        if out and recipe.synthesis.refine_steps:
+            embeddings += list(ctx.embed([r["record"] for r in out]))
+        done |= {r["id"] for r in out}
+        counts["generated"] += len(out)
+        counts["failed"] += len(bad)
+        for r in bad:
+            step = r["error"]["step"]
+            counts["failed_steps"][step] = counts["failed_steps"].get(step, 0) + 1
+            log(f"{r['id']}: failed at {step}: {r['error']['message']}")
+        log(f"{len(done)}/{n} records finished ({counts['failed']} failed so far)")
+    counts["rows"] = len(done)
+    counts["acceptance"] = {
+        "revisions": len(refinement),
+        "accepted": sum(s["accepted"] for s in refinement),
+        "judge_preferred_revision": sum(s["judge"] == "revised" for s in refinement),
+        "judge_unparsed": sum(s["judge"] == "unparsed" for s in refinement),
+        "mean_delta_vendi": float(np.mean([s["delta_vendi"] for s in refinement])) if refinement else None,
+    }
+    store.write_meta(counts)
+    return counts

