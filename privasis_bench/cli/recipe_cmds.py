@@ -11,10 +11,10 @@ from rich.markup import escape
 
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.cli.options import ENGINE_OPTIONS, Opts, with_options
+from privasis_bench.cli.options import ENGINE_OPTIONS, Opts, retry_policy, with_options
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
 from privasis_bench.engine.executor import Engine
-from privasis_bench.engine.retry import RetryPolicy
+from privasis_bench.engine.answers import RECIPE_STEPS
 from privasis_bench.errors import PrivasisError
 from privasis_bench.protocol.judge import JudgeSettings
 from privasis_bench.protocol.judge_prompts import JudgePrompts
@@ -47,8 +47,8 @@ class _Engines:
     def get(self, spec: ModelSpec, role: str) -> Engine:
         if spec.key() not in self.engines:
             self.engines[spec.key()] = Engine(build_adapter(spec), spec, role=role, cache=self.cache,
-                                              retry=RetryPolicy(max_attempts=self.opts.max_attempts),
-                                              concurrency=self.opts.concurrency, progress=self.opts.progress)
+                                              retry=retry_policy(self.opts), concurrency=self.opts.concurrency,
+                                              progress=self.opts.progress, answers=RECIPE_STEPS)
         return self.engines[spec.key()]
 
     def close(self) -> None:

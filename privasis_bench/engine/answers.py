@@ -87,3 +87,8 @@ def redact(text: str | None, secrets: Iterable[str]) -> str | None:
         if len(secret) >= MIN_SECRET_CHARS and secret in text:
             text = text.replace(secret, "***")
     return text
+
+
+#: For recipe steps: each step has its own, deliberately small token budget and parses what it gets, so an answer
+#: cut at the budget is kept (and counted) rather than asked again; an empty answer is still asked again.
+RECIPE_STEPS = AnswerPolicy(empty="retry", truncated="accept")

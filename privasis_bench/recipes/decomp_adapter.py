@@ -19,6 +19,7 @@ from typing import Any
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.engine.answers import RECIPE_STEPS
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.errors import ModelSpecError
@@ -99,7 +100,7 @@ class DecompAdapter(Adapter):
         if self.base_spec.provider == "decomp":
             raise ModelSpecError("decomp cannot wrap itself")
         self.inner = Engine(build_adapter(self.base_spec), self.base_spec, role="decomp", cache=None,
-                            retry=RetryPolicy(), concurrency=concurrency, progress=False)
+                            retry=RetryPolicy(), concurrency=concurrency, progress=False, answers=RECIPE_STEPS)
 
     def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
         """Decompose every request of the batch together (each step runs over the whole batch)."""
