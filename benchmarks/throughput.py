@@ -1,6 +1,7 @@
 """How close a full `run` gets to the throughput ceiling of its servers.
 
-A local OpenAI-compatible fake server answers every request after a fixed latency. The same server (or, with
+A local OpenAI-compatible fake server, in its own process like any real server, answers every request after a
+fixed latency. The same server (or, with
 ``--two-servers``, a second one with another latency) plays the judge, asked with tagged templates that a
 deterministic function answers, so every record goes through the judge's whole chain (guesses, original-record
 guesses, comparisons, inclusion questions). For each concurrency level the script runs `privasis-bench run` on a
@@ -16,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import sys
+import threading
 import tempfile
 import time
 from pathlib import Path
@@ -37,6 +40,42 @@ def judge_reply(prompt: str) -> str:
     if SEP in prompt:
         return deterministic_answer(*parse_prompt(prompt))
     return reply_for(prompt)
+
+
+def _serve(delay: float, count, ready) -> None:  # noqa: ANN001 - multiprocessing objects
+    """Child process: a fake server that counts the requests it answers."""
+    def reply(prompt: str) -> str:
+        with count.get_lock():
+            count.value += 1
+        return judge_reply(prompt)
+
+    with FakeOpenAIServer(delay=delay, reply=reply) as server:
+        ready.put(server.base_url)
+        threading.Event().wait()
+
+
+class ServerProcess:
+    """A fixed-latency fake server running in a child process (so it does not share this process's CPU)."""
+
+    def __init__(self, delay: float) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self.count, self._ready = ctx.Value("l", 0), ctx.Queue()
+        self._proc = ctx.Process(target=_serve, args=(delay, self.count, self._ready), daemon=True)
+        self.base_url = ""
+
+    def __enter__(self) -> "ServerProcess":
+        self._proc.start()
+        self.base_url = self._ready.get(timeout=60)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._proc.terminate()
+        self._proc.join(10)
+
+    @property
+    def requests(self) -> int:
+        """Requests answered so far."""
+        return int(self.count.value)
 
 
 async def load_generator(base_url: str, requests: int, concurrency: int) -> float:
@@ -86,8 +125,8 @@ def main() -> None:
         tmp = Path(tmp_name)
         task = write_task(tmp, args.records)
         prompts = write_templates(tmp / "prompts")
-        model = FakeOpenAIServer(delay=args.latency, reply=judge_reply)
-        judge = FakeOpenAIServer(delay=args.judge_latency, reply=judge_reply) if args.two_servers else model
+        model = ServerProcess(args.latency)
+        judge = ServerProcess(args.judge_latency) if args.two_servers else model
         with model, (judge if args.two_servers else contextlib.nullcontext()):
             print(f"{args.records} records, model latency {args.latency}s"
                   + (f", judge on a second server with latency {args.judge_latency}s" if args.two_servers else
@@ -95,18 +134,20 @@ def main() -> None:
             print(f"{'conc':>5} {'requests':>9} {'harness s':>10} {'ceiling s':>10} {'fraction':>9}"
                   + (f" {'ideal s':>8} {'x ideal':>8}" if args.two_servers else ""))
             for conc in args.concurrency:
-                before_m, before_j = sum(model.received.values()), sum(judge.received.values())
+                before_m, before_j = model.requests, judge.requests
                 with contextlib.redirect_stdout(io.StringIO()):
                     seconds = harness_run(task, prompts, model.base_url, judge.base_url, conc, tmp)
-                model_n = sum(model.received.values()) - before_m
-                judge_n = sum(judge.received.values()) - before_j if args.two_servers else 0
+                model_n = model.requests - before_m
+                judge_n = judge.requests - before_j if args.two_servers else 0
                 requests = model_n + judge_n
                 if args.two_servers:
                     ideal = max(model_n * args.latency, judge_n * args.judge_latency) / conc
                     print(f"{conc:>5} {requests:>9} {seconds:>10.1f} {'':>10} {'':>9} {ideal:>8.1f} {seconds / ideal:>8.2f}",
                           flush=True)
                 else:
+                    before = model.requests
                     ceiling = asyncio.run(load_generator(model.base_url, requests, conc))
+                    assert model.requests - before == requests
                     print(f"{conc:>5} {requests:>9} {seconds:>10.1f} {ceiling:>10.1f} {ceiling / seconds:>9.0%}", flush=True)
 
 

@@ -19,7 +19,7 @@ from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
 from privasis_bench.results.files import atomic_write_text, dumps_json
 from privasis_bench.results.tables import compare_table, summary_table
-from privasis_bench.pipeline.run import (SANITIZED_NAME, EngineOptions, EvalOutcome, RunChecks, evaluate_task,
+from privasis_bench.pipeline.run import (SANITIZED_NAME, EngineOptions, EvalOutcome, OutputPlan, RunChecks, evaluate_task,
                                          model_description, now)
 from privasis_bench.pipeline.judging import resolve_judge, spec_label
 from privasis_bench.pipeline.lock import task_dir_lock
@@ -134,7 +134,7 @@ def run(
     opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
 ) -> None:
     """Sanitize with the model, judge, score and write results; re-running resumes what is missing."""
-    from privasis_bench.pipeline.sanitize import run_sanitize
+    from privasis_bench.pipeline.sanitize import OutputJournal
 
     clock = (time.perf_counter(), time.process_time())
     _check_opts(opts)
@@ -152,12 +152,11 @@ def run(
             temp = task.generation.temperature if temperature is None else temperature
             task_dir = output / task.task
             with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:
-                outs = run_sanitize(loaded.scored, task, model_engine, task_dir / SANITIZED_NAME,
-                                    instruction=variant, max_tokens=mt, temperature=temp)
-                spend.save()  # the sanitize stage's cost is on record even if judging stops the run
+                journal = OutputJournal(task, model_engine, task_dir / SANITIZED_NAME, instruction=variant,
+                                        max_tokens=mt, temperature=temp)
                 judge_engine = session.engine(choice.spec, "judge")
                 outcomes.append(evaluate_task(
-                    task, loaded, {o.id: o for o in outs}, choice, judge_engine, task_dir,
+                    task, loaded, OutputPlan(model_engine, journal), choice, judge_engine, task_dir,
                     model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
                     instruction=variant, engines=list(session.engines.values()), limit=opts.limit,
                     bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
@@ -222,7 +221,7 @@ def evaluate(
         task_dir = output / task.task
         with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
             outcome = evaluate_task(
-                task, loaded, dict(preds), choice, judge_engine, task_dir, model_info=model_info,
+                task, loaded, OutputPlan(given=dict(preds)), choice, judge_engine, task_dir, model_info=model_info,
                 instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
                 bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
                 spend=spend,

@@ -21,7 +21,8 @@ from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import ensure_dir
 from privasis_bench.pipeline.lock import task_dir_lock
-from privasis_bench.pipeline.sanitize import run_sanitize, summarize
+from privasis_bench.pipeline.flow import run_sanitize
+from privasis_bench.pipeline.sanitize import summarize
 from privasis_bench.pipeline.spend import recorded_spend
 from privasis_bench.tasks.registry import resolve_tasks
 

@@ -40,7 +40,7 @@ from privasis_bench.engine.stream import RequestStream
 from privasis_bench.engine.retry import FATAL_STATUS, FatalModelError, RetryPolicy
 from privasis_bench.engine.stats import BusyClock, EngineStats, usage_by_role
 
-__all__ = ["Engine", "EngineStats", "OnResult", "usage_by_role"]
+__all__ = ["Engine", "EngineStats", "OnResult", "run_together", "usage_by_role"]
 
 
 _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")
@@ -99,7 +99,7 @@ class Engine:
         self.stats = EngineStats()
         self.clock = BusyClock()  # for --profile: when calls were in flight
         self._next_slot = 0.0
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_box: _LoopBox | None = None  # the event loop this engine's adapter is bound to (may be shared)
         self._rng = random.Random()
         self._secrets = configured_secrets(spec.args, SECRET_ARGS, _SECRET_ENV)
 
@@ -160,9 +160,14 @@ class Engine:
             pool.submit(self._close_sync).result()
 
     def _close_sync(self) -> None:
-        loop, self._loop = self._loop, None
+        box, self._loop_box = self._loop_box, None
+        loop = box.loop if box is not None else None
         if loop is None or loop.is_closed():
             asyncio.run(self.adapter.aclose())
+            return
+        box.users -= 1
+        if box.users > 0:  # another engine still runs on this loop: release only this adapter
+            loop.run_until_complete(self.adapter.aclose())
             return
         try:
             # Work left over by an interrupted run (Ctrl-C) must not resume while we close.
@@ -187,9 +192,12 @@ class Engine:
 
     # ------------------------------------------------------------------ internals
     def _on_own_loop(self, make: Callable[[], Awaitable[T]]) -> T:
-        if self._loop is None or self._loop.is_closed():
-            self._loop = asyncio.new_event_loop()
-        return self._loop.run_until_complete(make())
+        return self._box().loop.run_until_complete(make())
+
+    def _box(self) -> "_LoopBox":
+        if self._loop_box is None or self._loop_box.loop.is_closed():
+            self._loop_box = _LoopBox(asyncio.new_event_loop())
+        return self._loop_box
 
     def _count(self, result: ChatResult, bar: StageProgress) -> None:
         s = self.stats
@@ -297,6 +305,37 @@ class Engine:
 
     def _scrub(self, message: str) -> str:
         return scrub(message, self._secrets)
+
+
+
+class _LoopBox:
+    """An event loop and how many engines run on it (the last one to close it closes the loop)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop, self.users = loop, 1
+
+
+def run_together(engines: Sequence["Engine | None"], make: Callable[[], Awaitable[T]]) -> T:
+    """Run ``make()``, a coroutine using several engines at once, on one event loop they all share from now on.
+
+    Adapters hold connections bound to the loop they first ran on, so engines that work together must stay on
+    one loop: the first engine's loop is adopted by the others (an engine already bound to another live loop
+    is an error). At least one engine is required.
+    """
+    live = [e for e in dict.fromkeys(engines) if e is not None]
+    if not live:
+        raise ValueError("run_together needs at least one engine")
+    first = live[0]
+    box = first._box()
+    for engine in live[1:]:
+        own = engine._loop_box
+        if own is box:
+            continue
+        if own is not None and not own.loop.is_closed():
+            raise RuntimeError(f"engine bug: {engine.role} {engine.spec} already runs on another event loop")
+        engine._loop_box = box
+        box.users += 1
+    return first.run_async(make)
 
 
 

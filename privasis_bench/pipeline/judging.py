@@ -1,18 +1,19 @@
 """The judge stage: which judge a run uses, and judging every output with resume from the checkpoint.
 
 ``resolve_judge`` turns the task's judge section plus command-line overrides into a :class:`JudgeChoice`;
-``judge_outputs`` asks the protocol's :class:`~privasis_bench.protocol.judge.Judge` about every record not
-already in ``judged.jsonl`` and appends each finished chunk there.
+:class:`JudgeStep` judges one record at a time in the record flow, reusing verdicts from ``judged.jsonl`` and
+appending each new one there.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Awaitable, Callable
 
+from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.adapters.spec import ModelSpec, parse_args
-from privasis_bench.engine.executor import Engine
+from privasis_bench.data.records import Record
 from privasis_bench.pipeline.checkpoint import (
     append_checkpoint,
     fingerprint,
@@ -26,7 +27,6 @@ from privasis_bench.protocol.judge import (
     JudgeInput,
     JudgeSettings,
     JudgeStats,
-    run_sync,
 )
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.protocol.verdicts import RecordVerdict
@@ -119,61 +119,39 @@ def resolve_judge(
 
 
 
-def judge_outputs(
-    records: Sequence[Any],
-    outputs: dict[str, SanitizedOutput],
-    choice: JudgeChoice,
-    engine: Engine | None,
-    checkpoint: Path,
-    *,
-    desc: str = "judge",
-) -> tuple[list[RecordVerdict], JudgeStats, int]:
-    """Judge every record's output, reusing checkpointed verdicts; returns verdicts, stats, reused count.
+class JudgeStep:
+    """The judge's step of the record flow: a checkpointed verdict when there is one, else the judge's questions.
 
-    Every attribute's chain of questions runs as soon as its answers arrive (no stage barriers), at most
-    :func:`records_in_flight` records at a time, and each record's verdict is appended to the checkpoint the
-    moment it is complete.
+    Each verdict is appended to ``judged.jsonl`` the moment it is complete; verdicts there are reused when the
+    judge fingerprint and the output are the same. ``ask`` answers one judge request (a judge engine's stream);
+    with ``--judge none`` nothing is asked and nothing is checkpointed.
     """
-    fp = choice.fingerprint()
-    done = read_checkpoint(checkpoint, fp) if choice.spec is not None else {}
-    judge = Judge(None, choice.prompts, choice.settings)
-    verdicts: dict[str, RecordVerdict] = {}
-    todo: list[JudgeInput] = []
-    shas: dict[str, str] = {}
-    for record in records:
-        out = outputs.get(record.id)
+
+    def __init__(self, choice: JudgeChoice, checkpoint: Path) -> None:
+        self.choice, self.checkpoint = choice, checkpoint
+        self.fingerprint = choice.fingerprint()
+        self.done = read_checkpoint(checkpoint, self.fingerprint) if choice.spec is not None else {}
+        self.judge = Judge(None, choice.prompts, choice.settings)
+        self.stats = JudgeStats()
+        self.reused = 0
+        self.ask: Callable[[ChatRequest], Awaitable[ChatResult]] = _nothing_to_ask
+
+    async def verdict(self, record: Record, out: SanitizedOutput | None) -> RecordVerdict:
+        """The record's verdict for this output (a failed or missing output is judged as failed)."""
         failed = out is None or not out.ok
-        text = None if failed else out.output
+        text = None if failed else out.output  # type: ignore[union-attr]
         sha = output_hash(text, failed)
-        prev = done.get((record.id, sha))
+        prev = self.done.pop((record.id, sha), None)
         if prev is not None:
-            verdicts[record.id] = prev
-        else:
-            shas[record.id] = sha
-            todo.append(JudgeInput(record, text, output_failed=failed))
-    reused = len(verdicts)
-
-    def finished(verdict: RecordVerdict) -> None:
-        verdicts[verdict.record_id] = verdict
-        if choice.spec is not None:
-            append_checkpoint(checkpoint, fp, [(shas[verdict.record_id], verdict)])
-
-    async def judge_all() -> tuple[list[RecordVerdict], JudgeStats]:
-        if engine is None:  # --judge none: deterministic tiers only, nothing is asked
-            return await judge.ajudge(todo, _nothing_to_ask, on_record=finished)
-        async with engine.stream(desc) as stream:
-            return await judge.ajudge(todo, stream.ask, on_record=finished, window=records_in_flight(engine))
-
-    _, stats = engine.run_async(judge_all) if engine is not None else run_sync(judge_all)
-    return [verdicts[r.id] for r in records], stats, reused
+            self.reused += 1
+            return prev
+        verdict = await self.judge.ajudge_record(JudgeInput(record, text, output_failed=failed), self.ask, self.stats)
+        if self.choice.spec is not None:
+            append_checkpoint(self.checkpoint, self.fingerprint, [(sha, verdict)])
+        return verdict
 
 
-def records_in_flight(engine: Engine) -> int:
-    """How many records are judged at once: enough to keep every judge slot busy, few enough to bound memory."""
-    return max(64, 8 * engine.concurrency)
-
-
-async def _nothing_to_ask(request: Any) -> Any:
+async def _nothing_to_ask(request: ChatRequest) -> ChatResult:
     raise RuntimeError("--judge none asks no question")
 
 

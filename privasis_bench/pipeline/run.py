@@ -7,6 +7,7 @@ Scoring is always recomputed from the verdicts; results and samples files are wr
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -17,21 +18,22 @@ from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.loading import LoadedRecords
 from privasis_bench.engine.answers import AnswerPolicy
 from privasis_bench.engine.cache import ResponseCache
-from privasis_bench.engine.executor import Engine, usage_by_role
+from privasis_bench.engine.executor import Engine, run_together, usage_by_role
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME
-from privasis_bench.pipeline.judging import JudgeChoice, judge_outputs, spec_label
+from privasis_bench.pipeline.flow import GivenOutputs, ModelOutputs, flow_window, ordered_flow
+from privasis_bench.pipeline.judging import JudgeChoice, JudgeStep, spec_label
+from privasis_bench.pipeline.sink import ResultSink
 from privasis_bench.pipeline.spend import InvocationSpend, now, usage_delta
-from privasis_bench.protocol.labels import off_label_answers
-from privasis_bench.pipeline.sanitize import SanitizedOutput
-from privasis_bench.protocol.metrics import compute_metrics, scored
+from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
+from privasis_bench.protocol.judge import run_sync
+from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.protocol.verdicts import RecordVerdict
 from privasis_bench.results.files import (
     RESULTS_NAME,
     SAMPLES_NAME,
     git_revision,
     write_results,
-    write_samples,
 )
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.paths import file_ref, portable_name
@@ -88,7 +90,6 @@ class EvalOutcome:
 
     task_dir: Path
     results: dict[str, Any]
-    verdicts: list[RecordVerdict]
 
     @property
     def ok(self) -> bool:
@@ -102,31 +103,59 @@ def is_complete(counts: dict[str, int], checks: RunChecks) -> bool:
 
 
 
-def sample_rows(loaded: LoadedRecords, outputs: dict[str, SanitizedOutput], verdicts: Sequence[RecordVerdict]) -> list[dict[str, Any]]:
-    """Samples JSONL rows: per record, the output, its failure if any and every verdict."""
-    by_id = {v.record_id: v for v in verdicts}
-    rows: list[dict[str, Any]] = []
-    for record in loaded.records:
-        if record.excluded:
-            rows.append({"record_id": record.id, "status": "excluded", "excluded_reason": record.excluded_reason,
-                         "category": record.breakdown_category, "record_type": record.record_type})
-            continue
-        out = outputs.get(record.id)
-        row = by_id[record.id].to_dict()
-        row.update(
-            output=None if out is None else out.output,
-            raw_output=None if out is None else out.raw_output,
-            output_error=None if out is None else out.error,
-        )
-        rows.append(row)
-    return rows
+@dataclass
+class OutputPlan:
+    """Where a task's outputs come from: the model under test (through its journal) or saved predictions."""
+
+    model_engine: Engine | None = None
+    journal: OutputJournal | None = None
+    given: dict[str, SanitizedOutput] | None = None
+
+    def source(self, ask: Any) -> Any:
+        """The output source for the record flow (``ask``: the model stream's, when there is a model)."""
+        if self.journal is not None:
+            return ModelOutputs(self.journal, ask)
+        return GivenOutputs(self.given or {})
+
+
+
+def flow_records(task: TaskConfig, loaded: LoadedRecords, plan: OutputPlan, step: JudgeStep, judge_engine: Engine | None,
+                 sink: ResultSink) -> None:
+    """Sanitize (or look up) and judge every scored record, handing each to ``sink`` in record order.
+
+    The model and the judge work at the same time on one event loop, each under its own concurrency limit;
+    each output is journaled and each verdict checkpointed the moment it exists.
+    """
+    model_engine = plan.model_engine if plan.journal is not None else None
+
+    async def go() -> None:
+        async with AsyncExitStack() as stack:
+            ask = None
+            if model_engine is not None:
+                ask = (await stack.enter_async_context(model_engine.stream(f"sanitize {task.task}"))).ask
+            if judge_engine is not None:
+                step.ask = (await stack.enter_async_context(judge_engine.stream(f"judge {task.task}"))).ask
+            source = plan.source(ask)
+
+            async def one(record: Any) -> tuple[SanitizedOutput | None, RecordVerdict]:
+                out = await source.output(record)
+                return out, await step.verdict(record, out)
+
+            await ordered_flow(loaded.records, lambda r: None if r.excluded else one(r), sink,
+                               window=flow_window(model_engine, judge_engine))
+
+    engines = [e for e in (model_engine, judge_engine) if e is not None]
+    if engines:
+        run_together(engines, go)
+    else:
+        run_sync(go)
 
 
 
 def evaluate_task(
     task: TaskConfig,
     loaded: LoadedRecords,
-    outputs: dict[str, SanitizedOutput],
+    plan: OutputPlan,
     choice: JudgeChoice,
     judge_engine: Engine | None,
     task_dir: Path,
@@ -143,24 +172,30 @@ def evaluate_task(
     checks: RunChecks = RunChecks(),
     spend: InvocationSpend | None = None,
 ) -> EvalOutcome:
-    """Judge the outputs of ``loaded.scored``, compute metrics and write results + samples.
+    """Get the outputs of ``loaded.scored`` (from the model or saved), judge them, compute metrics, write results.
 
     With ``spend``, this invocation's usage is measured by it and recorded in the task directory's ledger, and
     results carry every invocation's usage and the total (``usage_cumulative``).
     """
     started = started or now()
-    records = loaded.scored
-    verdicts, stats, reused = judge_outputs(
-        records, outputs, choice, judge_engine, task_dir / CHECKPOINT_NAME, desc=f"judge {task.task}"
-    )
+    step = JudgeStep(choice, task_dir / CHECKPOINT_NAME)
+    sink = ResultSink(task_dir / SAMPLES_NAME, official=choice.settings.parse_mode == "official", journal=plan.journal)
+    try:
+        flow_records(task, loaded, plan, step, judge_engine, sink)
+        if plan.journal is not None:
+            plan.journal.finish()
+    finally:
+        if plan.journal is not None:
+            plan.journal.close()
+        if spend is not None:
+            spend.save()  # what was paid is on record even if the run stops here
+    stats = step.stats
     mcfg = task.metrics
     samples = mcfg.bootstrap_samples if bootstrap_samples is None else bootstrap_samples
     seed = mcfg.bootstrap_seed if seed is None else seed
     metrics = compute_metrics(
-        scored(verdicts), bootstrap_samples=samples, seed=seed, confidence=mcfg.confidence, top_failed=mcfg.top_failed_attributes
+        sink.tallies, bootstrap_samples=samples, seed=seed, confidence=mcfg.confidence, top_failed=mcfg.top_failed_attributes
     )
-    failed_ids = [r.id for r in records if (o := outputs.get(r.id)) is None or not o.ok]
-    off_label = off_label_answers(verdicts) if choice.settings.parse_mode == "official" else []
     results = {
         "harness": {"name": "privasis-bench", "version": __version__, "git_revision": git_revision()},
         "task": {"name": task.task, "version": task.version, "config_hash": task.config_hash(),
@@ -181,35 +216,37 @@ def evaluate_task(
             "records_loaded": len(loaded.records),
             "excluded": len(loaded.excluded),
             "invalid_rows": len(loaded.invalid),
-            "judged_records": len(records),
+            "judged_records": sink.judged_records,
             "scored": metrics["scored_records"],
-            "failed_outputs": len(failed_ids),
-            "empty_outputs": sum(1 for r in records if (o := outputs.get(r.id)) is not None and o.ok and not (o.output or "").strip()),
-            "truncated_outputs": sum(1 for r in records if (o := outputs.get(r.id)) is not None and o.ok
-                                     and o.finish_reason == "length"),
-            "unjudged": sum(v.status == "unjudged" for v in verdicts),
-            "unparseable": sum(v.status == "unparseable" for v in verdicts),
-            "off_label": len(off_label),
-            "verdicts_reused_from_checkpoint": reused,
+            "failed_outputs": len(sink.failed_ids),
+            "empty_outputs": sink.empty_outputs,
+            "truncated_outputs": sink.truncated_outputs,
+            "unjudged": len(sink.unjudged_ids),
+            "unparseable": len(sink.unparseable_ids),
+            "off_label": sink.off_label_count,
+            "verdicts_reused_from_checkpoint": step.reused,
         },
         "judge_calls": stats.to_dict(),
         "checks": checks.to_dict(),
         "answer_policy": {e.role: e.answers.to_dict() for e in engines},
         "excluded_records": [{"id": r.id, "reason": r.excluded_reason} for r in loaded.excluded],
-        "failed_output_records": failed_ids,
-        "unjudged_records": [v.record_id for v in verdicts if v.status == "unjudged"],
-        "unparseable_records": [v.record_id for v in verdicts if v.status == "unparseable"],
-        "off_label_answers": [a.to_dict() for a in off_label[:50]],
+        "failed_output_records": sink.failed_ids,
+        "unjudged_records": sink.unjudged_ids,
+        "unparseable_records": sink.unparseable_ids,
+        "off_label_answers": [a.to_dict() for a in sink.off_label],
         "usage": spend.usage() if spend is not None else usage_delta(usage_before or {}, usage_by_role(engines)),
         "usage_cumulative": spend.save(judge_calls=stats.to_dict()) if spend is not None else None,
         "timestamps": {"started": started, "finished": now()},
         **(extra or {}),
     }
     results["complete"] = is_complete(results["counts"], checks)
-    results["checks"]["passed"] = results["complete"] and len(off_label) <= checks.max_off_label
-    write_samples(task_dir / SAMPLES_NAME, sample_rows(loaded, outputs, verdicts))
+    results["checks"]["passed"] = results["complete"] and sink.off_label_count <= checks.max_off_label
+    try:
+        sink.commit()
+    finally:
+        sink.close()
     write_results(task_dir / RESULTS_NAME, results)
-    return EvalOutcome(task_dir, results, verdicts)
+    return EvalOutcome(task_dir, results)
 
 
 

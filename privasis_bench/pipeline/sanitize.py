@@ -1,9 +1,9 @@
 """The sanitization stage (protocol §2): build the request, run the model, post-process, persist.
 
-``run_sanitize`` writes one JSON line per record and is resumable: an existing output file is read
-(a line truncated by a crash is ignored), successful lines are kept, failed or missing records are
-run again, every new result is appended (flush + fsync) the moment it lands, and at the end the file
-is rewritten atomically in record order. A sidecar ``<name>.meta.json`` records the run settings so
+An :class:`OutputJournal` keeps one JSON line per record and makes the stage resumable: an existing output
+file is read (a line truncated by a crash is ignored), successful lines are kept, failed or missing records
+are run again, every new result is appended (flush + fsync) the moment it lands, and at the end the file
+is replaced atomically by its lines in record order. A sidecar ``<name>.meta.json`` records the run settings so
 that a re-run with a different model, task, instruction variant or generation settings refuses to
 mix its outputs into the same file."""
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -150,70 +151,121 @@ def run_settings(task: TaskConfig, engine: Engine, *, instruction: str, max_toke
 
 
 
-def run_sanitize(
-    records: Sequence[Record],
-    task: TaskConfig,
-    engine: Engine,
-    out_path: str | os.PathLike[str],
-    *,
-    instruction: str | None = None,
-    max_tokens: int | None = None,
-    temperature: float | None = None,
-    overwrite: bool = False,
-) -> list[SanitizedOutput]:
-    """Run the model over ``records`` and write ``out_path`` (resumable; see the module docstring).
+class OutputJournal:
+    """The output file of one model on one task: earlier outputs for resuming, new ones kept the moment they land.
 
-    Returns the outputs in record order. Lines of ids outside ``records`` (e.g. from an earlier run
-    with a larger ``--limit``) are kept at the end of the file.
+    On opening, the file's settings are checked against this run's (a mismatch refuses to mix outputs) and a line
+    cut short by a crash is dropped. Each new output is appended (flush + fsync) as it lands; finished records are
+    also written in record order to a temporary file that replaces the journal in :meth:`finish`, followed by the
+    lines of ids this run did not touch (e.g. from an earlier run with a larger ``--limit``).
     """
-    out_path = Path(out_path)
-    variant = instruction or task.prompt.instruction
-    max_tokens = int(max_tokens if max_tokens is not None else task.generation.max_tokens)
-    temperature = float(temperature if temperature is not None else task.generation.temperature)
-    template = read_template(task)
-    settings = run_settings(task, engine, instruction=variant, max_tokens=max_tokens, temperature=temperature, template=template)
-    requests = [
-        build_sanitize_request(r, task, instruction=variant, max_tokens=max_tokens, temperature=temperature, template=template)
-        for r in records
-    ]
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    if overwrite:
-        for p in (out_path, meta_path(out_path)):
-            p.unlink(missing_ok=True)
-    existing = read_outputs(out_path)
-    _check_compatible(out_path, settings, existing)
 
-    done: dict[str, SanitizedOutput] = {}
-    for record, request in zip(records, requests):
-        prev = existing.get(record.id)
-        if prev is not None and prev.ok and prev.prompt_hash == request.prompt_hash() and _acceptable(engine, prev):
-            done[record.id] = prev
-    todo = [i for i, r in enumerate(records) if r.id not in done]
-    current_ids = {r.id for r in records}
-    extras = [o for i, o in existing.items() if i not in current_ids]
+    def __init__(self, task: TaskConfig, engine: Engine, out_path: str | os.PathLike[str], *, instruction: str | None = None,
+                 max_tokens: int | None = None, temperature: float | None = None, overwrite: bool = False) -> None:
+        self.path, self.task, self.engine = Path(out_path), task, engine
+        self.instruction = instruction or task.prompt.instruction
+        self.max_tokens = int(max_tokens if max_tokens is not None else task.generation.max_tokens)
+        self.temperature = float(temperature if temperature is not None else task.generation.temperature)
+        self.template = read_template(task)
+        self.settings = run_settings(task, engine, instruction=self.instruction, max_tokens=self.max_tokens,
+                                     temperature=self.temperature, template=self.template)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if overwrite:
+            for p in (self.path, meta_path(self.path)):
+                p.unlink(missing_ok=True)
+        self.earlier = read_outputs(self.path)
+        _check_compatible(self.path, self.settings, self.earlier)
+        _write_meta(self.path, self.settings, None)
+        _drop_partial_line(self.path)
+        self._journal = open(self.path, "a", encoding="utf-8")
+        self._ordered_path = self.path.with_name(f".{self.path.name}.{os.getpid()}.ordered.tmp")
+        self._ordered = open(self._ordered_path, "w", encoding="utf-8")
+        self.counts = Counter({k: 0 for k in SUMMARY_KEYS})
 
-    # Start from a clean file (drops a truncated tail and stale lines), then append as results land.
-    _write_meta(out_path, settings, None)
-    _atomic_write_lines(out_path, [*(done[r.id] for r in records if r.id in done), *extras])
-    with open(out_path, "a", encoding="utf-8") as fh:
+    def request(self, record: Record) -> ChatRequest:
+        """The sanitization request for ``record`` (protocol §2)."""
+        return build_sanitize_request(record, self.task, instruction=self.instruction, max_tokens=self.max_tokens,
+                                      temperature=self.temperature, template=self.template)
 
-        def on_result(j: int, result: ChatResult) -> None:
-            i = todo[j]
-            item = SanitizedOutput.from_result(
-                records[i].id, requests[i], result, answer_cue=task.prompt.answer_cue, model=engine.spec_key
-            )
-            done[item.id] = item
-            fh.write(json.dumps(item.to_dict(), ensure_ascii=False) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+    def reusable(self, record: Record, request: ChatRequest) -> SanitizedOutput | None:
+        """An earlier successful output for this very request that the answer policy still accepts, else None."""
+        prev = self.earlier.pop(record.id, None)
+        if prev is not None and prev.ok and prev.prompt_hash == request.prompt_hash() and _acceptable(self.engine, prev):
+            return prev
+        return None
 
-        if todo:
-            engine.run([requests[i] for i in todo], desc=f"sanitize {task.task}", on_result=on_result)
+    def land(self, record: Record, request: ChatRequest, result: ChatResult) -> SanitizedOutput:
+        """Turn the model's result into an output and append it to the journal at once."""
+        item = SanitizedOutput.from_result(record.id, request, result, answer_cue=self.task.prompt.answer_cue,
+                                           model=self.engine.spec_key)
+        self._journal.write(json.dumps(item.to_dict(), ensure_ascii=False) + "\n")
+        self._journal.flush()
+        os.fsync(self._journal.fileno())
+        return item
 
-    final = [done[r.id] for r in records]
-    _atomic_write_lines(out_path, [*final, *extras])
-    _write_meta(out_path, settings, summarize(final))
-    return final
+    def keep(self, item: SanitizedOutput) -> None:
+        """Write a finished record's output in record order (called in record order)."""
+        self._ordered.write(json.dumps(item.to_dict(), ensure_ascii=False) + "\n")
+        _count(self.counts, item)
+
+    def finish(self) -> dict[str, int]:
+        """Replace the journal by the ordered file (plus untouched earlier lines); returns the stage's counts."""
+        for item in self.earlier.values():
+            self._ordered.write(json.dumps(item.to_dict(), ensure_ascii=False) + "\n")
+        self._ordered.flush()
+        os.fsync(self._ordered.fileno())
+        for fh in (self._journal, self._ordered):
+            fh.close()
+        os.replace(self._ordered_path, self.path)
+        counts = dict(self.counts)
+        _write_meta(self.path, self.settings, counts)
+        return counts
+
+    def close(self) -> None:
+        """Close the files; an unfinished ordered file is removed (the journal keeps every output)."""
+        for fh in (self._journal, self._ordered):
+            if not fh.closed:
+                fh.close()
+        self._ordered_path.unlink(missing_ok=True)
+
+
+
+SUMMARY_KEYS = ("records", "ok", "failed", "empty", "truncated", "cached", "prompt_tokens", "completion_tokens")
+
+
+def _count(counts: Counter, o: SanitizedOutput) -> None:
+    counts["records"] += 1
+    counts["ok"] += o.ok
+    counts["failed"] += not o.ok
+    counts["empty"] += o.ok and o.output == ""
+    counts["truncated"] += o.ok and o.finish_reason == "length"
+    counts["cached"] += o.cached
+    if not o.cached:
+        counts["prompt_tokens"] += o.usage.prompt_tokens
+        counts["completion_tokens"] += o.usage.completion_tokens
+
+
+def _drop_partial_line(path: Path) -> None:
+    """Cut a last line left without its newline by a crash (appending after it would spoil the next line)."""
+    try:
+        with open(path, "rb+") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return
+            block = min(size, 1 << 16)
+            while True:
+                fh.seek(size - block)
+                data = fh.read(block)
+                cut = data.rfind(b"\n")
+                if cut >= 0 or block == size:
+                    fh.truncate(size - block + cut + 1 if cut >= 0 else 0)
+                    return
+                block = min(size, block * 2)
+    except FileNotFoundError:
+        return
 
 
 
@@ -225,20 +277,10 @@ def _acceptable(engine: Engine, prev: SanitizedOutput) -> bool:
 
 def summarize(outputs: Sequence[SanitizedOutput]) -> dict[str, int]:
     """Counts of a finished stage: records, failed, empty and cut-off outputs, served from cache, tokens."""
-    usage = Usage()
+    counts = Counter({k: 0 for k in SUMMARY_KEYS})
     for o in outputs:
-        if not o.cached:
-            usage.add(o.usage)
-    return {
-        "records": len(outputs),
-        "ok": sum(o.ok for o in outputs),
-        "failed": sum(not o.ok for o in outputs),
-        "empty": sum(o.ok and o.output == "" for o in outputs),
-        "truncated": sum(o.ok and o.finish_reason == "length" for o in outputs),
-        "cached": sum(o.cached for o in outputs),
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-    }
+        _count(counts, o)
+    return dict(counts)
 
 
 
@@ -266,8 +308,3 @@ def _write_meta(out_path: Path, settings: dict[str, Any], counts: dict[str, int]
     body = {"settings": settings, "counts": counts, "complete": counts is not None and counts["failed"] == 0,
             "rankable": settings.get("rankable", True)}
     atomic_write_text(meta_path(out_path), json.dumps(body, indent=2, sort_keys=True) + "\n")
-
-
-
-def _atomic_write_lines(path: Path, items: Sequence[SanitizedOutput]) -> None:
-    atomic_write_text(path, "".join(json.dumps(o.to_dict(), ensure_ascii=False) + "\n" for o in items))

@@ -185,6 +185,10 @@ class Judge:
         verdicts = await asyncio.gather(*(one(item) for item in items))
         return list(verdicts), stats
 
+    async def ajudge_record(self, item: JudgeInput, ask: AskFn, stats: JudgeStats) -> RecordVerdict:
+        """Judge one record (its attribute chains run concurrently); ``stats`` counts the questions asked."""
+        return await self._record(item, ask, stats, None)
+
     async def _record(self, item: JudgeInput, ask: AskFn, stats: JudgeStats,
                       on_record: Callable[[RecordVerdict], None] | None) -> RecordVerdict:
         rv, targets, keeps = self._deterministic(item)

@@ -15,7 +15,7 @@ from privasis_bench.engine.answers import AnswerPolicy, redact
 from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.retry import RetryPolicy
-from privasis_bench.pipeline.sanitize import run_sanitize
+from privasis_bench.pipeline.flow import run_sanitize
 from privasis_bench.tasks.registry import load_task
 
 pytest.importorskip("openai")

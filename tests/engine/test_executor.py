@@ -253,9 +253,9 @@ def test_close_after_an_interrupted_run_cancels_leftover_calls() -> None:
     """Ctrl-C leaves arun's tasks pending on the private loop; close() must not let them run on."""
     adapter = ScriptedAdapter(delay=30)
     engine = _engine(adapter, concurrency=2)
-    engine._loop = asyncio.new_event_loop()
-    task = engine._loop.create_task(engine.arun(_reqs("a", "b", "c"), desc="t"))
-    engine._loop.run_until_complete(asyncio.sleep(0.05))  # two calls in flight, then "interrupted"
+    loop = engine._box().loop
+    task = loop.create_task(engine.arun(_reqs("a", "b", "c"), desc="t"))
+    loop.run_until_complete(asyncio.sleep(0.05))  # two calls in flight, then "interrupted"
     start = time.monotonic()
     engine.close()
     assert time.monotonic() - start < 5 and task.cancelled()

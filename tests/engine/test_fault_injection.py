@@ -29,7 +29,8 @@ from privasis_bench.data.loading import load_records
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.retry import FatalModelError, RetryPolicy
 from privasis_bench.protocol.testee import build_sanitize_request
-from privasis_bench.pipeline.sanitize import read_outputs, run_sanitize
+from privasis_bench.pipeline.flow import run_sanitize
+from privasis_bench.pipeline.sanitize import read_outputs
 from privasis_bench.tasks.registry import load_task
 
 pytest.importorskip("openai")

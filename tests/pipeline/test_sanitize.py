@@ -15,7 +15,8 @@ from privasis_bench.data.loading import load_records
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.errors import TaskConfigError
-from privasis_bench.pipeline.sanitize import OutputMismatchError, SanitizedOutput, meta_path, read_outputs, run_sanitize
+from privasis_bench.pipeline.flow import run_sanitize
+from privasis_bench.pipeline.sanitize import OutputMismatchError, SanitizedOutput, meta_path, read_outputs
 from privasis_bench.protocol.testee import build_sanitize_request, postprocess_output, render_prompt
 from privasis_bench.tasks.registry import load_task
 

@@ -10,7 +10,7 @@ import pytest
 from privasis_bench.adapters.base import Adapter, ChatRequest, ChatResult
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.executor import Engine
-from privasis_bench.pipeline.sanitize import run_sanitize
+from privasis_bench.pipeline.flow import run_sanitize
 from privasis_bench.tasks.registry import builtin_tasks_dir, load_task
 from privasis_bench.training.overlap import EvalIndex
 from privasis_bench.training.sft_export import ExportSettings, export_sft, report_path

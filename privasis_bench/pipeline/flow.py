@@ -1,0 +1,132 @@
+"""The record flow: every record moves to its next step as soon as its previous one is done.
+
+A run is not a sequence of stage barriers. Each record is sanitized (or its saved output reused), its output goes
+straight to the judge, whose per-attribute question chains move on as their own answers arrive, and the record is
+handed on, in record order, to whatever writes the results. The model and the judge work at the same time, each
+under its own concurrency limit; at most ``window`` records are between reading and writing, so memory does not
+grow with the size of the task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from privasis_bench.adapters.base import ChatRequest, ChatResult
+from privasis_bench.data.records import Record
+from privasis_bench.engine.executor import Engine
+from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+async def ordered_flow(items: Iterable[T], work: Callable[[T], Awaitable[R] | None],
+                       emit: Callable[[T, R | None], None], *, window: int) -> None:
+    """Process items concurrently, at most ``window`` at a time, and ``emit`` each one in input order.
+
+    An item is emitted as soon as it and every item before it are done. If any item's work raises, the work
+    still in flight is cancelled and the exception propagates (items already emitted stay emitted).
+    """
+    if window < 1:
+        raise ValueError("window must be at least 1")
+    pending: deque[tuple[T, asyncio.Task | None]] = deque()
+    active = 0
+
+    async def emit_head() -> None:
+        nonlocal active
+        item, task = pending.popleft()
+        if task is None:
+            emit(item, None)
+            return
+        active -= 1
+        emit(item, await task)
+
+    try:
+        for item in items:
+            coro = work(item)
+            task = asyncio.ensure_future(coro) if coro is not None else None
+            pending.append((item, task))
+            active += task is not None
+            while pending and (pending[0][1] is None or pending[0][1].done()):
+                await emit_head()
+            while active >= window:
+                await emit_head()
+        while pending:
+            await emit_head()
+    except BaseException:
+        left = [t for _, t in pending if t is not None and not t.done()]
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
+        raise
+
+
+def flow_window(*engines: Engine | None) -> int:
+    """Records in flight: enough to keep every model and judge slot busy, few enough to bound memory."""
+    return max([64] + [8 * e.concurrency for e in engines if e is not None])
+
+
+class OutputSource(Protocol):
+    """Where a record's output comes from: the model under test, or saved predictions."""
+
+    def output(self, record: Record) -> Awaitable[SanitizedOutput | None]:
+        """The record's output (None: no output exists for it)."""
+
+
+AskFn = Callable[[ChatRequest], Awaitable[ChatResult]]
+
+
+@dataclass
+class ModelOutputs:
+    """Outputs of the model under test: an earlier accepted output from the journal, else the model's answer."""
+
+    journal: OutputJournal
+    ask: AskFn
+
+    async def output(self, record: Record) -> SanitizedOutput:
+        """The record's output, asked of the model only when the journal holds no usable one."""
+        request = self.journal.request(record)
+        prev = self.journal.reusable(record, request)
+        if prev is not None:
+            return prev
+        return self.journal.land(record, request, await self.ask(request))
+
+
+@dataclass
+class GivenOutputs:
+    """Outputs that already exist (``evaluate``): looked up by record id."""
+
+    outputs: dict[str, SanitizedOutput]
+
+    async def output(self, record: Record) -> SanitizedOutput | None:
+        """The saved output of the record, if any."""
+        return self.outputs.get(record.id)
+
+
+def run_sanitize(records: Iterable[Record], task: Any, engine: Engine, out_path: Any, *, instruction: str | None = None,
+                 max_tokens: int | None = None, temperature: float | None = None,
+                 overwrite: bool = False) -> list[SanitizedOutput]:
+    """Run the model over ``records`` and write ``out_path`` (resumable); returns the outputs in record order."""
+    journal = OutputJournal(task, engine, out_path, instruction=instruction, max_tokens=max_tokens,
+                            temperature=temperature, overwrite=overwrite)
+    outputs: list[SanitizedOutput] = []
+
+    def emit(record: Record, out: SanitizedOutput | None) -> None:
+        assert out is not None
+        journal.keep(out)
+        outputs.append(out)
+
+    async def go() -> None:
+        async with engine.stream(f"sanitize {task.task}") as stream:
+            source = ModelOutputs(journal, stream.ask)
+            await ordered_flow(records, source.output, emit, window=flow_window(engine))
+
+    try:
+        engine.run_async(go)
+        journal.finish()
+    finally:
+        journal.close()
+    return outputs

@@ -1,0 +1,88 @@
+"""Where finished records go, in record order: the samples file, compact metric tallies and the run's counts.
+
+Nothing here keeps a record's verdict after it is written: the metrics are computed later from the
+:class:`~privasis_bench.protocol.tallies.MetricTallies`, and the results file names failed, unjudged and
+unparseable records by id only. The samples file is written to a temporary file and moved into place by
+:meth:`ResultSink.commit`, so a run that stops half-way leaves the previous samples file as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from privasis_bench.data.records import Record
+from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
+from privasis_bench.protocol.labels import OffLabelAnswer, off_label_answers
+from privasis_bench.protocol.tallies import MetricTallies
+from privasis_bench.protocol.verdicts import RecordVerdict
+
+#: How many off-label answers the results file quotes (all of them are counted).
+OFF_LABEL_QUOTED = 50
+
+
+class ResultSink:
+    """Consumes ``(record, output, verdict)`` in record order and keeps only what the results file needs."""
+
+    def __init__(self, samples_path: Path, *, official: bool, journal: OutputJournal | None = None) -> None:
+        self.path, self.official, self.journal = samples_path, official, journal
+        samples_path.parent.mkdir(parents=True, exist_ok=True)
+        self._tmp_path = samples_path.with_name(f".{samples_path.name}.{os.getpid()}.tmp")
+        self._fh = open(self._tmp_path, "w", encoding="utf-8")
+        self.tallies = MetricTallies()
+        self.judged_records = self.empty_outputs = self.truncated_outputs = self.off_label_count = 0
+        self.failed_ids: list[str] = []
+        self.unjudged_ids: list[str] = []
+        self.unparseable_ids: list[str] = []
+        self.off_label: list[OffLabelAnswer] = []
+
+    def __call__(self, record: Record, done: tuple[SanitizedOutput | None, RecordVerdict] | None) -> None:
+        """Write one finished record (``done`` is None for an excluded record) and count it."""
+        if done is None:
+            self._write({"record_id": record.id, "status": "excluded", "excluded_reason": record.excluded_reason,
+                         "category": record.breakdown_category, "record_type": record.record_type})
+            return
+        out, verdict = done
+        row = verdict.to_dict()
+        row.update(output=None if out is None else out.output, raw_output=None if out is None else out.raw_output,
+                   output_error=None if out is None else out.error)
+        self._write(row)
+        if self.journal is not None and out is not None:
+            self.journal.keep(out)
+        self._count(out, verdict)
+
+    def _count(self, out: SanitizedOutput | None, verdict: RecordVerdict) -> None:
+        self.judged_records += 1
+        if out is None or not out.ok:
+            self.failed_ids.append(verdict.record_id)
+        else:
+            self.empty_outputs += not (out.output or "").strip()
+            self.truncated_outputs += out.finish_reason == "length"
+        if verdict.status == "judged":
+            self.tallies.add(verdict)
+        elif verdict.status == "unjudged":
+            self.unjudged_ids.append(verdict.record_id)
+        elif verdict.status == "unparseable":
+            self.unparseable_ids.append(verdict.record_id)
+        if self.official:
+            found = off_label_answers([verdict])
+            self.off_label_count += len(found)
+            self.off_label.extend(found[: max(0, OFF_LABEL_QUOTED - len(self.off_label))])
+
+    def _write(self, row: dict[str, Any]) -> None:
+        self._fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n")
+
+    def commit(self) -> None:
+        """Move the finished samples file into place (fsync, then an atomic rename)."""
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+        os.replace(self._tmp_path, self.path)
+
+    def close(self) -> None:
+        """Drop an uncommitted samples file."""
+        if not self._fh.closed:
+            self._fh.close()
+        self._tmp_path.unlink(missing_ok=True)
