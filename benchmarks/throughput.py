@@ -49,7 +49,7 @@ def _serve(delay: float, count, ready) -> None:  # noqa: ANN001 - multiprocessin
             count.value += 1
         return judge_reply(prompt)
 
-    with FakeOpenAIServer(delay=delay, reply=reply) as server:
+    with FakeOpenAIServer(delay=delay, reply=reply, keep_alive=True) as server:
         ready.put(server.base_url)
         threading.Event().wait()
 
@@ -81,7 +81,7 @@ class ServerProcess:
 async def load_generator(base_url: str, requests: int, concurrency: int) -> float:
     """Seconds to push ``requests`` distinct chat requests through the server at ``concurrency``."""
     semaphore = asyncio.Semaphore(concurrency)
-    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=0)) as client:
+    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=concurrency)) as client:
         async def one(i: int) -> None:
             async with semaphore:
                 response = await client.post(f"{base_url}/chat/completions", json={

@@ -64,8 +64,9 @@ class FakeOpenAIServer:
     """Start with ``with FakeOpenAIServer(...) as server:``; ``server.base_url`` ends in ``/v1``."""
 
     def __init__(self, *, delay: float = 0.0, script: Script | None = None, reply: Callable[[str], str] | None = None,
-                 reasoning: Callable[[str], str] | None = None) -> None:
+                 reasoning: Callable[[str], str] | None = None, keep_alive: bool = False) -> None:
         self.delay = delay
+        self.keep_alive = keep_alive  # HTTP/1.1 persistent connections, as real servers keep them
         self.script = script or (lambda prompt, n: OK)
         self.reply = reply or reply_for  # prompt -> message content
         self.reasoning = reasoning  # prompt -> a separate reasoning_content field (as reasoning servers send)
@@ -82,6 +83,9 @@ class FakeOpenAIServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if server.keep_alive else "HTTP/1.0"
+            disable_nagle_algorithm = True  # headers and body go out as separate writes: never hold one back
+
             def log_message(self, *args: object) -> None:  # keep test output quiet
                 pass
 

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
+from privasis_bench.fsutil import AppendLog
 from privasis_bench.protocol.verdicts import RecordVerdict
 
 CHECKPOINT_NAME = "judged.jsonl"
@@ -49,29 +50,19 @@ def read_checkpoint(path: str | os.PathLike[str], judge_fp: str) -> dict[tuple[s
     return found
 
 
+def checkpoint_line(judge_fp: str, sha: str, verdict: RecordVerdict) -> str:
+    """One checkpoint line: the judge fingerprint, the record, the hash of the judged output and the verdict."""
+    return json.dumps({"judge": judge_fp, "record_id": verdict.record_id, "output_sha": sha, "verdict": verdict.to_dict()},
+                      ensure_ascii=False, sort_keys=True) + "\n"
+
+
 def append_checkpoint(path: str | os.PathLike[str], judge_fp: str, entries: Iterable[tuple[str, RecordVerdict]]) -> None:
-    """Append (output hash, verdict) lines for finished records, then flush and fsync."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [
-        json.dumps(
-            {"judge": judge_fp, "record_id": v.record_id, "output_sha": sha, "verdict": v.to_dict()},
-            ensure_ascii=False,
-            sort_keys=True,
-        )
-        + "\n"
-        for sha, v in entries
-        if v.status != "unjudged"
-    ]
+    """Append (output hash, verdict) lines for finished records (unjudged ones are not kept), then fsync."""
+    lines = "".join(checkpoint_line(judge_fp, sha, v) for sha, v in entries if v.status != "unjudged")
     if not lines:
         return
-    with open(path, "a", encoding="utf-8") as fh:
-        # A previous crash may have left a partial last line: start on a fresh line.
-        if fh.tell() > 0:
-            with open(path, "rb") as check:
-                check.seek(-1, os.SEEK_END)
-                if check.read(1) != b"\n":
-                    fh.write("\n")
-        fh.write("".join(lines))
-        fh.flush()
-        os.fsync(fh.fileno())
+    log = AppendLog(path)
+    try:
+        log.write(lines)
+    finally:
+        log.close()

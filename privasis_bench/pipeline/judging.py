@@ -14,8 +14,9 @@ from typing import Any, Awaitable, Callable
 from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.adapters.spec import ModelSpec, parse_args
 from privasis_bench.data.records import Record
+from privasis_bench.fsutil import AppendLog
 from privasis_bench.pipeline.checkpoint import (
-    append_checkpoint,
+    checkpoint_line,
     fingerprint,
     output_hash,
     read_checkpoint,
@@ -134,6 +135,7 @@ class JudgeStep:
         self.judge = Judge(None, choice.prompts, choice.settings)
         self.stats = JudgeStats()
         self.reused = 0
+        self._log: AppendLog | None = None
         self.ask: Callable[[ChatRequest], Awaitable[ChatResult]] = _nothing_to_ask
 
     async def verdict(self, record: Record, out: SanitizedOutput | None) -> RecordVerdict:
@@ -146,9 +148,16 @@ class JudgeStep:
             self.reused += 1
             return prev
         verdict = await self.judge.ajudge_record(JudgeInput(record, text, output_failed=failed), self.ask, self.stats)
-        if self.choice.spec is not None:
-            append_checkpoint(self.checkpoint, self.fingerprint, [(sha, verdict)])
+        if self.choice.spec is not None and verdict.status != "unjudged":
+            if self._log is None:
+                self._log = AppendLog(self.checkpoint)
+            self._log.write(checkpoint_line(self.fingerprint, sha, verdict))
         return verdict
+
+    def close(self) -> None:
+        """Make every checkpointed verdict durable and close the checkpoint file."""
+        if self._log is not None:
+            self._log.close()
 
 
 async def _nothing_to_ask(request: ChatRequest) -> ChatResult:

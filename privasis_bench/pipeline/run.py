@@ -185,6 +185,7 @@ def evaluate_task(
         if plan.journal is not None:
             plan.journal.finish()
     finally:
+        step.close()
         if plan.journal is not None:
             plan.journal.close()
         if spend is not None:

@@ -2,7 +2,7 @@
 
 An :class:`OutputJournal` keeps one JSON line per record and makes the stage resumable: an existing output
 file is read (a line truncated by a crash is ignored), successful lines are kept, failed or missing records
-are run again, every new result is appended (flush + fsync) the moment it lands, and at the end the file
+are run again, every new result is appended (and flushed) the moment it lands, and at the end the file
 is replaced atomically by its lines in record order. A sidecar ``<name>.meta.json`` records the run settings so
 that a re-run with a different model, task, instruction variant or generation settings refuses to
 mix its outputs into the same file."""
@@ -20,6 +20,7 @@ from typing import Any, Sequence
 from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage
 from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
+from privasis_bench.fsutil import AppendLog
 from privasis_bench.data.records import Record
 from privasis_bench.protocol.testee import build_sanitize_request, postprocess_output, read_template
 from privasis_bench.results.files import atomic_write_text
@@ -155,9 +156,10 @@ class OutputJournal:
     """The output file of one model on one task: earlier outputs for resuming, new ones kept the moment they land.
 
     On opening, the file's settings are checked against this run's (a mismatch refuses to mix outputs) and a line
-    cut short by a crash is dropped. Each new output is appended (flush + fsync) as it lands; finished records are
-    also written in record order to a temporary file that replaces the journal in :meth:`finish`, followed by the
-    lines of ids this run did not touch (e.g. from an earlier run with a larger ``--limit``).
+    cut short by a crash is dropped. Each new output is appended and flushed as it lands (fsynced in groups: see
+    :class:`~privasis_bench.fsutil.AppendLog`); finished records are also written in record order to a temporary
+    file that replaces the journal in :meth:`finish`, followed by the lines of ids this run did not touch (e.g.
+    from an earlier run with a larger ``--limit``).
     """
 
     def __init__(self, task: TaskConfig, engine: Engine, out_path: str | os.PathLike[str], *, instruction: str | None = None,
@@ -177,7 +179,7 @@ class OutputJournal:
         _check_compatible(self.path, self.settings, self.earlier)
         _write_meta(self.path, self.settings, None)
         _drop_partial_line(self.path)
-        self._journal = open(self.path, "a", encoding="utf-8")
+        self._journal = AppendLog(self.path)
         self._ordered_path = self.path.with_name(f".{self.path.name}.{os.getpid()}.ordered.tmp")
         self._ordered = open(self._ordered_path, "w", encoding="utf-8")
         self.counts = Counter({k: 0 for k in SUMMARY_KEYS})
@@ -199,8 +201,6 @@ class OutputJournal:
         item = SanitizedOutput.from_result(record.id, request, result, answer_cue=self.task.prompt.answer_cue,
                                            model=self.engine.spec_key)
         self._journal.write(json.dumps(item.to_dict(), ensure_ascii=False) + "\n")
-        self._journal.flush()
-        os.fsync(self._journal.fileno())
         return item
 
     def keep(self, item: SanitizedOutput) -> None:
@@ -214,8 +214,8 @@ class OutputJournal:
             self._ordered.write(json.dumps(item.to_dict(), ensure_ascii=False) + "\n")
         self._ordered.flush()
         os.fsync(self._ordered.fileno())
-        for fh in (self._journal, self._ordered):
-            fh.close()
+        self._journal.close()
+        self._ordered.close()
         os.replace(self._ordered_path, self.path)
         counts = dict(self.counts)
         _write_meta(self.path, self.settings, counts)
@@ -223,9 +223,9 @@ class OutputJournal:
 
     def close(self) -> None:
         """Close the files; an unfinished ordered file is removed (the journal keeps every output)."""
-        for fh in (self._journal, self._ordered):
-            if not fh.closed:
-                fh.close()
+        self._journal.close()
+        if not self._ordered.closed:
+            self._ordered.close()
         self._ordered_path.unlink(missing_ok=True)
 
 
