@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 from privasis_bench.errors import DataError
 
@@ -100,3 +101,32 @@ class AppendLog:
         if not self._fh.closed:
             self.sync()
             self._fh.close()
+
+
+def iter_text_lines(path: str | os.PathLike[str], what: str = "file") -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each line of a UTF-8 file, read one line at a time (for files too large to hold).
+
+    Problems are reported as :func:`read_text` reports them: a missing or unreadable file, binary data, or the
+    byte offset and line of the first byte that is not UTF-8.
+    """
+    try:
+        fh = open(path, "rb")
+    except IsADirectoryError:
+        raise FileProblem(f"{path}: is a directory, expected a {what}") from None
+    except OSError as exc:
+        raise FileProblem(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
+    with fh:
+        if b"\x00" in fh.read(8192):
+            raise FileProblem(f"{path}: looks like a binary file, expected a UTF-8 text {what}")
+        fh.seek(0)
+        offset = 0
+        for number, raw in enumerate(fh, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise FileProblem(
+                    f"{path}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start}, line {number}); "
+                    f"save the {what} as UTF-8"
+                ) from None
+            offset += len(raw)
+            yield number, text

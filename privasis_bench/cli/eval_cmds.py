@@ -108,7 +108,7 @@ def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
     task = with_data_files(task_name, split_multi(opts.data_files)) if opts.data_files else task_name
     choice = resolve_judge(task, opts.judge, opts.judge_args, prompts_dir=opts.judge_prompts, parse_mode=opts.parse_mode,
                            guess_max_tokens=opts.judge_guess_max_tokens, compare_max_tokens=opts.judge_compare_max_tokens)
-    loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit).require(task.task)
+    loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit, stream=True).require(task.task)
     return task, choice, loaded, opts.instruction or task.prompt.instruction
 
 

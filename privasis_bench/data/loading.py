@@ -10,15 +10,15 @@ import hashlib
 import json
 import os
 import socket
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from urllib.parse import urlparse
 
 from privasis_bench.data.normalize import RowError, normalize_row
 from privasis_bench.data.records import Record
 from privasis_bench.errors import DataError
-from privasis_bench.fsutil import read_text
+from privasis_bench.fsutil import iter_text_lines, read_text
 from privasis_bench.tasks.config import DatasetConfig, TaskConfig
 
 HUB_PROBE_TIMEOUT_S = 3.0
@@ -34,13 +34,41 @@ class InvalidRow:
     message: str
 
 
-@dataclass
 class LoadedRecords:
-    """The records of one task plus what was excluded or skipped on the way."""
+    """The records of one task plus what was excluded or skipped on the way.
 
-    records: list[Record]
-    source: str
-    invalid: list[InvalidRow] = field(default_factory=list)
+    Loaded eagerly (``records`` given) or streamed (``reader`` given): a streamed task keeps only its ids, its
+    excluded records and its invalid rows in memory, and reads the records again from their source each time
+    :meth:`iter_records` is called, so a run over a large task holds a window of records, not all of them.
+    ``records`` and ``scored`` still work on a streamed task, but read every record into memory.
+    """
+
+    def __init__(self, records: list[Record] | None, source: str, invalid: list[InvalidRow] | None = None, *,
+                 reader: Callable[[], Iterator[Record]] | None = None, ids: list[str] | None = None,
+                 excluded: list[Record] | None = None) -> None:
+        if records is None and (reader is None or ids is None or excluded is None):
+            raise ValueError("a streamed LoadedRecords needs reader, ids and excluded")
+        self._records, self._reader = records, reader
+        self.source, self.invalid = source, list(invalid or [])
+        self.ids = ids if ids is not None else [r.id for r in records or []]
+        self._excluded = excluded if excluded is not None else [r for r in records or [] if r.excluded]
+
+    def iter_records(self) -> Iterator[Record]:
+        """Every record, in order (read again from the source when streamed)."""
+        if self._records is not None:
+            return iter(self._records)
+        assert self._reader is not None
+        return self._reader()
+
+    @property
+    def records(self) -> list[Record]:
+        """Every record, in order, in memory."""
+        if self._records is None:
+            self._records = list(self.iter_records())
+        return self._records
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
     @property
     def scored(self) -> list[Record]:
@@ -48,17 +76,22 @@ class LoadedRecords:
         return [r for r in self.records if not r.excluded]
 
     @property
+    def scored_count(self) -> int:
+        """How many records enter the metrics (without reading them)."""
+        return len(self.ids) - len(self._excluded)
+
+    @property
     def excluded(self) -> list[Record]:
-        return [r for r in self.records if r.excluded]
+        return list(self._excluded)
 
     def require(self, task_name: str, *, scored: bool = True) -> "LoadedRecords":
         """Raise a one-line DataError when there is nothing to work on (no records, or none that is scored)."""
-        if not self.records:
+        if not self.ids:
             skipped = f" ({len(self.invalid)} invalid row(s) skipped)" if self.invalid else ""
             raise DataError(f"task {task_name}: {self.source} holds no records{skipped}; nothing to evaluate")
-        if scored and not self.scored:
+        if scored and not self.scored_count:
             raise DataError(
-                f"task {task_name}: none of its {len(self.records)} record(s) is scored by the protocol (every one has "
+                f"task {task_name}: none of its {len(self.ids)} record(s) is scored by the protocol (every one has "
                 "no keep attribute, so it is excluded); nothing to evaluate"
             )
         return self
@@ -66,7 +99,7 @@ class LoadedRecords:
     @property
     def ids_hash(self) -> str:
         """sha256 over the ordered record ids (identifies exactly which records were evaluated)."""
-        return hashlib.sha256("\n".join(r.id for r in self.records).encode()).hexdigest()
+        return hashlib.sha256("\n".join(self.ids).encode()).hexdigest()
 
 
 def _file_format(path: str, declared: str | None) -> str:
@@ -81,27 +114,32 @@ def _file_format(path: str, declared: str | None) -> str:
 
 
 def _iter_json_rows(path: str) -> Iterator[dict[str, Any]]:
-    text = read_text(path, "data file")
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            rows = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}: invalid JSON array ({exc.msg}, line {exc.lineno})") from None
-        for i, row in enumerate(rows):
-            if not isinstance(row, dict):
-                raise DataError(f"{path}: item {i} is not an object")
-            yield row
-        return
-    for line_no, line in enumerate(text.splitlines(), start=1):
+    lines = iter_text_lines(path, "data file")
+    for line_no, line in lines:
         if not line.strip():
             continue
+        if line.lstrip().startswith("["):  # a JSON array, not JSON lines: read the whole file
+            lines.close()
+            yield from _iter_json_array(path)
+            return
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise DataError(f"{path}:{line_no}: invalid JSON line ({exc.msg})") from None
         if not isinstance(row, dict):
             raise DataError(f"{path}:{line_no}: a row must be a JSON object")
+        yield row
+
+
+def _iter_json_array(path: str) -> Iterator[dict[str, Any]]:
+    text = read_text(path, "data file")
+    try:
+        rows = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}: invalid JSON array ({exc.msg}, line {exc.lineno})") from None
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise DataError(f"{path}: item {i} is not an object")
         yield row
 
 
@@ -188,11 +226,33 @@ def with_data_files(task: TaskConfig, data_files: list[str]) -> TaskConfig:
     return task.model_copy(update={"dataset": dataset})
 
 
-def load_records(task: TaskConfig, *, skip_invalid: bool = False, limit: int | None = None) -> LoadedRecords:
-    """Load and normalize a task's rows. Malformed rows raise unless ``skip_invalid``; then they are counted."""
+def load_records(task: TaskConfig, *, skip_invalid: bool = False, limit: int | None = None,
+                 stream: bool = False) -> LoadedRecords:
+    """Load and normalize a task's rows. Malformed rows raise unless ``skip_invalid``; then they are counted.
+
+    With ``stream``, every row is read and checked once now, but only ids and exclusions are kept; the records
+    are read again each time they are iterated (see :class:`LoadedRecords`).
+    """
     cfg = task.dataset
-    records: list[Record] = []
     invalid: list[InvalidRow] = []
+    if not stream:
+        records = list(_normalized(cfg, skip_invalid=skip_invalid, limit=limit, invalid=invalid))
+        return LoadedRecords(records=records, source=cfg.describe(), invalid=invalid)
+    ids: list[str] = []
+    excluded: list[Record] = []
+    for record in _normalized(cfg, skip_invalid=skip_invalid, limit=limit, invalid=invalid):
+        ids.append(record.id)
+        if record.excluded:
+            excluded.append(record)
+
+    def reader() -> Iterator[Record]:
+        return _normalized(cfg, skip_invalid=True, limit=limit, invalid=[])
+
+    return LoadedRecords(None, cfg.describe(), invalid, reader=reader, ids=ids, excluded=excluded)
+
+
+def _normalized(cfg: DatasetConfig, *, skip_invalid: bool, limit: int | None, invalid: list[InvalidRow]) -> Iterator[Record]:
+    """The valid records of a dataset, in order; invalid rows raise or are added to ``invalid``."""
     seen: set[str] = set()
     for row_number, row in enumerate(iter_rows(cfg), start=1):
         if limit is not None and row_number > limit:
@@ -207,5 +267,4 @@ def load_records(task: TaskConfig, *, skip_invalid: bool = False, limit: int | N
             invalid.append(InvalidRow(row_number, exc.record_id, exc.field, str(exc)))
             continue
         seen.add(record.id)
-        records.append(record)
-    return LoadedRecords(records=records, source=cfg.describe(), invalid=invalid)
+        yield record

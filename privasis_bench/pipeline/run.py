@@ -141,7 +141,7 @@ def flow_records(task: TaskConfig, loaded: LoadedRecords, plan: OutputPlan, step
                 out = await source.output(record)
                 return out, await step.verdict(record, out)
 
-            await ordered_flow(loaded.records, lambda r: None if r.excluded else one(r), sink,
+            await ordered_flow(loaded.iter_records(), lambda r: None if r.excluded else one(r), sink,
                                window=flow_window(model_engine, judge_engine))
 
     engines = [e for e in (model_engine, judge_engine) if e is not None]
@@ -205,7 +205,7 @@ def evaluate_task(
             **portable_dataset(task),
             "ids_hash": loaded.ids_hash,
             "limit": limit,
-            "records_loaded": len(loaded.records),
+            "records_loaded": len(loaded),
             "invalid_rows": len(loaded.invalid),
         },
         "model": model_info,
@@ -214,7 +214,7 @@ def evaluate_task(
         "parse_mode": choice.settings.parse_mode,
         "metrics": metrics,
         "counts": {
-            "records_loaded": len(loaded.records),
+            "records_loaded": len(loaded),
             "excluded": len(loaded.excluded),
             "invalid_rows": len(loaded.invalid),
             "judged_records": sink.judged_records,

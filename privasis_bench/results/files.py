@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.protocol.verdicts import RecordVerdict
@@ -124,19 +124,23 @@ def load_results(task_dir: str | os.PathLike[str]) -> dict[str, Any]:
 
 def load_sample_rows(task_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Read every row of ``<task_dir>/samples.jsonl`` (a malformed line is an error, not skipped)."""
+    return list(iter_sample_rows(task_dir))
+
+
+def iter_sample_rows(task_dir: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """The rows of ``<task_dir>/samples.jsonl`` one at a time (a malformed line is an error, not skipped)."""
     path = Path(task_dir) / SAMPLES_NAME
-    rows: list[dict[str, Any]] = []
     try:
-        with open(path, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except ValueError as exc:
-                        raise ResultsError(f"{path}:{n}: not valid JSON ({exc})") from None
+        fh = open(path, encoding="utf-8")
     except FileNotFoundError:
         raise ResultsError(f"{path}: not found") from None
-    return rows
+    with fh:
+        for n, line in enumerate(fh, start=1):
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except ValueError as exc:
+                    raise ResultsError(f"{path}:{n}: not valid JSON ({exc})") from None
 
 
 

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from privasis_bench.protocol.metrics import compute_metrics, scored
-from privasis_bench.protocol.rederive import Contradiction, judge_enabled, rederive_rows
-from privasis_bench.results.files import ResultsError, load_results, load_sample_rows, task_dirs, verdicts_from_rows, write_results
+from privasis_bench.protocol.metrics import compute_metrics
+from privasis_bench.protocol.rederive import Contradiction, judge_enabled, rederive_row
+from privasis_bench.protocol.tallies import MetricTallies
+from privasis_bench.protocol.verdicts import RecordVerdict
+from privasis_bench.results.files import ResultsError, iter_sample_rows, load_results, task_dirs, write_results
 
 
 @dataclass
@@ -36,12 +38,17 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     boot = old.get("bootstrap") or {}
     if "samples" not in boot or "seed" not in boot:
         raise ResultsError(f"{task_dir}: results.json has no bootstrap settings to rescore with")
-    rows = load_sample_rows(task_dir)
-    contradictions = rederive_rows(rows, parse_mode=stored.get("parse_mode") or "official", judge_enabled=judge_enabled(stored))
+    # One pass over the samples file: each row is re-derived and tallied, then let go.
+    parse_mode, enabled = stored.get("parse_mode") or "official", judge_enabled(stored)
+    contradictions: list[Contradiction] = []
+    verdicts = MetricTallies()
+    for row in iter_sample_rows(task_dir):
+        contradictions += rederive_row(row, parse_mode=parse_mode, judge_enabled=enabled)
+        if row.get("status") != "excluded" and (rv := RecordVerdict.from_dict(row)).status == "judged":
+            verdicts.add(rv)
     if write and contradictions:
         raise ResultsError(f"{task_dir}: refusing to write results.json: {len(contradictions)} verdict(s) contradict "
                            f"what samples.jsonl records, first: {contradictions[0]}")
-    verdicts = scored(verdicts_from_rows(rows))
     overridden = (bootstrap_samples is not None and bootstrap_samples != boot["samples"]) or (seed is not None and seed != boot["seed"])
     metrics = compute_metrics(
         verdicts,
