@@ -133,6 +133,10 @@ def main() -> None:
                      ", judge on the same server"))
             print(f"{'conc':>5} {'requests':>9} {'harness s':>10} {'ceiling s':>10} {'fraction':>9}"
                   + (f" {'ideal s':>8} {'x ideal':>8}" if args.two_servers else ""))
+            (tmp / "warm").mkdir()
+            warm = write_task(tmp / "warm", 3)  # the first run in a process pays for imports: not measured
+            with contextlib.redirect_stdout(io.StringIO()):
+                harness_run(warm, prompts, model.base_url, judge.base_url, 4, tmp)
             for conc in args.concurrency:
                 before_m, before_j = model.requests, judge.requests
                 with contextlib.redirect_stdout(io.StringIO()):

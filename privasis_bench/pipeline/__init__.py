@@ -1,8 +1,9 @@
-"""The resumable stages of a run and their checkpoints: sanitize -> judge -> score.
+"""The record flow of a run and its resumable steps: sanitize -> judge -> write, one record at a time.
 
-:mod:`sanitize` (the model under test, ``sanitized.jsonl``), :mod:`judging` (the judge stage, ``judged.jsonl`` via
-:mod:`checkpoint`), :mod:`run` (scoring and writing results), :mod:`predictions` (importing outputs made
-elsewhere: our JSONL, lm-eval samples).
+:mod:`flow` (records move on as soon as their previous step is done, handed on in record order), :mod:`sanitize`
+(the model under test's output journal, ``sanitized.jsonl``), :mod:`judging` (the judge step, ``judged.jsonl`` via
+:mod:`checkpoint`), :mod:`sink` (samples rows and compact metric tallies), :mod:`run` (scoring and writing
+results), :mod:`predictions` (importing outputs made elsewhere: our JSONL, lm-eval samples).
 
 May import every lower layer (data, tasks, adapters, engine, protocol, results, interop); never the CLI.
 """
