@@ -9,6 +9,10 @@ synthetic task with a fresh cache, counts the requests the servers received, and
 requests through a plain asyncio load generator at the same concurrency: the ceiling. It prints the harness's
 throughput as a fraction of that ceiling.
 
+Concurrency levels below 8 run on a share of the records (``records x conc / 8``, at least 20) so that every level
+takes about the same time. With ``--two-servers`` the model and the judge each get their own server.
+``throughput_llamacpp.py`` does the same against a real model.
+
 Usage: ``python benchmarks/throughput.py [--records 200] [--latency 0.1] [--concurrency 1 4 8 16 32]
 [--two-servers --judge-latency 0.05]``. A measuring tool, not a test.
 """
@@ -93,14 +97,16 @@ async def load_generator(base_url: str, requests: int, concurrency: int) -> floa
         return time.perf_counter() - start
 
 
-def harness_run(task: Path, prompts: Path, model_url: str, judge_url: str, concurrency: int, tmp: Path) -> float:
+def harness_run(task: Path, prompts: Path | None, model_url: str, judge_url: str, concurrency: int, tmp: Path,
+                model: str = "fake", judge: str = "judge", extra: tuple[str, ...] = ()) -> float:
+    """Seconds for one ``privasis-bench run`` (fresh cache and output) in this process."""
     from privasis_bench.cli import main
 
     out = tmp / f"run_c{concurrency}_{time.monotonic_ns()}"
-    sys.argv = ["privasis-bench", "run", "-m", f"openai:fake,base_url={model_url}", "-t", str(task), "-o", str(out),
-                "--judge", f"openai:judge,base_url={judge_url}", "--judge-prompts", str(prompts),
-                "--cache-dir", str(out / "cache"), "--no-progress", "--bootstrap-samples", "100",
-                "--concurrency", str(concurrency)]
+    sys.argv = ["privasis-bench", "run", "-m", f"openai:{model},base_url={model_url}", "-t", str(task), "-o", str(out),
+                "--judge", f"openai:{judge},base_url={judge_url}", "--cache-dir", str(out / "cache"), "--no-progress",
+                "--bootstrap-samples", "100", "--concurrency", str(concurrency), "--judge-concurrency", str(concurrency),
+                *(["--judge-prompts", str(prompts)] if prompts else []), *extra]
     start = time.perf_counter()
     try:
         main()
@@ -108,6 +114,11 @@ def harness_run(task: Path, prompts: Path, model_url: str, judge_url: str, concu
         if exc.code not in (0, None):
             raise
     return time.perf_counter() - start
+
+
+def records_for(concurrency: int, records: int) -> int:
+    """Low concurrency levels run on a share of the records (same request-seconds per level, a bounded script)."""
+    return records if concurrency >= 8 else max(20, records * concurrency // 8)
 
 
 def main() -> None:
@@ -123,21 +134,24 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        task = write_task(tmp, args.records)
         prompts = write_templates(tmp / "prompts")
         model = ServerProcess(args.latency)
         judge = ServerProcess(args.judge_latency) if args.two_servers else model
         with model, (judge if args.two_servers else contextlib.nullcontext()):
-            print(f"{args.records} records, model latency {args.latency}s"
+            print(f"synthetic task, model latency {args.latency}s"
                   + (f", judge on a second server with latency {args.judge_latency}s" if args.two_servers else
-                     ", judge on the same server"))
-            print(f"{'conc':>5} {'requests':>9} {'harness s':>10} {'ceiling s':>10} {'fraction':>9}"
+                     ", judge on the same server") + "; --concurrency and --judge-concurrency both set to conc")
+            print(f"{'conc':>5} {'records':>8} {'requests':>9} {'harness s':>10} {'ceiling s':>10} {'fraction':>9}"
                   + (f" {'ideal s':>8} {'x ideal':>8}" if args.two_servers else ""))
             (tmp / "warm").mkdir()
             warm = write_task(tmp / "warm", 3)  # the first run in a process pays for imports: not measured
             with contextlib.redirect_stdout(io.StringIO()):
                 harness_run(warm, prompts, model.base_url, judge.base_url, 4, tmp)
             for conc in args.concurrency:
+                n = args.records if args.two_servers else records_for(conc, args.records)
+                task_dir = tmp / f"task_{n}"
+                task_dir.mkdir(exist_ok=True)
+                task = write_task(task_dir, n)
                 before_m, before_j = model.requests, judge.requests
                 with contextlib.redirect_stdout(io.StringIO()):
                     seconds = harness_run(task, prompts, model.base_url, judge.base_url, conc, tmp)
@@ -146,13 +160,14 @@ def main() -> None:
                 requests = model_n + judge_n
                 if args.two_servers:
                     ideal = max(model_n * args.latency, judge_n * args.judge_latency) / conc
-                    print(f"{conc:>5} {requests:>9} {seconds:>10.1f} {'':>10} {'':>9} {ideal:>8.1f} {seconds / ideal:>8.2f}",
-                          flush=True)
+                    print(f"{conc:>5} {n:>8} {requests:>9} {seconds:>10.1f} {'':>10} {'':>9} {ideal:>8.1f} "
+                          f"{seconds / ideal:>8.2f}", flush=True)
                 else:
                     before = model.requests
                     ceiling = asyncio.run(load_generator(model.base_url, requests, conc))
                     assert model.requests - before == requests
-                    print(f"{conc:>5} {requests:>9} {seconds:>10.1f} {ceiling:>10.1f} {ceiling / seconds:>9.0%}", flush=True)
+                    print(f"{conc:>5} {n:>8} {requests:>9} {seconds:>10.1f} {ceiling:>10.1f} {ceiling / seconds:>9.0%}",
+                          flush=True)
 
 
 if __name__ == "__main__":
