@@ -49,7 +49,7 @@ def make_engine(spec_text: str, **args: object) -> Engine:
 # --------------------------------------------------------------------------- llama.cpp server
 def test_openai_adapter_sanitizes_sample_records_on_llama_cpp_server(llama_server_url: str, tmp_path: Path) -> None:
     from privasis_bench.data.loading import load_records
-    from privasis_bench.pipeline.sanitize import run_sanitize
+    from privasis_bench.pipeline.flow import run_sanitize
     from privasis_bench.tasks.registry import load_task
 
     task = load_task("privasis_sample")
