@@ -66,6 +66,13 @@ class ShardCache(ResponseCache):
         result.cached = True
         return result
 
+    def claim(self, key: str) -> bool:
+        """Always ours: a shard has one writer, and a batch run again after a crash must not wait for the dead one."""
+        return True
+
+    def release(self, key: str) -> None:
+        """Nothing to give up (see :meth:`claim`)."""
+
     def close(self) -> None:
         """Close the shard and the read-only view of the main cache."""
         with self._lock:
