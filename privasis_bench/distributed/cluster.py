@@ -103,9 +103,40 @@ def run_stages(options: RayOptions, batches: Sequence[Any], stages: Sequence[Sta
                             num_gpus=stage.gpus or None, fn_constructor_kwargs=stage.kwargs, batch_format="numpy")
     try:
         for row in ds.iter_rows():
-            yield pickle.loads(row["payload"])
-    except Exception as exc:  # noqa: BLE001 - a worker's failure, wrapped by Ray
+            item = pickle.loads(row["payload"])
+            if isinstance(item, StageFailure):
+                raise item.error()
+            yield item
+    except PrivasisError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a failure of Ray itself, or of a worker outside a batch
         raise _unwrap(exc) from None
+
+
+@dataclass(frozen=True)
+class StageFailure:
+    """What a stage sends on instead of a batch when processing it raised: the error, re-raised by the driver."""
+
+    stage: str
+    original: PrivasisError | None
+    message: str
+
+    def error(self) -> PrivasisError:
+        """Our own error as it was raised on the worker, else one line naming the stage and the cause."""
+        if self.original is not None:
+            return self.original
+        if self.stage.endswith(":ours"):
+            return PrivasisError(self.message)  # one of ours that does not travel as itself (same one line)
+        return PrivasisError(f"ray executor: stage {self.stage} failed: {self.message}")
+
+
+def _picklable(exc: PrivasisError) -> PrivasisError | None:
+    """``exc`` if it survives pickling (some errors take extra constructor arguments), else None."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001
+        return None
+    return exc
 
 
 def _unwrap(exc: BaseException) -> BaseException:
@@ -128,9 +159,19 @@ class BatchStage:
     """Base of the stage classes: unpickles each batch, hands it to :meth:`run`, pickles what comes back."""
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[bytes]]:
-        """Ray Data's entry point: one dataset row (one batch) per call."""
-        out = [pickle.dumps(self.run(pickle.loads(blob)), protocol=pickle.HIGHEST_PROTOCOL) for blob in batch["payload"]]
-        return {"payload": out}
+        """Ray Data's entry point: one dataset row (one batch) per call; a failure travels on to the driver."""
+        return {"payload": [pickle.dumps(self._one(pickle.loads(blob)), protocol=pickle.HIGHEST_PROTOCOL)
+                            for blob in batch["payload"]]}
+
+    def _one(self, item: Any) -> Any:
+        if isinstance(item, StageFailure):
+            return item  # an earlier stage failed on this batch
+        try:
+            return self.run(item)
+        except PrivasisError as exc:
+            return StageFailure(type(self).__name__ + ":ours", _picklable(exc), str(exc))
+        except Exception as exc:  # noqa: BLE001 - reported by the driver in one line
+            return StageFailure(type(self).__name__, None, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
 
     def run(self, item: Any) -> Any:  # pragma: no cover - overridden
         """Process one batch."""
