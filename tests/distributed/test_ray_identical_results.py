@@ -67,3 +67,22 @@ def _without_usage(path: Path) -> list[dict]:
         row.pop("usage", None)
         (row.get("pipeline") or {}).pop("usage", None)
     return rows
+
+
+def test_evaluate_on_ray_writes_the_local_results(ray_address: str, tmp_path: Path):
+    with FakeOpenAIServer() as server:
+        source = cli(*run_args(server.base_url, tmp_path / "src", tmp_path / "cache-src", limit=4))
+        assert source.returncode == 0, source.stderr[-2000:]
+        predictions = tmp_path / "src" / "privasis_sample" / "sanitized.jsonl"
+
+        def evaluate(out: str, *extra: str):
+            return cli("evaluate", "-p", str(predictions), "--judge", "openai:fake-judge", "--judge-args",
+                       f"base_url={server.base_url}", "-t", "privasis_sample", "--limit", "4", "-o", str(tmp_path / out),
+                       "--cache-dir", str(tmp_path / f"cache-{out}"), "--no-progress", "--max-off-label", "100000",
+                       "--bootstrap-samples", "200", *extra)
+
+        local, distributed = evaluate("local"), evaluate("ray", "--executor", "ray", "--ray-address", ray_address)
+    assert local.returncode == distributed.returncode == 0, distributed.stderr[-2000:]
+    a, b = tmp_path / "local" / "privasis_sample", tmp_path / "ray" / "privasis_sample"
+    assert (a / "samples.jsonl").read_bytes() == (b / "samples.jsonl").read_bytes()
+    assert comparable_results(a) == comparable_results(b)
