@@ -22,8 +22,9 @@ ALLOWED: dict[str, set[str]] = {
     "training": {"data", "tasks", "protocol", "results"},
     "leaderboard": {"data", "tasks", "adapters", "engine", "protocol", "results"},
     "recipes": {"data", "tasks", "adapters", "engine", "protocol"},
+    "distributed": {"data", "tasks", "adapters", "engine", "protocol", "results", "pipeline", "recipes"},
     "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "training", "leaderboard",
-            "recipes"},
+            "recipes", "distributed"},
 }
 ROOT_MODULES = {"errors", "fsutil", "__init__", "__main__"}
 #: Root modules every layer may import (small shared helpers with no dependencies of their own).

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS, Opts,
                                         TasksOption, answer_policy, retry_policy, split_multi, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
@@ -121,7 +122,7 @@ def _check_opts(opts: Opts) -> None:
     _check_choice("--parse-mode", opts.parse_mode, ("official", "strict"))
 
 
-@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS)
+@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS, EXECUTOR_OPTIONS)
 def run(
     model: str = typer.Option(..., "--model", "-m", help="Model under test: provider:model[,k=v...]."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
@@ -138,6 +139,7 @@ def run(
 
     clock = (time.perf_counter(), time.process_time())
     _check_opts(opts)
+    ray_opts = ray_options(opts)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     ensure_dir(output, "--output")
@@ -152,6 +154,9 @@ def run(
             temp = task.generation.temperature if temperature is None else temperature
             task_dir = output / task.task
             with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:
+                if ray_opts is not None:  # --executor ray: fills the files below; the local pass then reuses them
+                    _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, model=(spec, model_engine),
+                                 instruction=variant, max_tokens=mt, temperature=temp)
                 journal = OutputJournal(task, model_engine, task_dir / SANITIZED_NAME, instruction=variant,
                                         max_tokens=mt, temperature=temp)
                 judge_engine = session.engine(choice.spec, "judge")
@@ -189,7 +194,7 @@ def _print_profile(clock: tuple[float, float], engines: list[Engine]) -> None:
     console.print(table)
 
 
-@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS)
+@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS, EXECUTOR_OPTIONS)
 def evaluate(
     predictions: Path = typer.Option(..., "--predictions", "-p", help="Saved outputs: our sanitized JSONL, lm-eval samples or {id, model_sanitized_text} JSONL."),
     tasks: List[str] = TasksOption,
@@ -202,6 +207,7 @@ def evaluate(
     from privasis_bench.pipeline.predictions import load_predictions
 
     _check_opts(opts)
+    ray_opts = ray_options(opts)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     if len(task_list) != 1:
         raise PrivasisError(f"--predictions belongs to one task; --tasks names {len(task_list)}")
@@ -220,6 +226,8 @@ def evaluate(
         judge_engine = session.engine(choice.spec, "judge")
         task_dir = output / task.task
         with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
+            if ray_opts is not None:  # --executor ray: fills judged.jsonl; the local pass then reuses every verdict
+                _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, outputs=dict(preds))
             outcome = evaluate_task(
                 task, loaded, OutputPlan(given=dict(preds)), choice, judge_engine, task_dir, model_info=model_info,
                 instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
@@ -229,6 +237,13 @@ def evaluate(
     finally:
         session.close()
     _finish([outcome])
+
+
+def _distributed(task: Any, records: Any, choice: Any, task_dir: Path, ray_opts: Any, session: _Session, **kw: Any) -> None:
+    """The Ray executor's pass over one task (privasis_bench.distributed), imported only when asked for."""
+    from privasis_bench.distributed.evaluation import distributed_evaluation
+
+    distributed_evaluation(task, records, choice, task_dir, ray=ray_opts, options=session.options, **kw)
 
 
 def rescore(

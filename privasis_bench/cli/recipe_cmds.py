@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 from rich.console import Console
@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.options import ENGINE_OPTIONS, Opts, retry_policy, with_options
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
 from privasis_bench.engine.executor import Engine
@@ -62,7 +63,7 @@ def _say(message: str) -> None:
     console.print(escape(message), highlight=False, soft_wrap=True)
 
 
-@with_options(ENGINE_OPTIONS)
+@with_options(ENGINE_OPTIONS, EXECUTOR_OPTIONS)
 def build_corpus(
     recipe: str = RecipeOpt,
     model: str = ModelOpt,
@@ -75,6 +76,7 @@ def build_corpus(
     opts: Opts = None,  # type: ignore[assignment]
 ) -> None:
     """Build Privasis-Zero benchmark rows (vanilla / hard) from annotated records with the decomposition pipeline."""
+    ray_opts = ray_options(opts)
     config = load_recipe(recipe)
     if config.kind != "corpus":
         raise PrivasisError(f"--recipe {recipe}: is a {config.kind!r} recipe; build-corpus needs a 'corpus' recipe")
@@ -99,7 +101,8 @@ def build_corpus(
                                          guess_max_tokens=cfg.guess_max_tokens, compare_max_tokens=cfg.compare_max_tokens),
             judge_ask=(lambda reqs: judge_engine.run(reqs, desc="label")) if judge_engine else None,
         )
-        summary = run_build_corpus(rows, ctx, store, batch_size=batch_size, log=_say)
+        on_ray = _corpus_on_ray(ray_opts, engines, output, ctx, spec, judge_spec) if ray_opts is not None else None
+        summary = run_build_corpus(rows, ctx, store, batch_size=batch_size, log=_say, map_batches=on_ray)
     finally:
         engines.close()
     _say(f"{summary['rows']} benchmark rows ({summary['vanilla']} vanilla, {summary['hard']} hard, {summary['unscored']} "
@@ -108,6 +111,17 @@ def build_corpus(
     if summary["failures_pending"]:
         _say(f"{summary['failures_pending']} input row(s) failed (see {store.failures_path}); re-run the same command to retry them")
         raise typer.Exit(1)
+
+
+def _corpus_on_ray(ray_opts: Any, engines: _Engines, output: Path, ctx: CorpusContext, spec: ModelSpec,
+                   judge_spec: Optional[ModelSpec]) -> Any:
+    """--executor ray: the batches of build-corpus run on the cluster (privasis_bench.distributed, imported only then)."""
+    from privasis_bench.distributed.recipes import RecipeEngines, corpus_batches_on_ray
+
+    settings = RecipeEngines(retry=retry_policy(engines.opts), answers=RECIPE_STEPS, concurrency=engines.opts.concurrency,
+                             cache=engines.cache)
+    return corpus_batches_on_ray(ray_opts, settings, output, recipe=ctx.recipe, spec=spec, judge_spec=judge_spec,
+                                 judge_prompts=ctx.judge_prompts, judge_settings=ctx.judge_settings)
 
 
 @with_options(ENGINE_OPTIONS)

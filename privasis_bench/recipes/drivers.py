@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -20,6 +20,8 @@ from privasis_bench.recipes.store import RowStore, read_jsonl
 from privasis_bench.recipes.synthesis import SynthesisContext, synthesize_batch, to_corpus_row, validate_corpus_row
 
 Log = Callable[[str], None]
+#: Runs a list of batches (input rows) and yields each batch's working rows, in order.
+MapBatches = Callable[[list[list[dict[str, Any]]]], Iterator[list[dict[str, Any]]]]
 SPLITS = ("vanilla", "hard")
 
 
@@ -41,13 +43,18 @@ def read_inputs(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
 
 
 def run_build_corpus(inputs: list[dict[str, Any]], ctx: CorpusContext, store: RowStore, *, batch_size: int = 8,
-                     log: Log = print) -> dict[str, int]:
-    """Build benchmark rows for every input row not yet finished; returns counts of this run."""
+                     log: Log = print, map_batches: MapBatches | None = None) -> dict[str, int]:
+    """Build benchmark rows for every input row not yet finished; returns counts of this run.
+
+    ``map_batches`` runs the batches elsewhere (e.g. on a Ray cluster) and yields each batch's rows in order;
+    by default each batch is built here with ``ctx``."""
     done = store.done_ids()
     todo = [r for r in inputs if str(r.get("id")) not in done]
     counts = {"inputs": len(inputs), "resumed": len(inputs) - len(todo), "built": 0, "failed": 0}
-    for start in range(0, len(todo), batch_size):
-        rows = build_batch(todo[start : start + batch_size], ctx)
+    starts = range(0, len(todo), batch_size)
+    batches = [todo[start : start + batch_size] for start in starts]
+    built = map_batches(batches) if map_batches is not None else (build_batch(b, ctx) for b in batches)
+    for start, rows in zip(starts, built):
         ok = [r for r in rows if not r.get("error")]
         bad = [r for r in rows if r.get("error")]
         store.add(to_benchmark_row(r) for r in ok)

@@ -1,0 +1,12 @@
+"""The Ray executor (``--executor ray``): records become a Ray Dataset, each stage a ``map_batches`` step.
+
+:mod:`~privasis_bench.distributed.cluster` connects to (or starts) a cluster and runs a chain of stages,
+:mod:`~privasis_bench.distributed.shards` gives each batch its own response-cache shard that the driver merges
+into the main cache, :mod:`~privasis_bench.distributed.workers` builds a worker's engine (one or many base URLs,
+or an in-process engine on a GPU), :mod:`~privasis_bench.distributed.evaluation` runs the sanitize and judge
+stages of ``run`` / ``evaluate`` and :mod:`~privasis_bench.distributed.recipes` the batches of ``build-corpus``.
+The driver always finishes with the local code path, which then reuses every answer and verdict.
+
+Nothing here imports ``ray`` at module level: only asking for ``--executor ray`` does. It may import data, tasks,
+adapters, engine, protocol, results, pipeline and recipes; only the cli imports it.
+"""

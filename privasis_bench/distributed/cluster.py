@@ -1,0 +1,178 @@
+"""Connecting to a Ray cluster and running a chain of ``map_batches`` stages over pickled batches.
+
+``ray`` is imported only inside these functions, so the package imports without it; without it installed,
+:func:`require_ray` fails with one line telling how to install the extra. Each dataset row is one batch (a
+pickled typed object), so a batch is exactly what the local executor would have built, and Ray Data keeps the
+input order (``preserve_order``) while batches run in parallel.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+from privasis_bench.errors import PrivasisError
+
+INSTALL_HINT = "--executor ray needs Ray: pip install 'privasis-bench[ray]' (or pip install 'ray[data]')"
+EXECUTORS = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class RayOptions:
+    """How the Ray executor runs: where the cluster is and how each stage's workers are sized.
+
+    ``workers``: actors per stage; ``batch_size``: records per batch (``None``: the command's own);
+    ``cpus_per_worker``: CPUs reserved per actor (model calls are I/O-bound, so a fraction by default);
+    ``gpus_per_worker`` > 0 puts in-process engines (``vllm:...``) on GPU workers, one per actor;
+    ``base_urls`` / ``judge_base_urls``: OpenAI-compatible endpoints a worker's calls are spread over.
+    """
+
+    address: str | None = None  # None: start a local cluster
+    workers: int = 2
+    batch_size: int | None = None
+    cpus_per_worker: float = 0.5
+    gpus_per_worker: float = 0.0
+    base_urls: tuple[str, ...] = ()
+    judge_base_urls: tuple[str, ...] = ()
+    num_cpus: int | None = None  # of a local cluster (None: every CPU)
+
+
+def check_executor(name: str) -> None:
+    """One-line error for an unknown ``--executor`` value."""
+    if name not in EXECUTORS:
+        raise PrivasisError(f"--executor must be one of {', '.join(EXECUTORS)}, not {name!r}")
+
+
+def require_ray() -> Any:
+    """The ``ray`` module, or a one-line error telling how to install it."""
+    try:
+        import ray
+        import ray.data  # noqa: F401 - Ray Data ships in the same wheel but needs its own extras (pyarrow, pandas)
+    except ImportError:
+        raise PrivasisError(INSTALL_HINT) from None
+    return ray
+
+
+def connect(options: RayOptions) -> Any:
+    """Connect to ``options.address`` (or start a local cluster) once per process; returns the ``ray`` module."""
+    ray = require_ray()
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False, "ignore_reinit_error": True}
+        if options.address:
+            kwargs["address"] = options.address
+        else:
+            kwargs.update(address="local", include_dashboard=False, num_cpus=options.num_cpus)
+        try:
+            ray.init(**kwargs)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = options.address or "a local cluster"
+            raise PrivasisError(f"--ray-address: cannot connect to {where}: {str(exc).splitlines()[0]}") from None
+    logging.getLogger("ray.data").setLevel(logging.WARNING)  # no per-dataset INFO lines on the console
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True  # batches land in input order, as the local executor writes them
+    ctx.enable_progress_bars = False
+    ctx.print_on_execution_start = False
+    return ray
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One ``map_batches`` step: a callable class built once per actor from ``kwargs``, sized by ``options``."""
+
+    cls: type
+    kwargs: dict[str, Any]
+    gpus: float = 0.0
+
+
+def run_stages(options: RayOptions, batches: Sequence[Any], stages: Sequence[Stage]) -> Iterator[Any]:
+    """Run every batch through ``stages`` on the cluster; yields each batch's final object in input order.
+
+    A worker that dies is restarted by Ray and its batch run again; an exception raised by a stage stops the
+    run and is re-raised here as the original error when it is one of ours (one line), else as one line.
+    """
+    if not batches:
+        return
+    ray = connect(options)
+    items = [{"payload": pickle.dumps(b, protocol=pickle.HIGHEST_PROTOCOL)} for b in batches]
+    ds = ray.data.from_items(items, override_num_blocks=len(items))
+    for stage in stages:
+        ds = ds.map_batches(stage.cls, batch_size=1, compute=ray.data.ActorPoolStrategy(size=max(1, options.workers)),
+                            num_cpus=options.cpus_per_worker,
+                            num_gpus=stage.gpus or None, fn_constructor_kwargs=stage.kwargs, batch_format="numpy")
+    try:
+        for row in ds.iter_rows():
+            item = pickle.loads(row["payload"])
+            if isinstance(item, StageFailure):
+                raise item.error()
+            yield item
+    except PrivasisError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a failure of Ray itself, or of a worker outside a batch
+        raise _unwrap(exc) from None
+
+
+@dataclass(frozen=True)
+class StageFailure:
+    """What a stage sends on instead of a batch when processing it raised: the error, re-raised by the driver."""
+
+    stage: str
+    original: PrivasisError | None
+    message: str
+
+    def error(self) -> PrivasisError:
+        """Our own error as it was raised on the worker, else one line naming the stage and the cause."""
+        if self.original is not None:
+            return self.original
+        if self.stage.endswith(":ours"):
+            return PrivasisError(self.message)  # one of ours that does not travel as itself (same one line)
+        return PrivasisError(f"ray executor: stage {self.stage} failed: {self.message}")
+
+
+def _picklable(exc: PrivasisError) -> PrivasisError | None:
+    """``exc`` if it survives pickling (some errors take extra constructor arguments), else None."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001
+        return None
+    return exc
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    """The first :class:`PrivasisError` behind a Ray error, or a one-line error naming the cause."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        cur = todo.pop()
+        if cur is None or id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        if isinstance(cur, PrivasisError):
+            return cur
+        todo += [getattr(cur, "cause", None), cur.__cause__, cur.__context__]
+    first = next((ln for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
+    return PrivasisError(f"ray executor: a stage failed: {first}")
+
+
+class BatchStage:
+    """Base of the stage classes: unpickles each batch, hands it to :meth:`run`, pickles what comes back."""
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, list[bytes]]:
+        """Ray Data's entry point: one dataset row (one batch) per call; a failure travels on to the driver."""
+        return {"payload": [pickle.dumps(self._one(pickle.loads(blob)), protocol=pickle.HIGHEST_PROTOCOL)
+                            for blob in batch["payload"]]}
+
+    def _one(self, item: Any) -> Any:
+        if isinstance(item, StageFailure):
+            return item  # an earlier stage failed on this batch
+        try:
+            return self.run(item)
+        except PrivasisError as exc:
+            return StageFailure(type(self).__name__ + ":ours", _picklable(exc), str(exc))
+        except Exception as exc:  # noqa: BLE001 - reported by the driver in one line
+            return StageFailure(type(self).__name__, None, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+
+    def run(self, item: Any) -> Any:  # pragma: no cover - overridden
+        """Process one batch."""
+        raise NotImplementedError

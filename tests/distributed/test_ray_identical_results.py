@@ -1,0 +1,88 @@
+"""``run`` and ``build-corpus`` with ``--executor ray`` on a local 2-CPU cluster give the local executor's files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fake_openai_server import FakeOpenAIServer
+from ray_fakes import cli, comparable_results, corpus_inputs, recipe_reply, run_args
+
+pytestmark = pytest.mark.slow
+
+
+def test_run_on_ray_writes_the_local_results(ray_address: str, tmp_path: Path):
+    with FakeOpenAIServer(delay=0.01) as server:
+        local = cli(*run_args(server.base_url, tmp_path / "local", tmp_path / "cache-local"))
+        assert local.returncode == 0, local.stderr[-2000:]
+        calls_local = sum(server.received.values())
+        distributed = cli(*run_args(server.base_url, tmp_path / "ray", tmp_path / "cache-ray", "--executor", "ray",
+                                    "--ray-address", ray_address, "--ray-batch-size", "3"))
+        assert distributed.returncode == 0, distributed.stderr[-2000:]
+        assert sum(server.received.values()) == 2 * calls_local  # each request once per run (separate caches)
+    a, b = tmp_path / "local" / "privasis_sample", tmp_path / "ray" / "privasis_sample"
+    assert (a / "samples.jsonl").read_bytes() == (b / "samples.jsonl").read_bytes()
+    assert (a / "sanitized.jsonl").read_bytes() == (b / "sanitized.jsonl").read_bytes()
+    assert comparable_results(a) == comparable_results(b)
+    ray_results = json.loads((b / "results.json").read_text())
+    assert ray_results["counts"]["verdicts_reused_from_checkpoint"] == ray_results["counts"]["judged_records"]
+    assert ray_results["usage"]["model"]["calls"] == 0  # the driver's local pass paid for nothing
+
+
+def test_build_corpus_on_ray_writes_the_local_files(ray_address: str, tmp_path: Path):
+    inputs = corpus_inputs(tmp_path / "in.jsonl", n=6)
+    with FakeOpenAIServer(reply=recipe_reply) as server:
+        def build(out: str, *extra: str):
+            return cli("build-corpus", "-r", "corpus", "-m", "openai:fake-model", "--model-args", f"base_url={server.base_url}",
+                       "--judge", f"openai:fake-judge,base_url={server.base_url}", "-i", str(inputs), "-o", str(tmp_path / out),
+                       "--cache-dir", str(tmp_path / f"cache-{out}"), "--batch-size", "2", "--no-progress", *extra)
+
+        local = build("local")
+        distributed = build("ray", "--executor", "ray", "--ray-address", ray_address)
+    assert local.returncode == distributed.returncode, (local.stdout[-1500:], distributed.stderr[-2000:])
+    names = sorted(p.name for p in (tmp_path / "local").iterdir())
+    assert "benchmark.jsonl" in names and sorted(p.name for p in (tmp_path / "ray").iterdir()) == names
+    rows = (tmp_path / "local" / "benchmark.jsonl").read_text().splitlines()
+    assert len(rows) >= 3, "the fake recipe model should let most rows through"
+    for name in names:
+        a, b = tmp_path / "local" / name, tmp_path / "ray" / name
+        if name.endswith(".jsonl"):
+            assert _without_usage(a) == _without_usage(b), name
+        elif name.endswith(".yaml"):
+            assert a.read_text().replace("local", "ray") == b.read_text(), name  # task names follow the directory name
+        else:
+            assert a.read_bytes() == b.read_bytes(), name
+
+
+def _without_usage(path: Path) -> list[dict]:
+    """Rows in file order without their token usage.
+
+    Usage is spend accounting, not content: tokens of answers served from the cache are not counted, and a local
+    run finds in the cache a request an earlier batch already made, which batches running side by side cannot.
+    """
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in rows:
+        row.pop("usage", None)
+        (row.get("pipeline") or {}).pop("usage", None)
+    return rows
+
+
+def test_evaluate_on_ray_writes_the_local_results(ray_address: str, tmp_path: Path):
+    with FakeOpenAIServer() as server:
+        source = cli(*run_args(server.base_url, tmp_path / "src", tmp_path / "cache-src", limit=4))
+        assert source.returncode == 0, source.stderr[-2000:]
+        predictions = tmp_path / "src" / "privasis_sample" / "sanitized.jsonl"
+
+        def evaluate(out: str, *extra: str):
+            return cli("evaluate", "-p", str(predictions), "--judge", "openai:fake-judge", "--judge-args",
+                       f"base_url={server.base_url}", "-t", "privasis_sample", "--limit", "4", "-o", str(tmp_path / out),
+                       "--cache-dir", str(tmp_path / f"cache-{out}"), "--no-progress", "--max-off-label", "100000",
+                       "--bootstrap-samples", "200", *extra)
+
+        local, distributed = evaluate("local"), evaluate("ray", "--executor", "ray", "--ray-address", ray_address)
+    assert local.returncode == distributed.returncode == 0, distributed.stderr[-2000:]
+    a, b = tmp_path / "local" / "privasis_sample", tmp_path / "ray" / "privasis_sample"
+    assert (a / "samples.jsonl").read_bytes() == (b / "samples.jsonl").read_bytes()
+    assert comparable_results(a) == comparable_results(b)

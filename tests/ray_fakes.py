@@ -1,0 +1,92 @@
+"""Shared pieces of the Ray executor tests: a fake model that can follow the corpus recipe, sample inputs, the CLI.
+
+The fake server (:mod:`fake_openai_server`) answers every prompt deterministically; :func:`recipe_reply` adds
+answers the corpus recipe's steps can read (a ranking, spans, a strategy, a rewrite, a request), so build-corpus
+produces real rows. The CLI runs in a subprocess (the Ray driver), so a test can kill workers meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from fake_openai_server import REPO_ROOT, reply_for
+
+SAMPLE = REPO_ROOT / "tasks" / "sample" / "privasis_sample.jsonl"
+
+#: results.json keys that legitimately differ between two executions of the same run, and why:
+#: when it ran; what this invocation paid (the Ray workers' calls are not this process's); how many judge calls
+#: the local judge pass made and how many verdicts it found in the checkpoint (with Ray: none and all).
+VOLATILE_RESULT_KEYS = ("timestamps", "usage", "usage_cumulative", "judge_calls")
+VOLATILE_COUNTS = ("verdicts_reused_from_checkpoint",)
+
+
+def recipe_reply(prompt: str) -> str:
+    """An answer each corpus-recipe step can use; any other prompt gets the usual fake reply."""
+    if prompt.startswith("Here is a document and a list of pieces"):
+        items = prompt.split("Information:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        return "\n".join(f"{i + 1}. {item.lstrip('-* ').split(':')[0].strip()}" for i, item in enumerate(items))
+    if prompt.startswith("Find every place in the passage"):
+        value = re.search(r"Known value: (.*)", prompt)
+        return f"- {value.group(1).strip()}" if value else "NONE"
+    if prompt.startswith("The spans below were given"):
+        return "NONE"
+    if prompt.startswith("A document has to be made less revealing"):
+        return "Generalize it to a vague description."
+    if prompt.startswith("Edit the passage below"):
+        head, chunk = prompt.split("Passage:\n", 1)
+        chunk = chunk.rsplit("\n\nChange only", 1)[0]
+        for span in re.findall(r"^- (.*)$", head, re.M):
+            chunk = chunk.replace(span, "[redacted]")
+        return chunk
+    if prompt.startswith("Here is a list of instructions"):
+        return "Please tidy up the private bits of my note."
+    return reply_for(prompt)
+
+
+def corpus_inputs(path: Path, n: int = 6) -> Path:
+    """Corpus input rows (record, attributes, grouped_attributes) made from the first ``n`` sample records."""
+    rows = []
+    for line in SAMPLE.read_text(encoding="utf-8").splitlines()[:n]:
+        r = json.loads(line)
+        groups = r["grouped_annotated_attributes"]
+        attrs = {k: v for g in groups.values() for k, v in g.items()}
+        rows.append({"id": r["id"], "record": r["original_record"], "record_type": r["record_type"], "attributes": attrs,
+                     "grouped_attributes": groups})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``python -m privasis_bench ARGS`` in a subprocess with this checkout on the path."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-m", "privasis_bench", *args], capture_output=True, text=True, env=env,
+                          timeout=timeout)
+
+
+def popen(*args: str) -> subprocess.Popen:
+    """The same as :func:`cli`, started in the background."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.Popen([sys.executable, "-m", "privasis_bench", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+
+
+def run_args(base_url: str, out: Path, cache: Path, *extra: str, limit: int = 8) -> list[str]:
+    """``run`` on the sample task with the fake server as model and judge."""
+    return ["run", "-m", "openai:fake-model", "--model-args", f"base_url={base_url}", "--judge", "openai:fake-judge",
+            "--judge-args", f"base_url={base_url}", "-t", "privasis_sample", "--limit", str(limit), "-o", str(out),
+            "--cache-dir", str(cache), "--no-progress", "--max-off-label", "100000", "--bootstrap-samples", "200", *extra]
+
+
+def comparable_results(task_dir: Path) -> dict:
+    """results.json without the keys that differ between executions (see :data:`VOLATILE_RESULT_KEYS`)."""
+    results = json.loads((task_dir / "results.json").read_text(encoding="utf-8"))
+    for key in VOLATILE_RESULT_KEYS:
+        results.pop(key, None)
+    for key in VOLATILE_COUNTS:
+        results["counts"].pop(key, None)
+    return results
