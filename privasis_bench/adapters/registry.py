@@ -49,6 +49,8 @@ BUILTIN_PROVIDERS: dict[str, BuiltinProvider] = {
                               "any lm-evaluation-harness model (generate_until)"),
     "decomp": BuiltinProvider("privasis_bench.recipes.decomp_adapter:DecompAdapter", None, None,
                               "decomposition pipeline around any model: decomp:<provider:model>"),
+    "intact": BuiltinProvider("privasis_bench.recipes.intact_adapter:IntactAdapter", None, None,
+                              "inference-guided generalization around any model: intact:<provider:model>"),
     "identity": BuiltinProvider("privasis_bench.adapters.baselines:IdentityBaseline", None, None,
                                 "baseline: returns the original text"),
     "empty": BuiltinProvider("privasis_bench.adapters.baselines:EmptyBaseline", None, None,

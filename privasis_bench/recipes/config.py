@@ -67,7 +67,7 @@ class RecipeConfig(_Strict):
     """One recipe: its kind, prompt templates, per-step generation settings, parameters and seed."""
 
     recipe: str
-    kind: Literal["corpus", "synthesis", "decomp"]
+    kind: Literal["corpus", "synthesis", "decomp", "intact"]
     description: str = ""
     version: str = "1"
     seed: int = 0

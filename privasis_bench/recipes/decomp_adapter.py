@@ -72,7 +72,8 @@ def sanitize_batch(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask) -
     return rows
 
 
-def _instruction(request: ChatRequest) -> str:
+def request_instruction(request: ChatRequest) -> str:
+    """The instruction variant the sanitize prompt carries (smoothed or base), read from the request's record."""
     record = request.record
     prompt = request.messages[-1][1]
     for variant in ("smoothed", "base"):  # whichever the prompt actually carries
@@ -80,6 +81,12 @@ def _instruction(request: ChatRequest) -> str:
         if text and text in prompt:
             return text
     return record.base_instruction
+
+
+def wrapped_engine(spec: ModelSpec, role: str, concurrency: int) -> Engine:
+    """An engine (retries, concurrency, no cache of its own) for a model a wrapper adapter calls step by step."""
+    return Engine(build_adapter(spec), spec, role=role, cache=None, retry=RetryPolicy(), concurrency=concurrency,
+                  progress=False, answers=RECIPE_STEPS)
 
 
 class DecompAdapter(Adapter):
@@ -99,8 +106,7 @@ class DecompAdapter(Adapter):
         self.base_spec = ModelSpec.parse(model, base_args)
         if self.base_spec.provider == "decomp":
             raise ModelSpecError("decomp cannot wrap itself")
-        self.inner = Engine(build_adapter(self.base_spec), self.base_spec, role="decomp", cache=None,
-                            retry=RetryPolicy(), concurrency=concurrency, progress=False, answers=RECIPE_STEPS)
+        self.inner = wrapped_engine(self.base_spec, "decomp", concurrency)
 
     def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
         """Decompose every request of the batch together (each step runs over the whole batch)."""
@@ -108,7 +114,7 @@ class DecompAdapter(Adapter):
         for request in requests:
             if request.record is None:
                 raise AdapterError("decomp needs the sanitize request's record (its text and instruction)", retryable=False)
-            rows.append({"id": request.record.id, "text": request.record.text, "instruction": _instruction(request)})
+            rows.append({"id": request.record.id, "text": request.record.text, "instruction": request_instruction(request)})
         sanitize_batch(rows, self.recipe, lambda reqs, desc: self.inner.run(reqs, desc=f"decomp {desc}"))
         results = []
         for row in rows:

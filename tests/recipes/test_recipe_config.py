@@ -10,7 +10,7 @@ from privasis_bench.errors import TaskConfigError
 from privasis_bench.recipes.config import load_recipe, recipes_dir
 
 
-@pytest.mark.parametrize("name", ["corpus", "synthesis", "decomp"])
+@pytest.mark.parametrize("name", ["corpus", "synthesis", "decomp", "intact"])
 def test_shipped_recipes_load_with_every_prompt(name: str):
     recipe = load_recipe(name)
     assert recipe.kind == name and recipe.recipe == name

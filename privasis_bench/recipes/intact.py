@@ -1,0 +1,184 @@
+"""Inference-guided generalization (after INTACT): candidate levels per span, attacks, and the edited text.
+
+A row (see :mod:`steps`) carries ``text`` and, after :func:`plan_units`, ``units`` and ``drops``. A *unit* is one
+distinct span of a target to generalize, with the replacements the model proposed for it (``candidates``, most
+specific first) and, once decided, its ``choice`` and ``level`` (0-based index into the candidates; the index
+``len(candidates)`` means the generic fallback). ``drops`` are the spans of targets to remove.
+
+Selection goes in rounds over the whole batch: in each round every undecided unit puts its current candidate
+into the document (decided units put their choice, drop spans are removed) and the attacker is asked to
+guess the original wording behind it. A candidate is rejected (the unit moves one level up) when it contains the
+original span itself or when one of the attacker's guesses recovers it; the first candidate that survives is kept. A unit whose candidates are
+all rejected gets the generic fallback (not attacked: nothing vaguer is left to try).
+
+"Recovers" is the protocol's inference-leak rule (:func:`~privasis_bench.protocol.matching.value_in`, a
+case-insensitive substring test) with the original span as the value, after collapsing whitespace and trimming
+quotes and punctuation on both sides.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from privasis_bench.protocol.matching import value_in
+from privasis_bench.recipes.config import RecipeConfig
+from privasis_bench.recipes.steps import Ask, Call, alive, list_items, make_request, run_calls
+
+#: The last, fully generic level: what a span becomes when every proposed replacement is traced back.
+GENERIC = "[redacted]"
+#: Words too common to replace everywhere in the text (a span finder may return a pronoun for a name).
+_TOO_COMMON = frozenset("he she him her his hers they them their theirs i me my we us our you your it its".split())
+_REMOVED = "\x00"  # marks a dropped span until the text around it is tidied
+_CONTEXT_CHARS = 240
+
+
+def norm(text: str) -> str:
+    """Lower-cased, whitespace collapsed, surrounding quotes, brackets and punctuation removed."""
+    return " ".join(str(text).lower().split()).strip(" \"'`“”‘’.,;:!?()[]*-")
+
+
+def recovered(span: str, guess: str) -> bool:
+    """True when ``guess`` gives the original ``span`` away (the protocol's substring rule, normalised)."""
+    original = norm(span)
+    return bool(original) and value_in(original, norm(guess), "any")
+
+
+def _key(span: str) -> str:
+    return " ".join(span.lower().split())
+
+
+def _usable(span: str) -> bool:
+    return len(span.strip()) >= 3 and _key(span) not in _TOO_COMMON
+
+
+def _target_spans(target: dict[str, Any], limit: int) -> list[str]:
+    """The target's distinct usable spans over all chunks (first seen first), at most ``limit``."""
+    seen: dict[str, str] = {}
+    for i in sorted(target.get("spans") or {}, key=int):
+        for span in target["spans"][i]:
+            if _usable(span) and _key(span) not in seen:
+                seen[_key(span)] = span
+    return list(seen.values())[:limit]
+
+
+def plan_units(rows: list[dict[str, Any]], max_spans: int) -> None:
+    """Split each live row's located spans into drop spans and units to generalize (a span claimed by a drop
+    target, or by an earlier target, is not generalized again)."""
+    for row in alive(rows):
+        drops: dict[str, str] = {}
+        for target in row["targets"]:
+            if target["kind"] == "drop":
+                drops.update({_key(s): s for s in _target_spans(target, max_spans)})
+        units: dict[str, dict[str, Any]] = {}
+        for target in row["targets"]:
+            if target["kind"] == "drop":
+                continue
+            for span in _target_spans(target, max_spans):
+                if _key(span) not in drops and _key(span) not in units:
+                    units[_key(span)] = {"target": target["label"], "span": span, "candidates": [], "level": 0,
+                                         "choice": None, "rejected": []}
+        row["drops"] = list(drops.values())
+        row["units"] = list(units.values())
+
+
+def _pattern(spans: list[str]) -> re.Pattern[str] | None:
+    """One regex for all spans, longest first, each matched case-insensitively with any whitespace inside and
+    never inside a longer word."""
+    parts = []
+    for span in sorted(spans, key=len, reverse=True):
+        words = span.split()
+        body = r"\s+".join(re.escape(w) for w in words)
+        parts.append((r"(?<!\w)" if words[0][0].isalnum() else "") + body + (r"(?!\w)" if words[-1][-1].isalnum() else ""))
+    return re.compile("|".join(parts), re.I) if parts else None
+
+
+def _tidy(text: str) -> str:
+    """Remove drop markers: no space is left before punctuation, at a line's start or end, or twice in a row."""
+    text = re.sub(r"[ \t]*\x00+[ \t]*(?=[,.;:!?)\]]|$)", "", text, flags=re.M)
+    text = re.sub(r"(^|[(\[])[ \t]*\x00+[ \t]*", r"\1", text, flags=re.M)
+    return re.sub(r"[ \t]*\x00+[ \t]*", " ", text)
+
+
+def edited(row: dict[str, Any]) -> str:
+    """The row's text with drop spans removed and every unit's span replaced by its choice, else by its
+    candidate at its current level (or the generic fallback when none is left)."""
+    replacement: dict[str, str] = {_key(s): _REMOVED for s in row.get("drops", [])}
+    for unit in row.get("units", []):
+        key = _key(unit["span"])
+        if unit["choice"] is not None:
+            replacement[key] = unit["choice"]
+        else:
+            replacement[key] = unit["candidates"][unit["level"]] if unit["level"] < len(unit["candidates"]) else GENERIC
+    pattern = _pattern(list(row.get("drops", [])) + [u["span"] for u in row.get("units", [])])
+    if pattern is None:
+        return row["text"]
+    return _tidy(pattern.sub(lambda m: replacement.get(_key(m.group(0)), m.group(0)), row["text"]))
+
+
+def _context(text: str, span: str) -> str:
+    """About a paragraph of text around the span's first occurrence."""
+    m = re.search(re.escape(span), text, re.I)
+    if m is None:
+        return text[: 2 * _CONTEXT_CHARS]
+    start, end = max(0, m.start() - _CONTEXT_CHARS), min(len(text), m.end() + _CONTEXT_CHARS)
+    return ("..." if start else "") + text[start:end].strip() + ("..." if end < len(text) else "")
+
+
+def propose_candidates(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask, count: int) -> None:
+    """Ask for ``count`` replacements per unit, most specific first (an answer with none leaves the unit with
+    only the generic fallback)."""
+    calls = []
+    for row in alive(rows):
+        for unit in row["units"]:
+
+            def apply(answer: str, unit=unit) -> None:
+                items = [i for i in dict.fromkeys(list_items(answer)) if i.strip()]
+                unit["candidates"] = items[:count]
+
+            request = make_request(recipe, "candidates", target=unit["target"], span=unit["span"],
+                                   context=_context(row["text"], unit["span"]), count=count)
+            calls.append(Call(row, request, apply))
+    run_calls(calls, ask, "candidates")
+
+
+def _skip_direct(unit: dict[str, Any]) -> None:
+    """Reject, without asking anyone, candidates that repeat the original span."""
+    while unit["level"] < len(unit["candidates"]) and recovered(unit["span"], unit["candidates"][unit["level"]]):
+        unit["rejected"].append({"candidate": unit["candidates"][unit["level"]], "by": "contains the original"})
+        unit["level"] += 1
+
+
+def select_levels(rows: list[dict[str, Any]], recipe: RecipeConfig, attack: Ask, guesses: int) -> None:
+    """Keep, per unit, the most specific candidate whose attack does not recover the original span."""
+    depth = max((len(u["candidates"]) for r in alive(rows) for u in r["units"]), default=0)
+    for round_ in range(depth):
+        calls = []
+        for row in alive(rows):
+            pending = [u for u in row["units"] if u["choice"] is None]
+            for unit in pending:
+                _skip_direct(unit)
+            document = edited(row)
+            for unit in pending:
+                if unit["level"] >= len(unit["candidates"]):
+                    continue
+                candidate = unit["candidates"][unit["level"]]
+
+                def apply(answer: str, unit=unit, candidate=candidate) -> None:
+                    found = list_items(answer, limit=guesses)
+                    hits = [g for g in found if recovered(unit["span"], g)]
+                    if hits:
+                        unit["rejected"].append({"candidate": candidate, "by": "attack", "guesses": found})
+                        unit["level"] += 1
+                    else:
+                        unit["choice"] = candidate
+
+                request = make_request(recipe, "attack", document=document, candidate=candidate, count=guesses)
+                calls.append(Call(row, request, apply))
+        run_calls(calls, attack, f"attack level {round_ + 1}")
+    for row in alive(rows):
+        for unit in row["units"]:
+            if unit["choice"] is None:
+                _skip_direct(unit)
+                unit["choice"] = GENERIC
+                unit["level"] = len(unit["candidates"])
