@@ -31,6 +31,8 @@ GENERIC = "[redacted]"
 _TOO_COMMON = frozenset("he she him her his hers they them their theirs i me my we us our you your it its".split())
 _REMOVED = "\x00"  # marks a dropped span until the text around it is tidied
 _CONTEXT_CHARS = 240
+#: A span to generalize is a phrase: longer answers of a span finder (whole sentences) are not generalized.
+MAX_SPAN_WORDS = 12
 
 
 def norm(text: str) -> str:
@@ -52,11 +54,13 @@ def _usable(span: str) -> bool:
     return len(span.strip()) >= 3 and _key(span) not in _TOO_COMMON
 
 
-def _target_spans(target: dict[str, Any], limit: int) -> list[str]:
+def _target_spans(target: dict[str, Any], limit: int, max_words: int | None = None) -> list[str]:
     """The target's distinct usable spans over all chunks (first seen first), at most ``limit``."""
     seen: dict[str, str] = {}
     for i in sorted(target.get("spans") or {}, key=int):
         for span in target["spans"][i]:
+            if max_words is not None and len(span.split()) > max_words:
+                continue
             if _usable(span) and _key(span) not in seen:
                 seen[_key(span)] = span
     return list(seen.values())[:limit]
@@ -64,7 +68,8 @@ def _target_spans(target: dict[str, Any], limit: int) -> list[str]:
 
 def plan_units(rows: list[dict[str, Any]], max_spans: int) -> None:
     """Split each live row's located spans into drop spans and units to generalize (a span claimed by a drop
-    target, or by an earlier target, is not generalized again)."""
+    target, or by an earlier target, is not generalized again; one longer than :data:`MAX_SPAN_WORDS` words is
+    not a phrase and is left alone)."""
     for row in alive(rows):
         drops: dict[str, str] = {}
         for target in row["targets"]:
@@ -74,7 +79,7 @@ def plan_units(rows: list[dict[str, Any]], max_spans: int) -> None:
         for target in row["targets"]:
             if target["kind"] == "drop":
                 continue
-            for span in _target_spans(target, max_spans):
+            for span in _target_spans(target, max_spans, MAX_SPAN_WORDS):
                 if _key(span) not in drops and _key(span) not in units:
                     units[_key(span)] = {"target": target["label"], "span": span, "candidates": [], "level": 0,
                                          "choice": None, "rejected": []}
@@ -125,15 +130,20 @@ def _context(text: str, span: str) -> str:
     return ("..." if start else "") + text[start:end].strip() + ("..." if end < len(text) else "")
 
 
+def fits(span: str, candidate: str) -> bool:
+    """True for a usable replacement of ``span``: a non-empty phrase not much longer than the span itself."""
+    return bool(candidate.strip()) and len(candidate) <= max(2 * len(span), len(span) + 40)
+
+
 def propose_candidates(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask, count: int) -> None:
-    """Ask for ``count`` replacements per unit, most specific first (an answer with none leaves the unit with
-    only the generic fallback)."""
+    """Ask for ``count`` replacements per unit, most specific first; list items that do not :func:`fits` are
+    skipped (an answer with none leaves the unit with only the generic fallback)."""
     calls = []
     for row in alive(rows):
         for unit in row["units"]:
 
             def apply(answer: str, unit=unit) -> None:
-                items = [i for i in dict.fromkeys(list_items(answer)) if i.strip()]
+                items = [i for i in dict.fromkeys(list_items(answer)) if fits(unit["span"], i)]
                 unit["candidates"] = items[:count]
 
             request = make_request(recipe, "candidates", target=unit["target"], span=unit["span"],

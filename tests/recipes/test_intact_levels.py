@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from privasis_bench.recipes.intact import GENERIC, edited, plan_units, recovered
+from privasis_bench.recipes.intact import GENERIC, edited, fits, plan_units, recovered
 
 
 @pytest.mark.parametrize("span, guess, hit", [
@@ -57,3 +57,16 @@ def test_edited_falls_back_to_the_generic_level_and_leaves_longer_words_alone():
     row = {"text": "Porto and Portorož.", "drops": [], "units": [_unit("Porto", ["a city"], level=1)]}
     assert edited(row) == f"{GENERIC} and Portorož."
     assert edited({"text": "nothing to do", "drops": [], "units": []}) == "nothing to do"
+
+
+def test_sentence_long_spans_are_not_generalized():
+    sentence = "He reports better adherence since switching to a weekly pill organiser and now walks his dog"
+    row = {"text": "x", "targets": [_target("abstract", "habits", [sentence, "weekly pill organiser"])]}
+    plan_units([row], max_spans=3)
+    assert [u["span"] for u in row["units"]] == ["weekly pill organiser"]
+
+
+@pytest.mark.parametrize("candidate, ok", [("a city in Portugal", True), ("   ", False),
+                                           ("1.1.1.1: 1.1.1.1.1: 1.1.1.1.1: 1.1.1.1.1: 1.1.1.1.1: 1.1.1", False)])
+def test_fits_keeps_phrases_about_as_long_as_the_span(candidate, ok):
+    assert fits("Porto", candidate) is ok
