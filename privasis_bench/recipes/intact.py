@@ -32,7 +32,7 @@ _TOO_COMMON = frozenset("he she him her his hers they them their theirs i me my 
 _REMOVED = "\x00"  # marks a dropped span until the text around it is tidied
 _CONTEXT_CHARS = 240
 #: A span to generalize is a phrase: longer answers of a span finder (whole sentences) are not generalized.
-MAX_SPAN_WORDS = 12
+MAX_SPAN_WORDS = 8
 
 
 def norm(text: str) -> str:
