@@ -6,7 +6,11 @@ by default) is started once by this script and the runs connect to it with ``--r
 is not counted (connecting, starting the actors and shipping batches is). Every run gets a fresh cache and output
 directory, so every request is paid for.
 
-Usage: ``python benchmarks/ray_executor.py [--records 200] [--latency 0.05] [--concurrency 4] [--workers 2 4]``.
+Then ``generate`` (the synthesis recipe, answered by the tests' fake synthesis model, which refuses some drafts)
+makes ``--generate`` records with each executor: its drafts run ahead on Ray while one actor finishes the batches.
+
+Usage: ``python benchmarks/ray_executor.py [--records 200] [--latency 0.05] [--concurrency 4] [--workers 2 4]
+[--generate 8]``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from fake_openai_server import FakeOpenAIServer, write_tiny_task  # noqa: E402
+from ray_fakes import synthesis_reply  # noqa: E402
 
 
 def _run(task: Path, server: str, out: Path, concurrency: int, *extra: str) -> tuple[float, int]:
@@ -41,6 +46,18 @@ def _run(task: Path, server: str, out: Path, concurrency: int, *extra: str) -> t
     return wall, results["counts"]["judged_records"]
 
 
+def _generate(server: str, out: Path, n: int, concurrency: int, *extra: str) -> float:
+    args = [sys.executable, "-m", "privasis_bench", "generate", "-r", "synthesis", "-m", "openai:bench-model", "--model-args",
+            f"base_url={server}", "-n", str(n), "-o", str(out / "corpus"), "--cache-dir", str(out / "cache"),
+            "--batch-size", "4", "--concurrency", str(concurrency), "--no-progress", *extra]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    started = time.perf_counter()
+    done = subprocess.run(args, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"generate failed ({done.returncode}): {done.stderr[-1500:]}")
+    return time.perf_counter() - started
+
+
 def main() -> None:
     """Print a table of wall time and records/s per executor setting."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -49,6 +66,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight per process (local) or per actor (ray)")
     parser.add_argument("--workers", type=int, nargs="+", default=[2, 4], help="Ray actors per stage")
     parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray cluster")
+    parser.add_argument("--generate", type=int, default=8, help="records generate makes per executor (0: skip)")
     args = parser.parse_args()
 
     import ray
@@ -67,12 +85,24 @@ def main() -> None:
             before = sum(server.received.values())
             wall, n = _run(task, server.base_url, Path(tmp) / f"out{i}", conc, *extra)
             rows.append((label, conc, sum(server.received.values()) - before, wall, n / wall))
+    generated = []
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer(delay=args.latency, reply=synthesis_reply) as server:
+        for i, (label, extra) in enumerate((("local", ()), ("ray", ("--executor", "ray", "--ray-address", address)))
+                                           if args.generate else ()):
+            before = sum(server.received.values())
+            wall = _generate(server.base_url, Path(tmp) / f"gen{i}", args.generate, args.concurrency, *extra)
+            generated.append((label, sum(server.received.values()) - before, wall, args.generate / wall))
     ray.shutdown()
     print(f"{args.records} records, {args.latency * 1000:.0f} ms per request, Ray cluster: {args.cpus} CPUs on 127.0.0.1")
     print(f"{'executor':<10} {'in flight':>9} {'requests':>9} {'wall s':>8} {'records/s':>10}")
     for label, conc, requests, wall, rate in rows:
         workers = int(label.split("x")[1]) if label.startswith("ray") else 1
         print(f"{label:<10} {conc * workers:>9} {requests:>9} {wall:>8.1f} {rate:>10.1f}")
+    if generated:
+        print(f"\ngenerate -n {args.generate} (batch size 4, {args.concurrency} requests in flight per engine)")
+        print(f"{'executor':<10} {'requests':>9} {'wall s':>8} {'records/s':>10}")
+        for label, requests, wall, rate in generated:
+            print(f"{label:<10} {requests:>9} {wall:>8.1f} {rate:>10.2f}")
 
 
 if __name__ == "__main__":

@@ -2,11 +2,13 @@
 
 The fake server (:mod:`fake_openai_server`) answers every prompt deterministically; :func:`recipe_reply` adds
 answers the corpus recipe's steps can read (a ranking, spans, a strategy, a rewrite, a request), so build-corpus
-produces real rows. The CLI runs in a subprocess (the Ray driver), so a test can kill workers meanwhile.
+produces real rows, and :func:`synthesis_reply` answers the synthesis recipe's steps (refusing to draft for some
+first names, so that generate has failed rows to replace). The CLI runs in a subprocess (the Ray driver), so a test can kill workers meanwhile.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -45,6 +47,49 @@ def recipe_reply(prompt: str) -> str:
         return chunk
     if prompt.startswith("Here is a list of instructions"):
         return "Please tidy up the private bits of my note."
+    return reply_for(prompt)
+
+
+FACTS = ("visited the Elm Street Clinic in Porto on 2021-03-04 for a check-up after the night shifts.",
+         "The nurse measured a blood pressure of 128/84 and noted a mild pollen allergy in the chart.",
+         "A follow-up was pencilled in for the second week of April, pending the lab results from Braga.",
+         "Billing code 7731-B covered the consultation; the co-payment came to 18.40 EUR by card.",
+         "The employer, Duarte Logistics, had requested a fitness-to-work note after the shift change.",
+         "The receptionist asked for the vaccination card and the referral letter signed by Dr. Amaral.")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+def refuses(first_name: str) -> bool:
+    """Whether :func:`synthesis_reply` refuses to draft a record about ``first_name`` (about one name in four)."""
+    return int(_digest(first_name), 16) % 4 == 0
+
+
+def synthesis_reply(prompt: str) -> str:
+    """An answer each synthesis-recipe step can use, varied by the prompt (so records and embeddings differ)."""
+    tag = _digest(prompt)
+    first = (re.search(r"First Name: (\S+)", prompt) or re.search(r"^(\S+)", "Lena"))[1]
+    if prompt.startswith("Invent a complete"):
+        return f"Last Name: Okafor-{tag[:4]}\nSex: female\nEthnicity: Black\nPhone Number: +1 555 {int(tag[:4], 16)}\nEmail: {tag}@example.org"
+    if "Describe five different" in prompt or prompt.startswith("Document type:") or "kinds of" in prompt:
+        return f"1. Clinic reminder e-mail number {tag[:3]}\n2. Insurance letter from Acme Mutual {tag[3:6]}\n3. A note {tag[6:]}"
+    if "Write a realistic" in prompt:
+        if refuses(first):
+            return "I'm sorry, I can't help with that."
+        last = (re.search(r"Last Name: (\S+)", prompt) or re.search(r"(.+)", "Okafor"))[1]
+        return f"{first} {last} {FACTS[0]}\n" + "\n".join(FACTS[1:]) + f"\nReference {tag}, filed by {first}."
+    if prompt.startswith("Here is a document:"):
+        text = prompt.split("\n\n")[1]
+        return f"{text}\nAddendum {tag}: the invoice was settled on 2021-05-{int(tag[:2], 16) % 28 + 1:02d}."
+    if prompt.startswith("Two versions"):
+        return "A" if int(tag, 16) % 2 else "B"
+    if prompt.startswith("Read the document below"):
+        return "clinic_name: Elm Street Clinic\ncity: Porto\nvisit_date: 2021-03-04\nbilling_code: 7731-B"
+    if prompt.startswith("Here are attributes found"):
+        names = re.findall(r"^- (.+)$", prompt, re.M)
+        return f"Identity: {', '.join(names[:2])}\nVisit details: {', '.join(names[2:] or names)}"
     return reply_for(prompt)
 
 

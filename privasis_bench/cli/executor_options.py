@@ -1,4 +1,4 @@
-"""``--executor local|ray`` and the Ray executor's options (shared by run, evaluate and build-corpus)."""
+"""``--executor local|ray`` and the Ray executor's options (shared by run, evaluate, generate and build-corpus)."""
 
 from __future__ import annotations
 

@@ -116,15 +116,13 @@ def build_corpus(
 def _corpus_on_ray(ray_opts: Any, engines: _Engines, output: Path, ctx: CorpusContext, spec: ModelSpec,
                    judge_spec: Optional[ModelSpec]) -> Any:
     """--executor ray: the batches of build-corpus run on the cluster (privasis_bench.distributed, imported only then)."""
-    from privasis_bench.distributed.recipes import RecipeEngines, corpus_batches_on_ray
+    from privasis_bench.distributed.recipes import corpus_batches_on_ray
 
-    settings = RecipeEngines(retry=retry_policy(engines.opts), answers=RECIPE_STEPS, concurrency=engines.opts.concurrency,
-                             cache=engines.cache)
-    return corpus_batches_on_ray(ray_opts, settings, output, recipe=ctx.recipe, spec=spec, judge_spec=judge_spec,
+    return corpus_batches_on_ray(ray_opts, _ray_engines(engines), output, recipe=ctx.recipe, spec=spec, judge_spec=judge_spec,
                                  judge_prompts=ctx.judge_prompts, judge_settings=ctx.judge_settings)
 
 
-@with_options(ENGINE_OPTIONS)
+@with_options(ENGINE_OPTIONS, EXECUTOR_OPTIONS)
 def generate(
     recipe: str = RecipeOpt,
     model: str = ModelOpt,
@@ -142,6 +140,7 @@ def generate(
     from privasis_bench.recipes.seeds import SeedFiles
     from privasis_bench.recipes.synthesis import SynthesisContext
 
+    ray_opts = ray_options(opts)
     config = load_recipe(recipe)
     if config.kind != "synthesis":
         raise PrivasisError(f"--recipe {recipe}: is a {config.kind!r} recipe; generate needs a 'synthesis' recipe")
@@ -155,7 +154,12 @@ def generate(
         engine, judge_engine = engines.get(spec, "model"), engines.get(judge_spec, "judge")
         ctx = SynthesisContext(recipe=config, files=files, ask=engine_ask(engine), judge_ask=engine_ask(judge_engine),
                                embed=Embedder(config.synthesis.embedding_model))
-        counts = run_generate(n, ctx, store, batch_size=batch_size, log=_say)
+        steps = _synthesis_on_ray(ray_opts, engines, output, ctx, spec, judge_spec, batch_size) if ray_opts else None
+        try:
+            counts = run_generate(n, ctx, store, batch_size=batch_size, log=_say, steps=steps)
+        finally:
+            if steps is not None:
+                steps.close()
     finally:
         engines.close()
     acc = counts["acceptance"]
@@ -165,6 +169,23 @@ def generate(
     if counts["rows"] < n:
         _say(f"only {counts['rows']} of {n} rows could be produced; re-run to retry the failed records")
         raise typer.Exit(1)
+
+
+def _ray_engines(engines: _Engines) -> Any:
+    """How the recipe's engines are rebuilt on Ray workers: the local settings and the shared cache."""
+    from privasis_bench.distributed.recipes import RecipeEngines
+
+    return RecipeEngines(retry=retry_policy(engines.opts), answers=RECIPE_STEPS, concurrency=engines.opts.concurrency,
+                         cache=engines.cache)
+
+
+def _synthesis_on_ray(ray_opts: Any, engines: _Engines, output: Path, ctx: Any, spec: ModelSpec, judge_spec: ModelSpec,
+                      batch_size: int) -> Any:
+    """--executor ray: generate's drafts and batches run on the cluster (privasis_bench.distributed, imported only then)."""
+    from privasis_bench.distributed.recipes import RaySynthesis
+
+    return RaySynthesis(ray_opts, _ray_engines(engines), output, recipe=ctx.recipe, files=ctx.files, spec=spec,
+                        judge_spec=judge_spec, batch_size=batch_size)
 
 
 def register(app: typer.Typer) -> None:

@@ -4,7 +4,8 @@
 :mod:`~privasis_bench.distributed.shards` gives each batch its own response-cache shard that the driver merges
 into the main cache, :mod:`~privasis_bench.distributed.workers` builds a worker's engine (one or many base URLs,
 or an in-process engine on a GPU), :mod:`~privasis_bench.distributed.evaluation` runs the sanitize and judge
-stages of ``run`` / ``evaluate`` and :mod:`~privasis_bench.distributed.recipes` the batches of ``build-corpus``.
+stages of ``run`` / ``evaluate`` and :mod:`~privasis_bench.distributed.recipes` the batches of ``build-corpus``
+and ``generate`` (drafts ahead on a stage, batches finished in order by one actor).
 The driver always finishes with the local code path, which then reuses every answer and verdict.
 
 Nothing here imports ``ray`` at module level: only asking for ``--executor ray`` does. It may import data, tasks,

@@ -110,7 +110,7 @@ def run_stages(options: RayOptions, batches: Sequence[Any], stages: Sequence[Sta
     except PrivasisError:
         raise
     except Exception as exc:  # noqa: BLE001 - a failure of Ray itself, or of a worker outside a batch
-        raise _unwrap(exc) from None
+        raise ray_error(exc) from None
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ def _picklable(exc: PrivasisError) -> PrivasisError | None:
     return exc
 
 
-def _unwrap(exc: BaseException) -> BaseException:
+def ray_error(exc: BaseException) -> BaseException:
     """The first :class:`PrivasisError` behind a Ray error, or a one-line error naming the cause."""
     seen: set[int] = set()
     todo: list[BaseException | None] = [exc]

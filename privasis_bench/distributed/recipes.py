@@ -1,22 +1,28 @@
-"""``build-corpus`` on Ray: each batch of input rows is one ``map_batches`` call of the recipe's batch function.
+"""The data recipes on Ray: ``build-corpus`` batches as one ``map_batches`` stage, ``generate`` in two halves.
 
 A batch holds exactly the rows the local executor would put in it (``--batch-size``, input order), every random
 choice is seeded by (recipe seed, row id, step), and batches land in input order: so the driver's
 :func:`~privasis_bench.recipes.drivers.run_build_corpus` writes the same files as with the local executor.
 
-``generate`` stays local: its batch *k* needs the diversity pool made of every record accepted by batches before
-it (and which ids it tries depends on how many of those failed), so its batches cannot run side by side without
-changing what it produces.
+``generate`` cannot run its batches side by side: batch *k* is refined against the diversity pool of every record
+accepted before it, and which ids it tries depends on how many earlier rows failed. Its first half (seed to draft)
+depends on nothing but the row's id, though, so :class:`RaySynthesis` drafts the ids the run will try next on a
+``map_batches`` stage, ahead of time, while one Ray actor finishes the batches (refinement, filters, annotation,
+grouping) one after another with the pool the driver hands it. The driver of
+:func:`~privasis_bench.recipes.drivers.run_generate` is unchanged, and so is what it writes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+import pickle
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.distributed.cluster import BatchStage, RayOptions, Stage, run_stages
+from privasis_bench.distributed.cluster import BatchStage, RayOptions, Stage, StageFailure, connect, ray_error, run_stages
 from privasis_bench.distributed.shards import batch_key, merge_shards, shard_dir
 from privasis_bench.distributed.workers import WorkerEngineConfig, build_worker_engine, close_shard, use_shard
 from privasis_bench.engine.answers import AnswerPolicy
@@ -26,7 +32,10 @@ from privasis_bench.protocol.judge import JudgeSettings
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.recipes.config import RecipeConfig
 from privasis_bench.recipes.corpus import CorpusContext, build_batch
+from privasis_bench.recipes.diversity import Embedder
+from privasis_bench.recipes.seeds import SeedFiles
 from privasis_bench.recipes.steps import engine_ask
+from privasis_bench.recipes.synthesis import SynthesisContext, draft_batch, finish_batch
 
 Rows = list[dict[str, Any]]
 
@@ -104,3 +113,131 @@ def corpus_batches_on_ray(ray: RayOptions, engines: RecipeEngines, out_dir: Path
                 merge_shards(cache, shards)  # type: ignore[arg-type]
 
     return run
+
+
+def _no_calls(requests: Any) -> Any:  # pragma: no cover - a half that must not ask the model
+    raise RuntimeError("this half of the synthesis makes no model calls")
+
+
+@dataclass
+class FinishBatch:
+    """A drafted batch and the diversity pool it is refined against."""
+
+    key: str
+    rows: Rows
+    pool: np.ndarray | None
+
+
+class DraftStage(BatchStage):
+    """The first half of ``generate`` (seed to draft) over one chunk of ids, with the worker's own model engine."""
+
+    def __init__(self, recipe: RecipeConfig, files: SeedFiles, model: WorkerEngineConfig) -> None:
+        self.recipe, self.files, self.model = recipe, files, model
+        self.engine = build_worker_engine(model)
+
+    def run(self, item: tuple[str, list[str]]) -> Rows:
+        """Draft the ids of one chunk (answers cached in the chunk's shard)."""
+        key, ids = item
+        shard = use_shard(self.engine, self.model, "gen-draft-" + key)
+        try:
+            ctx = SynthesisContext(recipe=self.recipe, files=self.files, ask=engine_ask(self.engine), judge_ask=_no_calls,
+                                   embed=_no_calls)
+            return draft_batch(ids, ctx)
+        finally:
+            close_shard(self.engine, shard)
+
+
+class FinishWorker(BatchStage):
+    """The second half of ``generate`` on one Ray actor: refine against the given pool, filter, annotate, group."""
+
+    def __init__(self, recipe: RecipeConfig, files: SeedFiles, model: WorkerEngineConfig, judge: WorkerEngineConfig) -> None:
+        self.recipe, self.files, self.model, self.judge = recipe, files, model, judge
+        self.engine, self.judge_engine = build_worker_engine(model), build_worker_engine(judge)
+        self.embed = Embedder(recipe.synthesis.embedding_model)
+
+    def run(self, item: FinishBatch) -> Rows:
+        """Finish one batch; each engine's answers go to one shard for the whole run (batches finish one at a time
+        here, so a later batch finds what an earlier one asked, as it does in the main cache locally)."""
+        shards = [(self.engine, use_shard(self.engine, self.model, "gen-finish-model")),
+                  (self.judge_engine, use_shard(self.judge_engine, self.judge, "gen-finish-judge"))]
+        try:
+            ctx = SynthesisContext(recipe=self.recipe, files=self.files, ask=engine_ask(self.engine),
+                                   judge_ask=engine_ask(self.judge_engine), embed=self.embed, pool=item.pool)
+            return finish_batch(item.rows, ctx)
+        finally:
+            for engine, shard in shards:
+                close_shard(engine, shard)
+
+    def run_pickled(self, payload: bytes) -> bytes:
+        """The actor's entry point: a pickled :class:`FinishBatch` in, the pickled rows (or a failure) out."""
+        return pickle.dumps(self._one(pickle.loads(payload)), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class RaySynthesis:
+    """``generate``'s two halves on a Ray cluster (see the module docstring); same methods as ``LocalSynthesis``.
+
+    Drafting goes in waves: when a batch names an id not drafted yet, the ids the run will try next if nothing
+    fails from there on (every one of them will be tried) are drafted in chunks of ``batch_size`` on a
+    ``map_batches`` stage, whose output the driver reads as it needs it; only failures make another wave.
+    """
+
+    def __init__(self, ray: RayOptions, engines: RecipeEngines, out_dir: Path, *, recipe: RecipeConfig, files: SeedFiles,
+                 spec: ModelSpec, judge_spec: ModelSpec, batch_size: int) -> None:
+        self.ray, self.cache, self.batch_size = ray, engines.cache, batch_size
+        self.shards = shard_dir(self.cache, f"{out_dir.resolve()}|generate") if self.cache is not None else None
+        if self.shards is not None:
+            merge_shards(self.cache, self.shards)  # type: ignore[arg-type]  # answers left by a crashed run
+        model = engines.config(spec, "model", ray, self.shards)
+        self.draft_stage = Stage(DraftStage, {"recipe": recipe, "files": files, "model": model}, gpus=ray.gpus_per_worker)
+        self.finish_args = {"recipe": recipe, "files": files, "model": model,
+                            "judge": engines.config(judge_spec, "judge", ray, self.shards)}
+        self.planned: set[str] = set()
+        self.ready: dict[str, dict[str, Any]] = {}
+        self.waves: list[Iterator[Rows]] = []
+        self._actor: Any = None
+
+    def drafted(self, batch: list[str], ahead: Callable[[], list[str]]) -> Rows:
+        """The drafted rows of ``batch``, drafting a new wave first when one of its ids is not planned yet."""
+        if any(i not in self.planned for i in batch):
+            wave = [i for i in ahead() if i not in self.planned]
+            chunks = [wave[k : k + self.batch_size] for k in range(0, len(wave), self.batch_size)]
+            self.planned.update(wave)
+            self.waves.append(run_stages(self.ray, [(batch_key(*c), c) for c in chunks], [self.draft_stage]))
+        while any(i not in self.ready for i in batch):
+            if not self.waves:
+                raise RuntimeError(f"generate on ray: no draft for {[i for i in batch if i not in self.ready][0]}")
+            rows = next(self.waves[0], None)
+            if rows is None:
+                self.waves.pop(0)
+                continue
+            self.ready.update((r["id"], r) for r in rows)
+        return [self.ready.pop(i) for i in batch]
+
+    def finished(self, rows: Rows, pool: np.ndarray | None) -> Rows:
+        """``rows`` finished by the actor against ``pool`` (an actor that dies is restarted and the batch run again)."""
+        ray = connect(self.ray)
+        if self._actor is None:
+            actor_class = ray.remote(FinishWorker).options(num_cpus=self.ray.cpus_per_worker, num_gpus=self.ray.gpus_per_worker or None,
+                                                          max_restarts=3, max_task_retries=3)
+            self._actor = actor_class.remote(**self.finish_args)
+        item = FinishBatch(batch_key(*(r["id"] for r in rows)), rows, pool)
+        try:
+            got = pickle.loads(ray.get(self._actor.run_pickled.remote(pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL))))
+        except Exception as exc:  # noqa: BLE001 - a failure of Ray itself or an actor that cannot be restarted
+            raise ray_error(exc) from None
+        if isinstance(got, StageFailure):
+            raise got.error()
+        return got
+
+    def close(self) -> None:
+        """Stop the actor and the draft waves, and merge the cache shards into the main cache."""
+        for wave in self.waves:
+            close = getattr(wave, "close", None)
+            if close is not None:
+                close()
+        self.waves.clear()
+        if self._actor is not None:
+            connect(self.ray).kill(self._actor)
+            self._actor = None
+        if self.shards is not None:
+            merge_shards(self.cache, self.shards)  # type: ignore[arg-type]

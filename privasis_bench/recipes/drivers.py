@@ -7,6 +7,7 @@ already finished are skipped.
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +18,8 @@ import numpy as np
 from privasis_bench.errors import DataError
 from privasis_bench.recipes.corpus import CorpusContext, build_batch, row_rng, to_benchmark_row
 from privasis_bench.recipes.store import RowStore, read_jsonl
-from privasis_bench.recipes.synthesis import SynthesisContext, synthesize_batch, to_corpus_row, validate_corpus_row
+from privasis_bench.recipes.synthesis import (SynthesisContext, draft_batch, finish_batch, to_corpus_row,
+                                              validate_corpus_row)
 
 Log = Callable[[str], None]
 #: Runs a list of batches (input rows) and yields each batch's working rows, in order.
@@ -105,13 +107,35 @@ def _pool(embeddings: list[np.ndarray], size: int, rng: np.random.Generator) -> 
     return np.vstack(embeddings)
 
 
-def run_generate(n: int, ctx: SynthesisContext, store: RowStore, *, batch_size: int = 4, log: Log = print) -> dict[str, Any]:
+class LocalSynthesis:
+    """Where ``generate`` runs its batches by default: both halves of each batch in this process, one after another.
+
+    Another executor (e.g. :class:`~privasis_bench.distributed.recipes.RaySynthesis`) offers the same two methods.
+    """
+
+    def __init__(self, ctx: SynthesisContext) -> None:
+        self.ctx = ctx
+
+    def drafted(self, batch: list[str], ahead: Callable[[], list[str]]) -> list[dict[str, Any]]:
+        """The working rows of ``batch`` up to their drafts; ``ahead()`` lists the ids the run will try next if no
+        row fails from here on (``batch`` first), for executors that draft ahead of time."""
+        return draft_batch(batch, self.ctx)
+
+    def finished(self, rows: list[dict[str, Any]], pool: np.ndarray | None) -> list[dict[str, Any]]:
+        """``rows`` refined against ``pool``, filtered, annotated and grouped."""
+        return finish_batch(rows, replace(self.ctx, pool=pool))
+
+
+def run_generate(n: int, ctx: SynthesisContext, store: RowStore, *, batch_size: int = 4, log: Log = print,
+                 steps: LocalSynthesis | None = None) -> dict[str, Any]:
     """Synthesize until ``n`` corpus rows are finished (trying at most ``n * max_attempts_factor`` ids).
 
     Ids are ``<recipe>-00000``, ``<recipe>-00001``, ...; finished ids are skipped, failed ones tried again
-    (their answered calls come from the cache). The diversity pool holds the embeddings of finished rows.
+    (their answered calls come from the cache). The diversity pool holds the embeddings of finished rows, so
+    batches finish one after another; ``steps`` says where their halves run (default: here, with ``ctx``).
     """
     recipe = ctx.recipe
+    steps = steps or LocalSynthesis(ctx)
     finished = store.rows()
     needed = len(finished) < n and recipe.synthesis.refine_steps > 0
     embeddings = list(ctx.embed([r["record"] for r in finished])) if finished and needed else []
@@ -121,15 +145,19 @@ def run_generate(n: int, ctx: SynthesisContext, store: RowStore, *, batch_size: 
     refinement: list[dict[str, Any]] = []
     cursor = 0
     while len(done) < n and cursor < len(ids):
-        batch = []
+        batch, start = [], cursor
         while cursor < len(ids) and len(batch) < min(batch_size, n - len(done)):
             if ids[cursor] not in done:
                 batch.append(ids[cursor])
             cursor += 1
         if not batch:
             break
+
+        def ahead(start: int = start, wanted: int = n - len(done)) -> list[str]:
+            return list(itertools.islice((i for i in ids[start:] if i not in done), wanted))
+
         pool = _pool(embeddings, recipe.synthesis.pool_size, row_rng(recipe.seed, batch[0], "pool"))
-        rows = synthesize_batch(batch, replace(ctx, pool=pool))
+        rows = steps.finished(steps.drafted(batch, ahead), pool)
         ok = [r for r in rows if not r.get("error")]
         bad = [r for r in rows if r.get("error")]
         out = [to_corpus_row(r) for r in ok]

@@ -1,7 +1,8 @@
 """``generate``: synthesize annotated records (profile -> type, context, format -> draft -> refine -> annotate).
 
 Each function below is one step over a batch of working rows (plain dicts); :func:`synthesize_batch` chains
-them. Random choices come from a generator seeded by (recipe seed, row id, step), so a batch needs nothing
+them, in two halves: :func:`draft_batch` (seed to draft, independent of every other row) and :func:`finish_batch`
+(refinement against the pool, filters, annotation, grouping). Random choices come from a generator seeded by (recipe seed, row id, step), so a batch needs nothing
 but its ids and a :class:`SynthesisContext`. The diversity pool (embeddings of records accepted by earlier
 batches) is an input of the batch, not state kept here.
 """
@@ -283,8 +284,11 @@ def validate_corpus_row(row: dict[str, Any]) -> None:
         raise DataError(f"corpus row {rid!r}: field 'grouped_attributes' names unknown attribute {unknown[0]!r}")
 
 
-def synthesize_batch(ids: list[str], ctx: SynthesisContext) -> list[dict[str, Any]]:
-    """Every synthesis step over one batch of record ids; failed rows carry ``error``."""
+def draft_batch(ids: list[str], ctx: SynthesisContext) -> list[dict[str, Any]]:
+    """The first half of a batch: seed, profile, type, context, format and draft (failed rows carry ``error``).
+
+    Nothing here reads the diversity pool, and each row depends on its own id only: drafts can be made ahead of
+    time, in any grouping, without changing what a row becomes."""
     p = ctx.recipe.synthesis
     rows = seed_rows(ids, ctx)
     profiles(rows, ctx)
@@ -293,8 +297,18 @@ def synthesize_batch(ids: list[str], ctx: SynthesisContext) -> list[dict[str, An
     pick_from_list(rows, ctx, "contexts", "context", 5, lambda r: {**_who(r), "record_type": r["record_type"]})
     pick_from_list(rows, ctx, "formats", "format", 10, lambda r: {"record_type": r["record_type"], "context": r["context"]})
     drafts(rows, ctx)
+    return rows
+
+
+def finish_batch(rows: list[dict[str, Any]], ctx: SynthesisContext) -> list[dict[str, Any]]:
+    """The second half: refinement against ``ctx.pool``, filters, annotation and grouping (in place; returns ``rows``)."""
     refine(rows, ctx)
     filters(rows, ctx)
     annotate(rows, ctx)
     group(rows, ctx)
     return rows
+
+
+def synthesize_batch(ids: list[str], ctx: SynthesisContext) -> list[dict[str, Any]]:
+    """Every synthesis step over one batch of record ids; failed rows carry ``error``."""
+    return finish_batch(draft_batch(ids, ctx), ctx)
