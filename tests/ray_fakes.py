@@ -21,8 +21,9 @@ from fake_openai_server import REPO_ROOT, reply_for
 SAMPLE = REPO_ROOT / "tasks" / "sample" / "privasis_sample.jsonl"
 
 #: results.json keys that legitimately differ between two executions of the same run, and why:
-#: when it ran; what this invocation paid (the Ray workers' calls are not this process's); how many judge calls
-#: the local judge pass made and how many verdicts it found in the checkpoint (with Ray: none and all).
+#: when it ran; what this invocation paid (the workers' calls are counted, but which answers come from the cache
+#: can differ, and a killed worker's calls are lost: compared separately where it must match); how many judge
+#: calls the local judge pass made and how many verdicts it found in the checkpoint (with Ray: none and all).
 VOLATILE_RESULT_KEYS = ("timestamps", "usage", "usage_cumulative", "judge_calls")
 VOLATILE_COUNTS = ("verdicts_reused_from_checkpoint",)
 

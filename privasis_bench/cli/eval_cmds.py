@@ -154,12 +154,12 @@ def run(
             temp = task.generation.temperature if temperature is None else temperature
             task_dir = output / task.task
             with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:
+                judge_engine = session.engine(choice.spec, "judge")
                 if ray_opts is not None:  # --executor ray: fills the files below; the local pass then reuses them
                     _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, model=(spec, model_engine),
-                                 instruction=variant, max_tokens=mt, temperature=temp)
+                                 judge_engine=judge_engine, instruction=variant, max_tokens=mt, temperature=temp)
                 journal = OutputJournal(task, model_engine, task_dir / SANITIZED_NAME, instruction=variant,
                                         max_tokens=mt, temperature=temp)
-                judge_engine = session.engine(choice.spec, "judge")
                 outcomes.append(evaluate_task(
                     task, loaded, OutputPlan(model_engine, journal), choice, judge_engine, task_dir,
                     model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
@@ -227,7 +227,8 @@ def evaluate(
         task_dir = output / task.task
         with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
             if ray_opts is not None:  # --executor ray: fills judged.jsonl; the local pass then reuses every verdict
-                _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, outputs=dict(preds))
+                _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, outputs=dict(preds),
+                             judge_engine=judge_engine)
             outcome = evaluate_task(
                 task, loaded, OutputPlan(given=dict(preds)), choice, judge_engine, task_dir, model_info=model_info,
                 instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,

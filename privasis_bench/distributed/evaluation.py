@@ -22,8 +22,9 @@ from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.records import Record
 from privasis_bench.distributed.cluster import BatchStage, RayOptions, Stage, run_stages
 from privasis_bench.distributed.shards import batch_key, merge_shards, shard_dir
-from privasis_bench.distributed.workers import WorkerEngineConfig, build_worker_engine, close_shard, use_shard
+from privasis_bench.distributed.workers import WorkerEngineConfig, build_worker_engine, close_shard, take_stats, use_shard
 from privasis_bench.engine.executor import Engine
+from privasis_bench.engine.stats import EngineStats
 from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME, append_checkpoint, output_hash, read_checkpoint
 from privasis_bench.pipeline.flow import flow_window
 from privasis_bench.pipeline.judging import JudgeChoice
@@ -52,11 +53,13 @@ class EvalItem:
 
 @dataclass
 class EvalBatch:
-    """A batch of records, what the stages made of it, and the judge counts of its judge stage."""
+    """A batch of records, what the stages made of it, the judge counts of its judge stage and what each role's
+    engine spent on it (calls, tokens; added to the driver's engines so results and the ledger count them)."""
 
     key: str
     items: list[EvalItem]
     stats: JudgeStats = field(default_factory=JudgeStats)
+    spent: dict[str, EngineStats] = field(default_factory=dict)
 
 
 class SanitizeStage(BatchStage):
@@ -75,6 +78,7 @@ class SanitizeStage(BatchStage):
                 results = self.engine.run([it.request for it in todo], desc="sanitize")  # type: ignore[misc]
             finally:
                 close_shard(self.engine, shard)
+                item.spent["model"] = take_stats(self.engine)
             for it, result in zip(todo, results):
                 it.output = SanitizedOutput.from_result(it.record.id, it.request, result,  # type: ignore[arg-type]
                                                         answer_cue=self.answer_cue, model=self.engine.spec_key)
@@ -111,6 +115,7 @@ class JudgeStage(BatchStage):
             verdicts, item.stats = self.engine.run_async(judge_all)
         finally:
             close_shard(self.engine, shard)
+            item.spent["judge"] = take_stats(self.engine)
         for it, verdict in zip(todo, verdicts):
             it.verdict = verdict
         return item
@@ -130,11 +135,15 @@ def worker_config(spec: ModelSpec, role: str, options: EngineOptions, ray: RayOp
 def distributed_evaluation(
     task: TaskConfig, records: Sequence[Record], choice: JudgeChoice, task_dir: Path, *, ray: RayOptions,
     options: EngineOptions, model: tuple[ModelSpec, Engine] | None = None, outputs: dict[str, SanitizedOutput] | None = None,
-    instruction: str | None = None, max_tokens: int | None = None, temperature: float | None = None,
+    judge_engine: Engine | None = None, instruction: str | None = None, max_tokens: int | None = None,
+    temperature: float | None = None,
 ) -> dict[str, int]:
     """Sanitize (with ``model``: its spec and the driver's engine) or take ``outputs``, and judge, on Ray.
 
-    Fills ``sanitized.jsonl`` (+ meta) and ``judged.jsonl`` in ``task_dir``; returns counts of what was sent.
+    Fills ``sanitized.jsonl`` (+ meta) and ``judged.jsonl`` in ``task_dir``; returns counts of what was sent. The
+    workers' calls and tokens are added to the stats of the driver's engines (``model[1]``, ``judge_engine``), so
+    the usage in results and in the spend ledger is what the run paid wherever it ran (except the calls of a
+    worker that died before its batch came back).
     """
     sanitized_path = task_dir / "sanitized.jsonl"
     items: list[EvalItem] = []
@@ -173,8 +182,12 @@ def distributed_evaluation(
                for i in range(0, len(work), size)]
     try:
         with open(sanitized_path, "a", encoding="utf-8") as fh:
+            driver_engines = {"model": model[1] if model is not None else None, "judge": judge_engine}
             for batch in run_stages(ray, batches, stages):
                 _land(batch, fh, checkpoint, fp)
+                for role, spent in batch.spent.items():
+                    if driver_engines.get(role) is not None:
+                        driver_engines[role].stats.absorb(spent)  # type: ignore[union-attr]
     finally:
         if shards is not None:
             merge_shards(options.cache, shards)  # type: ignore[arg-type]

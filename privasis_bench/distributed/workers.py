@@ -20,6 +20,7 @@ from privasis_bench.distributed.shards import ShardCache
 from privasis_bench.engine.answers import AnswerPolicy
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.retry import RetryPolicy
+from privasis_bench.engine.stats import EngineStats
 
 
 @dataclass(frozen=True)
@@ -91,3 +92,9 @@ def close_shard(engine: Engine, shard: Any) -> None:
     engine.cache = None
     if shard is not None:
         shard.close()
+
+
+def take_stats(engine: Engine) -> EngineStats:
+    """What ``engine`` counted since the last call (its stats are started afresh): a batch's own calls and tokens."""
+    spent, engine.stats = engine.stats, EngineStats()
+    return spent

@@ -35,6 +35,14 @@ class EngineStats:
     usage: Usage = field(default_factory=Usage)
     cached_usage: Usage = field(default_factory=Usage)
 
+    def absorb(self, other: "EngineStats") -> None:
+        """Add ``other``'s counts and tokens to these (e.g. what a Ray worker's engine did for this engine's role)."""
+        self.done += other.done
+        for name in COUNTERS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.usage.add(other.usage)
+        self.cached_usage.add(other.cached_usage)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "done": self.done,

@@ -28,7 +28,14 @@ def test_run_on_ray_writes_the_local_results(ray_address: str, tmp_path: Path):
     assert comparable_results(a) == comparable_results(b)
     ray_results = json.loads((b / "results.json").read_text())
     assert ray_results["counts"]["verdicts_reused_from_checkpoint"] == ray_results["counts"]["judged_records"]
-    assert ray_results["usage"]["model"]["calls"] == 0  # the driver's local pass paid for nothing
+    # the workers' calls and tokens are counted as this run's spend, the same as the local run's
+    local_usage = json.loads((a / "results.json").read_text())["usage"]
+    for role in ("model", "judge"):
+        spent = {k: ray_results["usage"][role][k] for k in ("calls", "prompt_tokens", "completion_tokens", "failed")}
+        assert spent == {k: local_usage[role][k] for k in spent}, role
+        assert spent["calls"] > 0
+    ledger = json.loads((b / "usage.json").read_text())
+    assert ledger["invocations"][-1]["usage"]["judge"]["calls"] == local_usage["judge"]["calls"]
 
 
 def test_build_corpus_on_ray_writes_the_local_files(ray_address: str, tmp_path: Path):
