@@ -31,6 +31,7 @@ def test_importing_the_cli_and_the_distributed_package_does_not_import_ray():
 @pytest.mark.parametrize("command", [
     ["run", "-m", "identity", "-t", "privasis_sample", "--judge", "none", "-o", "OUT"],
     ["build-corpus", "-r", "corpus", "-m", "identity", "--judge", "none", "-i", "IN", "-o", "OUT"],
+    ["generate", "-r", "synthesis", "-m", "identity", "-n", "2", "-o", "OUT"],
 ])
 def test_executor_ray_without_ray_is_one_line_telling_how_to_install(tmp_path: Path, command: list[str]):
     args = [str(tmp_path / a.lower()) if a in ("OUT", "IN") else a for a in command] + ["--executor", "ray"]
