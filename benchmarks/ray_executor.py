@@ -31,31 +31,29 @@ from fake_openai_server import FakeOpenAIServer, write_tiny_task  # noqa: E402
 from ray_fakes import synthesis_reply  # noqa: E402
 
 
-def _run(task: Path, server: str, out: Path, concurrency: int, *extra: str) -> tuple[float, int]:
-    args = [sys.executable, "-m", "privasis_bench", "run", "-m", "openai:bench-model", "--model-args", f"base_url={server}",
-            "--judge", "openai:bench-judge", "--judge-args", f"base_url={server}", "-t", str(task), "-o", str(out / "run"),
-            "--cache-dir", str(out / "cache"), "--no-progress", "--max-off-label", "1000000", "--concurrency",
-            str(concurrency), "--bootstrap-samples", "100", *extra]
+def _cli(*args: str) -> float:
+    """Wall seconds of ``privasis-bench ARGS`` run with this checkout; a failure stops the benchmark."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     started = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - started
+    done = subprocess.run([sys.executable, "-m", "privasis_bench", *args], capture_output=True, text=True, env=env)
     if done.returncode != 0:
-        raise SystemExit(f"run failed ({done.returncode}): {done.stderr[-1500:]}")
+        raise SystemExit(f"{args[0]} failed ({done.returncode}): {done.stderr[-1500:]}")
+    return time.perf_counter() - started
+
+
+def _run(task: Path, server: str, out: Path, concurrency: int, *extra: str) -> tuple[float, int]:
+    wall = _cli("run", "-m", "openai:bench-model", "--model-args", f"base_url={server}", "--judge", "openai:bench-judge",
+                "--judge-args", f"base_url={server}", "-t", str(task), "-o", str(out / "run"), "--cache-dir", str(out / "cache"),
+                "--no-progress", "--max-off-label", "1000000", "--concurrency", str(concurrency), "--bootstrap-samples",
+                "100", *extra)
     results = json.loads(next((out / "run").glob("*/results.json")).read_text())
     return wall, results["counts"]["judged_records"]
 
 
 def _generate(server: str, out: Path, n: int, concurrency: int, *extra: str) -> float:
-    args = [sys.executable, "-m", "privasis_bench", "generate", "-r", "synthesis", "-m", "openai:bench-model", "--model-args",
-            f"base_url={server}", "-n", str(n), "-o", str(out / "corpus"), "--cache-dir", str(out / "cache"),
-            "--batch-size", "4", "--concurrency", str(concurrency), "--no-progress", *extra]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    started = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, text=True, env=env)
-    if done.returncode != 0:
-        raise SystemExit(f"generate failed ({done.returncode}): {done.stderr[-1500:]}")
-    return time.perf_counter() - started
+    return _cli("generate", "-r", "synthesis", "-m", "openai:bench-model", "--model-args", f"base_url={server}", "-n", str(n),
+                "-o", str(out / "corpus"), "--cache-dir", str(out / "cache"), "--batch-size", "4", "--concurrency",
+                str(concurrency), "--no-progress", *extra)
 
 
 def main() -> None:

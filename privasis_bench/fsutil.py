@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -64,20 +65,14 @@ class AppendLog:
     Each line is flushed at once, so a crash or kill of this process loses nothing that was written. Lines are
     fsynced in groups, at most ``sync_every`` seconds apart, and on :meth:`close` (so a power cut loses at most
     that much), instead of paying one fsync per line, which would stall a busy run. A last line left incomplete
-    by an earlier crash is ended before appending, so it spoils only itself.
+    by an earlier crash is cut off before appending (see :func:`drop_partial_line`).
     """
 
     def __init__(self, path: str | os.PathLike[str], *, sync_every: float = 0.25) -> None:
-        import time
-
         self.path, self.sync_every, self._clock = Path(path), sync_every, time.monotonic
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        drop_partial_line(self.path)
         self._fh = open(self.path, "a", encoding="utf-8")
-        if self._fh.tell() > 0:
-            with open(self.path, "rb") as check:
-                check.seek(-1, os.SEEK_END)
-                if check.read(1) != b"\n":
-                    self._fh.write("\n")
         self._synced = self._clock()
         self._dirty = False
 
@@ -101,6 +96,29 @@ class AppendLog:
         if not self._fh.closed:
             self.sync()
             self._fh.close()
+
+
+def drop_partial_line(path: Path) -> None:
+    """Cut a last line left without its newline by a crash (appending after it would spoil the next line)."""
+    try:
+        with open(path, "rb+") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return
+            block = min(size, 1 << 16)
+            while True:
+                fh.seek(size - block)
+                data = fh.read(block)
+                cut = data.rfind(b"\n")
+                if cut >= 0 or block == size:
+                    fh.truncate(size - block + cut + 1 if cut >= 0 else 0)
+                    return
+                block = min(size, block * 2)
+    except FileNotFoundError:
+        return
 
 
 def iter_text_lines(path: str | os.PathLike[str], what: str = "file") -> Iterator[tuple[int, str]]:

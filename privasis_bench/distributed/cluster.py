@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import pickle
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Generator, Sequence
 
 from privasis_bench.errors import PrivasisError
 
@@ -86,7 +86,7 @@ class Stage:
     gpus: float = 0.0
 
 
-def run_stages(options: RayOptions, batches: Sequence[Any], stages: Sequence[Stage]) -> Iterator[Any]:
+def run_stages(options: RayOptions, batches: Sequence[Any], stages: Sequence[Stage]) -> Generator[Any, None, None]:
     """Run every batch through ``stages`` on the cluster; yields each batch's final object in input order.
 
     A worker that dies is restarted by Ray and its batch run again; an exception raised by a stage stops the
@@ -103,14 +103,19 @@ def run_stages(options: RayOptions, batches: Sequence[Any], stages: Sequence[Sta
                             num_gpus=stage.gpus or None, fn_constructor_kwargs=stage.kwargs, batch_format="numpy")
     try:
         for row in ds.iter_rows():
-            item = pickle.loads(row["payload"])
-            if isinstance(item, StageFailure):
-                raise item.error()
-            yield item
+            yield landed(row["payload"])
     except PrivasisError:
         raise
     except Exception as exc:  # noqa: BLE001 - a failure of Ray itself, or of a worker outside a batch
         raise ray_error(exc) from None
+
+
+def landed(payload: bytes) -> Any:
+    """What a stage sent back for one batch, unpickled; a :class:`StageFailure` is raised here as its error."""
+    item = pickle.loads(payload)
+    if isinstance(item, StageFailure):
+        raise item.error()
+    return item
 
 
 @dataclass(frozen=True)
@@ -160,8 +165,11 @@ class BatchStage:
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[bytes]]:
         """Ray Data's entry point: one dataset row (one batch) per call; a failure travels on to the driver."""
-        return {"payload": [pickle.dumps(self._one(pickle.loads(blob)), protocol=pickle.HIGHEST_PROTOCOL)
-                            for blob in batch["payload"]]}
+        return {"payload": [self.run_pickled(blob) for blob in batch["payload"]]}
+
+    def run_pickled(self, payload: bytes) -> bytes:
+        """One pickled batch in, what :meth:`run` made of it (or a :class:`StageFailure`) pickled out."""
+        return pickle.dumps(self._one(pickle.loads(payload)), protocol=pickle.HIGHEST_PROTOCOL)
 
     def _one(self, item: Any) -> Any:
         if isinstance(item, StageFailure):

@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 import pickle
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Generator, Iterator
 
 import numpy as np
 
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.distributed.cluster import BatchStage, RayOptions, Stage, StageFailure, connect, ray_error, run_stages
+from privasis_bench.distributed.cluster import BatchStage, RayOptions, Stage, connect, landed, ray_error, run_stages
 from privasis_bench.distributed.shards import batch_key, merge_shards, shard_dir
 from privasis_bench.distributed.workers import WorkerEngineConfig, build_worker_engine, close_shard, use_shard
 from privasis_bench.engine.answers import AnswerPolicy
@@ -168,10 +168,6 @@ class FinishWorker(BatchStage):
             for engine, shard in shards:
                 close_shard(engine, shard)
 
-    def run_pickled(self, payload: bytes) -> bytes:
-        """The actor's entry point: a pickled :class:`FinishBatch` in, the pickled rows (or a failure) out."""
-        return pickle.dumps(self._one(pickle.loads(payload)), protocol=pickle.HIGHEST_PROTOCOL)
-
 
 class RaySynthesis:
     """``generate``'s two halves on a Ray cluster (see the module docstring); same methods as ``LocalSynthesis``.
@@ -193,7 +189,7 @@ class RaySynthesis:
                             "judge": engines.config(judge_spec, "judge", ray, self.shards)}
         self.planned: set[str] = set()
         self.ready: dict[str, dict[str, Any]] = {}
-        self.waves: list[Iterator[Rows]] = []
+        self.waves: list[Generator[Rows, None, None]] = []
         self._actor: Any = None
 
     def drafted(self, batch: list[str], ahead: Callable[[], list[str]]) -> Rows:
@@ -222,19 +218,15 @@ class RaySynthesis:
             self._actor = actor_class.remote(**self.finish_args)
         item = FinishBatch(batch_key(*(r["id"] for r in rows)), rows, pool)
         try:
-            got = pickle.loads(ray.get(self._actor.run_pickled.remote(pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL))))
+            payload = ray.get(self._actor.run_pickled.remote(pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)))
         except Exception as exc:  # noqa: BLE001 - a failure of Ray itself or an actor that cannot be restarted
             raise ray_error(exc) from None
-        if isinstance(got, StageFailure):
-            raise got.error()
-        return got
+        return landed(payload)
 
     def close(self) -> None:
         """Stop the actor and the draft waves, and merge the cache shards into the main cache."""
         for wave in self.waves:
-            close = getattr(wave, "close", None)
-            if close is not None:
-                close()
+            wave.close()  # a draft wave not read to its end stops there
         self.waves.clear()
         if self._actor is not None:
             connect(self.ray).kill(self._actor)

@@ -178,7 +178,6 @@ class OutputJournal:
         self.earlier = read_outputs(self.path)
         _check_compatible(self.path, self.settings, self.earlier)
         _write_meta(self.path, self.settings, None)
-        _drop_partial_line(self.path)
         self._journal = AppendLog(self.path)
         self._ordered_path = self.path.with_name(f".{self.path.name}.{os.getpid()}.ordered.tmp")
         self._ordered = open(self._ordered_path, "w", encoding="utf-8")
@@ -243,29 +242,6 @@ def _count(counts: Counter, o: SanitizedOutput) -> None:
     if not o.cached:
         counts["prompt_tokens"] += o.usage.prompt_tokens
         counts["completion_tokens"] += o.usage.completion_tokens
-
-
-def _drop_partial_line(path: Path) -> None:
-    """Cut a last line left without its newline by a crash (appending after it would spoil the next line)."""
-    try:
-        with open(path, "rb+") as fh:
-            size = fh.seek(0, os.SEEK_END)
-            if size == 0:
-                return
-            fh.seek(size - 1)
-            if fh.read(1) == b"\n":
-                return
-            block = min(size, 1 << 16)
-            while True:
-                fh.seek(size - block)
-                data = fh.read(block)
-                cut = data.rfind(b"\n")
-                if cut >= 0 or block == size:
-                    fh.truncate(size - block + cut + 1 if cut >= 0 else 0)
-                    return
-                block = min(size, block * 2)
-    except FileNotFoundError:
-        return
 
 
 

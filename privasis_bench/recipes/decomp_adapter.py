@@ -83,6 +83,30 @@ def request_instruction(request: ChatRequest) -> str:
     return record.base_instruction
 
 
+def request_rows(requests: list[ChatRequest], wrapper: str) -> list[dict[str, Any]]:
+    """A wrapper adapter's working rows (id, record text, instruction), one per sanitize request."""
+    rows: list[dict[str, Any]] = []
+    for request in requests:
+        if request.record is None:
+            raise AdapterError(f"{wrapper} needs the sanitize request's record (its text and instruction)", retryable=False)
+        rows.append({"id": request.record.id, "text": request.record.text, "instruction": request_instruction(request)})
+    return rows
+
+
+def row_results(rows: list[dict[str, Any]], wrapper: str) -> list[ChatResult]:
+    """Each row's output as a chat result with its sub-calls' usage; a failed row is a failed result naming its step."""
+    results = []
+    for row in rows:
+        u = row.get("usage") or {}
+        usage = Usage(int(u.get("prompt_tokens", 0)), int(u.get("completion_tokens", 0)))
+        if row.get("error"):
+            err = row["error"]
+            results.append(ChatResult(text=None, error=f"{wrapper} step {err['step']}: {err['message']}", usage=usage))
+        else:
+            results.append(ChatResult(text=row["output"], finish_reason="stop", usage=usage))
+    return results
+
+
 def wrapped_engine(spec: ModelSpec, role: str, concurrency: int) -> Engine:
     """An engine (retries, concurrency, no cache of its own) for a model a wrapper adapter calls step by step."""
     return Engine(build_adapter(spec), spec, role=role, cache=None, retry=RetryPolicy(), concurrency=concurrency,
@@ -110,22 +134,9 @@ class DecompAdapter(Adapter):
 
     def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
         """Decompose every request of the batch together (each step runs over the whole batch)."""
-        rows: list[dict[str, Any]] = []
-        for request in requests:
-            if request.record is None:
-                raise AdapterError("decomp needs the sanitize request's record (its text and instruction)", retryable=False)
-            rows.append({"id": request.record.id, "text": request.record.text, "instruction": request_instruction(request)})
+        rows = request_rows(requests, "decomp")
         sanitize_batch(rows, self.recipe, lambda reqs, desc: self.inner.run(reqs, desc=f"decomp {desc}"))
-        results = []
-        for row in rows:
-            u = row.get("usage") or {}
-            usage = Usage(int(u.get("prompt_tokens", 0)), int(u.get("completion_tokens", 0)))
-            if row.get("error"):
-                err = row["error"]
-                results.append(ChatResult(text=None, error=f"decomp step {err['step']}: {err['message']}", usage=usage))
-            else:
-                results.append(ChatResult(text=row["output"], finish_reason="stop", usage=usage))
-        return results
+        return row_results(rows, "decomp")
 
     async def aclose(self) -> None:
         """Release the wrapped model."""

