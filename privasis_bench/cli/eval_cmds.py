@@ -13,8 +13,9 @@ from rich.markup import escape
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
-from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS, Opts,
-                                        TasksOption, answer_policy, retry_policy, split_multi, with_options)
+from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
+                                        TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
+                                        with_options)
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
@@ -106,7 +107,10 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
 
 def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
     """Per task: apply --data-files, resolve the judge, load the records, pick the instruction variant."""
+    from privasis_bench.protocol.testee_prompt import with_testee_prompt
+
     task = with_data_files(task_name, split_multi(opts.data_files)) if opts.data_files else task_name
+    task = with_testee_prompt(task, opts.prompt_template, opts.answer_cue)
     choice = resolve_judge(task, opts.judge, opts.judge_args, prompts_dir=opts.judge_prompts, parse_mode=opts.parse_mode,
                            guess_max_tokens=opts.judge_guess_max_tokens, compare_max_tokens=opts.judge_compare_max_tokens)
     loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit, stream=True).require(task.task)
@@ -122,7 +126,7 @@ def _check_opts(opts: Opts) -> None:
     _check_choice("--parse-mode", opts.parse_mode, ("official", "strict"))
 
 
-@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS, EXECUTOR_OPTIONS)
+@with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS, EXECUTOR_OPTIONS)
 def run(
     model: str = typer.Option(..., "--model", "-m", help="Model under test: provider:model[,k=v...]."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
@@ -194,13 +198,17 @@ def _print_profile(clock: tuple[float, float], engines: list[Engine]) -> None:
     console.print(table)
 
 
-@with_options(DATA_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS, EXECUTOR_OPTIONS)
+@with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS, EXECUTOR_OPTIONS)
 def evaluate(
     predictions: Path = typer.Option(..., "--predictions", "-p", help="Saved outputs: our sanitized JSONL, lm-eval samples or {id, model_sanitized_text} JSONL."),
     tasks: List[str] = TasksOption,
     output: Path = OutputOpt,
     prediction_format: str = typer.Option("auto", "--format", help="auto, sanitized, lmeval or reference."),
     model_label: Optional[str] = typer.Option(None, "--model-label", help="Name of the model that produced the predictions."),
+    postprocess: str = typer.Option(
+        "auto", "--predictions-postprocess",
+        help="auto (default: reference-format text judged verbatim, raw lm-eval answers cleaned), none (judge the "
+             "stored text verbatim) or testee (apply the testee post-processing); recorded in results."),
     opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
 ) -> None:
     """Judge and score saved model outputs (no call to the model under test)."""
@@ -218,7 +226,8 @@ def evaluate(
         task, choice, loaded, variant = _task_setup(task_list[0], opts)
         preds = load_predictions(predictions, loaded.scored, format=prediction_format, task=task,
                                  instruction=variant, model=model_label,
-                                 excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded})
+                                 excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded},
+                                 postprocess=postprocess)
         models = sorted({o.model for o in preds.values() if o.model})
         label = model_label or (models[0] if len(models) == 1 else f"predictions:{predictions.name}")
         model_info: dict[str, Any] = {"label": label, "key": label, "spec": None, "rankable": None,

@@ -32,6 +32,14 @@ DATA_OPTIONS: dict[str, tuple[Any, Any]] = {
     "skip_invalid": (bool, SkipInvalidOption),
     "instruction": (Optional[str], typer.Option(None, "--instruction", help="Instruction variant: base or smoothed (default: the task's).")),
 }
+#: The wording of the request to the model under test (default: the task's shipped template and cue).
+TESTEE_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "prompt_template": (Optional[Path], typer.Option(
+        None, "--prompt-template",
+        help="Sanitize template file with {instruction} and {text} (default: the task's); recorded with its sha256.")),
+    "answer_cue": (Optional[str], typer.Option(
+        None, "--answer-cue", help="Heading after which the sanitized text is expected (default: the task's).")),
+}
 JUDGE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "judge": (Optional[str], typer.Option(None, "--judge", help="Judge model spec (default: the task's), or 'none' for direct/verbatim-only scoring.")),
     "judge_args": (Optional[str], typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2.")),

@@ -14,8 +14,8 @@ from rich.markup import escape
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
-from privasis_bench.cli.options import (DATA_OPTIONS, ENGINE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy,
-                                        split_multi, with_options)
+from privasis_bench.cli.options import (DATA_OPTIONS, ENGINE_OPTIONS, TESTEE_OPTIONS, Opts, TasksOption, answer_policy,
+                                        retry_policy, split_multi, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
@@ -24,6 +24,7 @@ from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.flow import run_sanitize
 from privasis_bench.pipeline.sanitize import summarize
 from privasis_bench.pipeline.spend import recorded_spend
+from privasis_bench.protocol.testee_prompt import with_testee_prompt
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -42,7 +43,7 @@ def model_slug(spec: ModelSpec) -> str:
     return slug or "model"
 
 
-@with_options(DATA_OPTIONS, ENGINE_OPTIONS)
+@with_options(DATA_OPTIONS, TESTEE_OPTIONS, ENGINE_OPTIONS)
 def sanitize(
     model: str = typer.Option(..., "--model", "-m", help="Model spec provider:model[,k=v...], e.g. openai:gpt-4.1 or identity:x."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2 (merged over the spec's)."),
@@ -69,6 +70,7 @@ def sanitize(
         for task in task_list:
             if opts.data_files:
                 task = with_data_files(task, split_multi(opts.data_files))
+            task = with_testee_prompt(task, opts.prompt_template, opts.answer_cue)
             loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit).require(task.task, scored=not all_records)
             records = loaded.records if all_records else loaded.scored
             out_path = out_dir / task.task / OUTPUT_NAME

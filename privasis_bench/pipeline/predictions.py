@@ -3,12 +3,17 @@
 Three JSONL formats are read, detected from the keys of the first record line:
 
 * ``sanitized`` — privasis-bench's own sanitize output (``id``, ``prompt_hash``, ``raw_output``,
-  ``output``, ...); already post-processed, taken as is.
+  ``output``, ...); ``output`` is already post-processed and taken as is.
 * ``lmeval`` — lm-eval's ``--log_samples`` file ``samples_<task>_<ts>.jsonl`` (``doc_id``, ``doc``,
-  ``resps``, ``filtered_resps``); the record id is ``doc["id"]`` and the raw response is
-  post-processed with the protocol §2 rules.
-* ``reference`` — the reference evaluator's prediction JSONL (``id``, ``model_sanitized_text``);
-  post-processed too.
+  ``resps``, ``filtered_resps``); the record id is ``doc["id"]``; the raw response is post-processed with the
+  protocol §2 testee rules.
+* ``reference`` — the reference pipeline's prediction JSONL (``id``, ``model_sanitized_text``). That pipeline
+  post-processed the text before writing it and the reference evaluator judges it verbatim, so by default it is
+  judged verbatim here too (protocol §2).
+
+``postprocess`` chooses what happens to the text: ``auto`` (the per-format default above), ``none`` (judge the
+stored text verbatim; for ``sanitized`` its ``output``) or ``testee`` (apply the protocol's testee post-processing
+to the raw text). The choice made is recorded in the report (``postprocess``) and so in ``results.json``.
 
 Every record of the task gets an entry: a record without a prediction becomes a *failed* output
 (``output=None``, ``error`` says why), so it is scored as a failure and counted, never dropped.
@@ -41,6 +46,9 @@ log = logging.getLogger(__name__)
 
 PredictionFormat = Literal["sanitized", "lmeval", "reference"]
 FORMATS: tuple[str, ...] = ("auto", "sanitized", "lmeval", "reference")
+POSTPROCESS_CHOICES: tuple[str, ...] = ("auto", "none", "testee")
+#: What ``postprocess="auto"`` means per format: the text each format holds is raw (testee) or final (none).
+DEFAULT_POSTPROCESS: dict[str, str] = {"sanitized": "none", "lmeval": "testee", "reference": "none"}
 MISSING_ERROR = "no prediction for this record in the predictions file"
 _LMEVAL_KEYS = ("doc_id", "doc", "resps")
 
@@ -51,6 +59,7 @@ class PredictionReport:
 
     path: str
     format: str
+    postprocess: str = "auto"  # none | testee once the format is known: how the stored text was turned into the output
     lines: int = 0  # non-blank lines read
     matched: int = 0  # predictions attached to a record of the task
     missing: list[str] = field(default_factory=list)  # record ids with no prediction (scored as failed)
@@ -65,6 +74,7 @@ class PredictionReport:
         return {
             "file": file_ref(self.path),
             "format": self.format,
+            "postprocess": self.postprocess,
             "lines": self.lines,
             "matched": self.matched,
             "missing": len(self.missing),
@@ -154,7 +164,12 @@ def _lmeval_model_name(path: Path) -> str:
     return f"lm-eval:{path.parent.name}"
 
 
-def _from_lmeval(path: Path, number: int, item: dict[str, Any], cue: str, model: str) -> tuple[str, SanitizedOutput, str | None]:
+def _clean(raw: str, cue: str | None) -> str:
+    """``raw`` post-processed with the testee rules when a cue is given, else verbatim."""
+    return raw if cue is None else postprocess_output(raw, cue)
+
+
+def _from_lmeval(path: Path, number: int, item: dict[str, Any], cue: str | None, model: str) -> tuple[str, SanitizedOutput, str | None]:
     doc = item.get("doc")
     if not isinstance(doc, dict) or doc.get("id") in (None, ""):
         raise DataError(f"{path}:{number}: lm-eval sample has no doc.id (was it produced by the privasis lm-eval tasks?)")
@@ -169,8 +184,7 @@ def _from_lmeval(path: Path, number: int, item: dict[str, Any], cue: str, model:
         out = SanitizedOutput(id=record_id, prompt_hash=sent_hash, raw_output=None, output=None,
                               error="lm-eval recorded no content for this request", model=model)
     else:
-        out = SanitizedOutput(id=record_id, prompt_hash=sent_hash, raw_output=raw,
-                              output=postprocess_output(raw, cue), model=model)
+        out = SanitizedOutput(id=record_id, prompt_hash=sent_hash, raw_output=raw, output=_clean(raw, cue), model=model)
     return record_id, out, doc.get("prompt_hash")
 
 
@@ -190,7 +204,7 @@ def _first_response(item: dict[str, Any]) -> Any:
     return _BAD
 
 
-def _from_reference(path: Path, number: int, item: dict[str, Any], cue: str, model: str) -> tuple[str, SanitizedOutput]:
+def _from_reference(path: Path, number: int, item: dict[str, Any], cue: str | None, model: str) -> tuple[str, SanitizedOutput]:
     record_id = item.get("id")
     if record_id in (None, ""):
         raise DataError(f"{path}:{number}: missing `id`")
@@ -201,18 +215,21 @@ def _from_reference(path: Path, number: int, item: dict[str, Any], cue: str, mod
         out = SanitizedOutput(id=str(record_id), prompt_hash="", raw_output=None, output=None,
                               error="the predictions file holds null for this record", model=model)
     else:
-        out = SanitizedOutput(id=str(record_id), prompt_hash="", raw_output=text, output=postprocess_output(text, cue),
-                              model=model)
+        out = SanitizedOutput(id=str(record_id), prompt_hash="", raw_output=text, output=_clean(text, cue), model=model)
     return str(record_id), out
 
 
-def _from_sanitized(path: Path, number: int, item: dict[str, Any]) -> tuple[str, SanitizedOutput]:
+def _from_sanitized(path: Path, number: int, item: dict[str, Any], cue: str | None) -> tuple[str, SanitizedOutput]:
     try:
         out = SanitizedOutput.from_dict(item)
     except (KeyError, TypeError, ValueError) as exc:
         raise DataError(f"{path}:{number}: not a privasis-bench sanitize line ({exc!r})") from None
     if out.output is not None and not isinstance(out.output, str):
         raise DataError(f"{path}:{number}: record {out.id}: `output` must be a string or null")
+    if cue is not None and out.output is not None:  # --predictions-postprocess testee: clean the raw answer again
+        if not isinstance(out.raw_output, str):
+            raise DataError(f"{path}:{number}: record {out.id}: `raw_output` must be a string to post-process it")
+        out.output = postprocess_output(out.raw_output, cue)
     if out.output is None and out.error is None:
         out.error = "the predictions file holds no output for this record"
     return out.id, out
@@ -229,6 +246,7 @@ def load_predictions(
     strict_ids: bool = False,
     model: str | None = None,
     excluded: dict[str, str] | None = None,
+    postprocess: str = "auto",
 ) -> Predictions:
     """Read a predictions file into ``record id -> SanitizedOutput`` for every record in ``records``.
 
@@ -238,10 +256,14 @@ def load_predictions(
     not records of the task are ignored with a warning (or raise with ``strict_ids``). Records with
     no prediction are returned as failed outputs and listed in ``report.missing``. ``excluded`` maps the ids
     of records the protocol never scores to the reason; their predictions are reported as such, not as unknown.
+    ``postprocess`` (auto, none, testee) says whether the stored text is judged verbatim or cleaned first.
     """
     path = Path(path)
     if format not in FORMATS:
         raise DataError(f"unknown predictions format {format!r} (expected one of {', '.join(FORMATS)})")
+    if postprocess not in POSTPROCESS_CHOICES:
+        raise DataError(f"unknown predictions post-processing {postprocess!r} (expected one of "
+                        f"{', '.join(POSTPROCESS_CHOICES)})")
     if path.is_dir():
         raise DataError(f"{path} is a directory; pass the predictions file itself (e.g. samples_<task>_<time>.jsonl)")
     cue = answer_cue if answer_cue is not None else (task.prompt.answer_cue if task is not None else None)
@@ -260,21 +282,24 @@ def load_predictions(
             except ValueError as exc:
                 raise DataError(f"{path}:{number}: {exc}") from None
             report.format = fmt
-        if fmt in ("lmeval", "reference") and cue is None:
-            raise DataError(f"{path}: {fmt} predictions are post-processed with the task's answer cue; pass the task")
+        if report.postprocess == "auto":
+            report.postprocess = DEFAULT_POSTPROCESS[fmt] if postprocess == "auto" else postprocess
+            if report.postprocess == "testee" and cue is None:
+                raise DataError(f"{path}: {fmt} predictions are post-processed with the task's answer cue; pass the task")
+        clean_cue = cue if report.postprocess == "testee" else None
         doc_hash = None
         if fmt == "lmeval":
             if not all(k in item for k in _LMEVAL_KEYS):
                 raise DataError(f"{path}:{number}: not an lm-eval sample line (needs doc_id, doc, resps)")
             if lm_model is None:
                 lm_model = _lmeval_model_name(path)
-            record_id, out, doc_hash = _from_lmeval(path, number, item, cue, lm_model)
+            record_id, out, doc_hash = _from_lmeval(path, number, item, clean_cue, lm_model)
         elif fmt == "reference":
             if "model_sanitized_text" not in item:
                 raise DataError(f"{path}:{number}: not a reference prediction line (needs id, model_sanitized_text)")
-            record_id, out = _from_reference(path, number, item, cue, model or f"predictions:{path.name}")
+            record_id, out = _from_reference(path, number, item, clean_cue, model or f"predictions:{path.name}")
         else:
-            record_id, out = _from_sanitized(path, number, item)
+            record_id, out = _from_sanitized(path, number, item, clean_cue)
             if model:
                 out.model = model
         if record_id in first_line:

@@ -28,6 +28,7 @@ from privasis_bench.pipeline.spend import InvocationSpend, now, usage_delta
 from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
 from privasis_bench.protocol.judge import run_sync
 from privasis_bench.protocol.metrics import compute_metrics
+from privasis_bench.protocol.testee_prompt import describe_testee_prompt
 from privasis_bench.protocol.verdicts import RecordVerdict
 from privasis_bench.results.files import (
     RESULTS_NAME,
@@ -210,6 +211,7 @@ def evaluate_task(
         },
         "model": model_info,
         "instruction": instruction,
+        "testee_prompt": describe_testee_prompt(task),
         "judge": choice.describe(),
         "parse_mode": choice.settings.parse_mode,
         "metrics": metrics,

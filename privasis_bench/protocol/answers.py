@@ -14,24 +14,22 @@ import re
 
 THINK_CLOSE = "</think>"
 
-# A leaked chat-template role token: "assistant" then a newline or colon (any case), or the lower-case
-# token followed by a space (chat templates write role names in lower case; a capitalized
-# "Assistant manager ..." at the start of a document is real text and is kept).
-_ROLE_TOKEN_RE = re.compile(r"^(?:(?i:assistant)(?:[ \t]*[\r\n:]|$)|assistant[ \t])")
+# A leaked chat-template role token, read exactly as the reference client reads it (protocol §2): a leading
+# ``assistant`` or ``</assistant>``, in any case, together with the whitespace that follows it. Nothing else is a
+# role token: ``Assistant: X`` keeps ``: X`` and ``<assistant>X`` is left alone.
+ROLE_TOKEN_RE = re.compile(r"^(assistant|</assistant>)\s*", re.IGNORECASE)
 
 
 def clean_answer(raw: str | None) -> str:
-    """The part of an answer that counts: after the last ``</think>``, stripped, without a leading role token.
+    """The part of an answer that counts (protocol §2): after the last ``</think>``, stripped, role token dropped.
 
+    One function serves both sides: every judge answer, and the first steps of the testee post-processing.
     ``None`` (no answer) reads as the empty string.
     """
-    text = (raw or "").strip()
+    text = raw or ""
     if THINK_CLOSE in text:
-        text = text.rsplit(THINK_CLOSE, 1)[1].strip()
-    match = _ROLE_TOKEN_RE.match(text)
-    if match:
-        text = text[match.end():].strip()
-    return text
+        text = text.rsplit(THINK_CLOSE, 1)[1]
+    return ROLE_TOKEN_RE.sub("", text.strip(), count=1)
 
 
 def think_segment(text: str | None) -> str:

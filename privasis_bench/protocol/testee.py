@@ -73,18 +73,30 @@ def build_sanitize_request(
 
 
 
-def postprocess_output(raw: str, answer_cue: str) -> str:
+def _trailing_cue(answer_cue: str) -> re.Pattern[str] | None:
+    """A trailing echo of the answer cue, also wrapped in up to two ``*`` of markdown emphasis on either side.
+
+    For a cue configured as ``Cue:`` or ``**Cue:**`` this matches ``Cue:``, ``**Cue:**`` and ``** Cue: **`` at the end.
+    """
+    core = answer_cue.strip().strip("*").strip()
+    if not core:
+        return None
+    return re.compile(r"\*{0,2}\s*" + re.escape(core) + r"\s*\*{0,2}\s*\Z")
+
+
+def postprocess_output(raw: str | None, answer_cue: str) -> str:
     """Clean a raw model output (protocol §2, in this order).
 
-    Keep what follows the last ``</think>``; strip; drop a leading ``assistant`` role token; drop a
-    trailing echo of the answer cue; if the cue still occurs, keep what follows its last occurrence;
-    strip.
+    :func:`clean_answer` (after the last ``</think>``, stripped, leading role token dropped); drop a trailing echo
+    of the answer cue (with or without markdown emphasis); if the cue still occurs, keep what follows its last
+    occurrence; strip.
     """
     text = clean_answer(raw)
+    trailing = _trailing_cue(answer_cue)
+    if trailing is None:
+        return text
+    text = trailing.sub("", text, count=1).rstrip()
     cue = answer_cue.strip()
-    if cue:
-        if text.endswith(cue):
-            text = text[: -len(cue)].rstrip()
-        if cue in text:
-            text = text.rsplit(cue, 1)[1]
+    if cue in text:
+        text = text.rsplit(cue, 1)[1]
     return text.strip()

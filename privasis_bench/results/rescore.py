@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.protocol.metrics import compute_metrics
+from privasis_bench.protocol.output_check import check_output, output_rule
 from privasis_bench.protocol.rederive import Contradiction, judge_enabled, rederive_row
 from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import RecordVerdict
@@ -42,8 +43,11 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     parse_mode, enabled = stored.get("parse_mode") or "official", judge_enabled(stored)
     contradictions: list[Contradiction] = []
     verdicts = MetricTallies()
+    rule = output_rule(stored)  # testee template cue and predictions post-processing, as results.json records them
     for row in iter_sample_rows(task_dir):
         contradictions += rederive_row(row, parse_mode=parse_mode, judge_enabled=enabled)
+        if (bad_output := check_output(row, rule)) is not None:
+            contradictions.append(bad_output)
         if row.get("status") != "excluded" and (rv := RecordVerdict.from_dict(row)).status == "judged":
             verdicts.add(rv)
     if write and contradictions:

@@ -134,17 +134,52 @@ def test_lmeval_model_name_read_from_results_file(tmp_path, records):
     assert preds["r1"].model == "lm-eval:local-chat-completions:smol"
 
 
-def test_reference_format(tmp_path, records):
+def test_reference_format_is_judged_verbatim_by_default(tmp_path, records):
+    # The reference pipeline post-processed this text before writing it; its evaluator judges it as it is.
     path = _write(tmp_path / "ref.jsonl", [
         {"id": "r1", "model_sanitized_text": "Clean text\n### Sanitized text:", "extra": 1},
         {"id": "r2", "model_sanitized_text": None},
     ])
     preds = load_predictions(path, records, answer_cue=CUE)
-    assert preds.report.format == "reference"
-    assert preds["r1"].output == "Clean text"
+    assert preds.report.format == "reference" and preds.report.postprocess == "none"
+    assert preds["r1"].output == "Clean text\n### Sanitized text:"
     assert preds["r2"].output is None and "null" in preds["r2"].error
     assert preds["r3"].error == MISSING_ERROR
-    assert preds.report.to_dict()["missing"] == 1 and preds.report.failed == 1
+    report = preds.report.to_dict()
+    assert report["missing"] == 1 and report["postprocess"] == "none" and preds.report.failed == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<think>the patient is Ana Lopez</think>Patient [NAME].",  # a value inside a think block stays in the text
+        "  Patient [NAME].\n",  # surrounding whitespace
+        "assistant\nPatient [NAME].",  # a leading role token
+        "Patient [NAME].\n### Sanitized text:",  # an answer-cue echo
+    ],
+)
+def test_reference_text_is_not_cleaned_unless_asked(tmp_path, records, text):
+    path = _write(tmp_path / "ref.jsonl", [{"id": "r1", "model_sanitized_text": text}])
+    verbatim = load_predictions(path, records, answer_cue=CUE)
+    assert verbatim["r1"].output == text == verbatim["r1"].raw_output
+    cleaned = load_predictions(path, records, answer_cue=CUE, postprocess="testee")
+    assert cleaned.report.postprocess == "testee" and cleaned.report.to_dict()["postprocess"] == "testee"
+    assert cleaned["r1"].output == "Patient [NAME]."
+
+
+def test_postprocess_choice_per_format(tmp_path, records, task):
+    # lm-eval samples hold raw answers: cleaned by default, verbatim when asked.
+    raw = "assistant\nPatient r1.\n### Sanitized text:"
+    lm = _write(tmp_path / "samples_t_2026-01-01T00-00-00.jsonl", [_lmeval_row(0, records[0], raw, "p")])
+    assert load_predictions(lm, records, task=task).report.postprocess == "testee"
+    assert load_predictions(lm, records, task=task, postprocess="none")["r1"].output == raw
+    # Our own sanitize file: `output` as stored, or the raw answer cleaned again with testee.
+    ok = SanitizedOutput(id="r1", prompt_hash="h", raw_output="assistant\nagain", output="stored", model="m")
+    own = _write(tmp_path / "sanitized.jsonl", [ok.to_dict()])
+    assert load_predictions(own, records).report.postprocess == "none"
+    assert load_predictions(own, records, answer_cue=CUE, postprocess="testee")["r1"].output == "again"
+    with pytest.raises(DataError, match="unknown predictions post-processing 'raw'"):
+        load_predictions(own, records, postprocess="raw")
 
 
 def test_malformed_line_names_file_and_line(tmp_path, records):
@@ -202,10 +237,11 @@ def test_unrecognized_and_empty_files(tmp_path, records):
         load_predictions(tmp_path / "x.jsonl", records, format="csv")
 
 
-def test_postprocessing_formats_need_the_answer_cue(tmp_path, records):
+def test_postprocessing_needs_the_answer_cue(tmp_path, records):
     path = _write(tmp_path / "ref.jsonl", [{"id": "r1", "model_sanitized_text": "a"}])
+    assert load_predictions(path, records)["r1"].output == "a"  # verbatim: no cue needed
     with pytest.raises(DataError, match="answer cue"):
-        load_predictions(path, records)
+        load_predictions(path, records, postprocess="testee")
 
 
 def test_detect_format_keys():

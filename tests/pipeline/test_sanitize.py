@@ -31,11 +31,12 @@ CUE = "### Sanitized text:"
         ("<think>a</think>one<think>b</think> two ", "two"),  # only after the LAST </think>
         ("reasoning without a start tag</think>\nAnswer", "Answer"),
         ("assistant\nHello there", "Hello there"),
-        ("Assistant: Hello there", "Hello there"),
-        ("ASSISTANT:\n\nHello", "Hello"),
+        ("Assistant: Hello there", ": Hello there"),  # the reference rule keeps the colon
+        ("ASSISTANT:\n\nHello", ":\n\nHello"),
         ("assistant Hello", "Hello"),
-        ("Assistant Manager Jo Park approved it.", "Assistant Manager Jo Park approved it."),
-        ("assistantship offered", "assistantship offered"),
+        ("</assistant>\nHello", "Hello"),
+        ("<assistant>Hello", "<assistant>Hello"),
+        ("assistantship offered", "ship offered"),  # the reference's regex has no word boundary
         (f"Cleaned text\n{CUE}", "Cleaned text"),
         (f"Cleaned text\n{CUE}  \n", "Cleaned text"),
         (f"{CUE}\nCleaned text", "Cleaned text"),
