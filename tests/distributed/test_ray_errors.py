@@ -9,7 +9,7 @@ import pytest
 from fake_openai_server import Action, FakeOpenAIServer
 from ray_fakes import cli
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real local Ray cluster
 
 
 def test_rejected_key_on_a_worker_is_one_line_and_exit_2(ray_address: str, tmp_path: Path):

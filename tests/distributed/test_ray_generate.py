@@ -14,7 +14,7 @@ import pytest
 from fake_openai_server import FakeOpenAIServer
 from ray_fakes import cli, popen, synthesis_reply
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real local Ray cluster
 
 
 def _rows(path: Path) -> list[dict]:

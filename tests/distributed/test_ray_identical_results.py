@@ -10,7 +10,7 @@ import pytest
 from fake_openai_server import FakeOpenAIServer
 from ray_fakes import cli, comparable_results, corpus_inputs, recipe_reply, run_args
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real local Ray cluster
 
 
 def test_run_on_ray_writes_the_local_results(ray_address: str, tmp_path: Path):

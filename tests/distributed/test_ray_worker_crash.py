@@ -13,7 +13,7 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, reply_for
 from ray_fakes import cli, comparable_results, popen, run_args
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real local Ray cluster
 psutil = pytest.importorskip("psutil")
 
 ANSWER_FIRST = 5  # requests answered at once; every later one waits until the test opens the gate
