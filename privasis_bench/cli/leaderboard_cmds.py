@@ -43,43 +43,66 @@ def submit(
         _say(f"submitted -> {folder}")
 
 
+#: Attributes re-asked of the pinned judge for every verified-track submission (``--rejudge`` changes it).
+VERIFIED_REJUDGE = 5
+#: Agreement (%) below which a re-judged submission is rejected. Two honest judgings of the same outputs by the
+#: same judge at temperature 0 agree on every re-asked attribute with the embedded SmolLM2 judge (measured on the
+#: shipped entries); API judges are not always deterministic, so the default leaves room for a few flips.
+MIN_AGREEMENT = 80.0
+
+
 @board.command("verify")
 def verify(
-    paths: Optional[List[Path]] = typer.Argument(None, help="Submission folders (default: submissions/)."),
-    rejudge_k: int = typer.Option(0, "--rejudge", min=0, help="Also re-ask the judge on K seeded judged attributes per submission."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="Judge spec for --rejudge (required with it)."),
-    judge_args: Optional[str] = typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2 for --rejudge."),
-    seed: int = typer.Option(0, "--seed", help="Seed choosing the attributes to re-judge."),
+    paths: Optional[List[Path]] = typer.Argument(None, help="Submission folders or a directory of them (default: submissions/)."),
+    rejudge_k: Optional[int] = typer.Option(
+        None, "--rejudge", min=0, max=10000,
+        help=f"Re-ask the judge about K seeded judged attributes per submission (default: {VERIFIED_REJUDGE} with the "
+             "pinned judge for verified-track entries, 0 for self-reported ones)."),
+    min_agreement: float = typer.Option(MIN_AGREEMENT, "--min-agreement", min=0.0, max=100.0,
+                                        help="Reject a re-judged submission whose agreement (%) is below this."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Judge spec for re-judging self-reported entries (verified ones use the pinned judge)."),
+    judge_args: Optional[str] = typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2 (e.g. base_url) for re-judging."),
+    seed: int = typer.Option(0, "--seed", min=0, max=2**32 - 1, help="Seed choosing the attributes to re-judge."),
 ) -> None:
-    """Recompute and re-derive every submitted number and verdict; non-zero exit on any problem."""
-    if rejudge_k and not judge:
-        raise PrivasisError("--rejudge needs --judge SPEC (the judge to re-ask)")
+    """Recompute and re-derive every submitted number and verdict, re-judge a sample; non-zero exit on any problem."""
     outcomes = verify_paths(paths or [Path("submissions")])
     if not outcomes:
-        _say("no submission found (a submission folder holds submission.json)")
-        raise typer.Exit(1)
+        raise PrivasisError(f"no submission found under {', '.join(str(p) for p in paths or ['submissions'])} "
+                            "(a submission folder holds submission.json; publish a run with `privasis-bench submit`)")
     for v in outcomes:
+        verified_track = v.submission.get("track") == "verified"
+        k = rejudge_k if rejudge_k is not None else (VERIFIED_REJUDGE if verified_track else 0)
+        note = None
+        if k and v.ok:
+            if not verified_track and not judge:
+                raise PrivasisError("--rejudge on a self-reported submission needs --judge SPEC (the judge to re-ask)")
+            note = _rejudged(v, k, None if verified_track else judge, judge_args, seed, min_agreement)
         _say(f"{'ok  ' if v.ok else 'FAIL'} {v.path}")
         for problem in v.problems:
             _say(f"  {problem}")
-        if rejudge_k and v.ok and judge:
-            _say(f"  {_rejudged(v, rejudge_k, judge, judge_args, seed)}")
+        if note:
+            _say(f"  {note}")
     failed = sum(not v.ok for v in outcomes)
     _say(f"{len(outcomes) - failed} verified, {failed} rejected")
     if failed:
         raise typer.Exit(1)
 
 
-def _rejudged(v: Verified, k: int, judge: str, judge_args: Optional[str], seed: int) -> str:
-    spec = ModelSpec.parse(judge, judge_args)
+def _rejudged(v: Verified, k: int, judge: Optional[str], judge_args: Optional[str], seed: int,
+              min_agreement: float) -> str:
+    """Re-ask ``k`` attributes (the pinned judge when ``judge`` is None); a low agreement becomes a problem of ``v``."""
+    task = load_task(v.results["task"]["name"])
+    spec = ModelSpec.parse(judge or task.judge.model, judge_args if judge else (judge_args or task.judge.model_args))
     engine = EngineOptions(cache=None, progress=False).engine(spec, "judge")
     try:
-        task = load_task(v.results["task"]["name"])
         records = {r.id: r for r in load_records(task, limit=v.results["dataset"].get("limit")).records}
         got = rejudge(load_sample_rows(v.path), records, v.results, k=k, seed=seed,
                       runner=lambda reqs: engine.run(reqs, desc="rejudge"), prompts=JudgePrompts.load(task.judge.templates))
     finally:
         engine.close()
+    if got.asked and got.rate is not None and got.rate < min_agreement:
+        v.problems.append(f"{v.path / 'samples.jsonl'}: re-judged with {spec.key()}: {got.agreed}/{got.asked} verdicts "
+                          f"agree ({got.rate:.1f}%), below --min-agreement {min_agreement:g}%")
     lines = [f"rejudge with {spec.key()}: {got.agreed}/{got.asked} agree"
              + ("" if got.rate is None else f" ({got.rate:.1f}%)")] + [f"  {d}" for d in got.disagreements]
     return "\n  ".join(lines)

@@ -2,7 +2,9 @@
 
 Only submissions that pass :func:`~privasis_bench.leaderboard.verify.verify_paths` enter the board. Per task,
 each entry shows its seven headline numbers with their CIs as submitted (verification recomputed them);
-"overall" pools the records of all of an entry's tasks and bootstraps again with the submitted settings.
+"overall" (shown only for an entry with more than one task) pools the records of its tasks and bootstraps again
+with the submitted settings. Each entry also shows what makes it partial or non-standard: failed outputs scored as
+empty, unjudged records, off-label and cut judge answers, custom judge prompts, a custom testee prompt.
 Output is a pure function of the submissions: no clock, no absolute path, sorted everywhere.
 """
 
@@ -16,11 +18,14 @@ from typing import Any
 
 import pandas as pd
 
+from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.page import render_board
+from privasis_bench.leaderboard.provenance import pinned_judge
 from privasis_bench.leaderboard.verify import Verified, verify_paths
 from privasis_bench.leaderboard.viewer import write_viewer
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.results.files import atomic_write_text, dumps_json, load_sample_rows, verdicts_from_rows
+from privasis_bench.tasks.registry import load_task
 
 BOARD_FORMAT = "privasis-bench/leaderboard/1"
 HEADLINE: tuple[tuple[str, str], ...] = (
@@ -61,9 +66,35 @@ def _entry(v: Verified, task: str, metrics: dict[str, Any], viewer: str | None) 
     for key, _ in HEADLINE:
         ci = metrics["ci"].get(key) or {}
         row.update({key: metrics["headline"].get(key), f"{key}_low": ci.get("low"), f"{key}_high": ci.get("high")})
+    row.update(health(v))
     row["leaks"] = metrics["leaks"]
     row["failures_by_category"] = metrics["failures_by_category"]
     return row
+
+
+def health(v: Verified) -> dict[str, Any]:
+    """What a reader must see to know an entry is partial or non-standard (zeros and no marks for a clean one)."""
+    res, sub = v.results, v.submission
+    counts = v.counts
+    marks = []
+    if (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty" and counts and counts.failed_outputs:
+        marks.append("failed outputs scored as empty")
+    try:
+        _, shipped = pinned_judge(load_task(res["task"]["name"]))
+        if (res.get("judge") or {}).get("mode") != "none" and (res.get("judge") or {}).get("prompt_hashes") != shipped:
+            marks.append("custom judge prompts")
+    except PrivasisError:
+        marks.append("custom judge prompts")
+    if (res.get("testee_prompt") or {}).get("shipped") is False:
+        marks.append("custom testee prompt")
+    return {
+        "failed_outputs": counts.failed_outputs if counts else None,
+        "unjudged": counts.unjudged if counts else None,
+        "off_label": counts.off_label if counts else None,
+        "cut_judge_answers": int(((res.get("usage") or {}).get("judge") or {}).get("truncated") or 0),
+        "harness_version": (sub.get("harness") or {}).get("version"),
+        "marks": marks,
+    }
 
 
 def _overall(entries: list[Verified]) -> dict[str, Any]:
@@ -81,8 +112,15 @@ def board_table(accepted: list[Verified], viewer_links: dict[Path, str]) -> pd.D
     for v in accepted:
         by_name.setdefault(v.submission["name"], []).append(v)
     for name, entries in sorted(by_name.items()):
+        if len(entries) < 2:
+            continue  # with one task, "overall" would repeat the task row
         entries = sorted(entries, key=lambda v: v.submission["task"]["name"])
-        rows.append(_entry(entries[0], OVERALL, _overall(entries), None))
+        row = _entry(entries[0], OVERALL, _overall(entries), None)
+        parts = [_entry(v, OVERALL, v.results["metrics"], None) for v in entries]
+        for key in ("failed_outputs", "unjudged", "off_label", "cut_judge_answers"):
+            row[key] = sum(p[key] or 0 for p in parts)
+        row["marks"] = sorted({m for p in parts for m in p["marks"]})
+        rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
@@ -100,8 +138,12 @@ def markdown_table(frame: pd.DataFrame) -> str:
     for key, title in HEADLINE:
         shown[title] = [f"{v:.2f} [{lo:.2f}, {hi:.2f}]" for v, lo, hi in
                         zip(frame[key], frame[f"{key}_low"], frame[f"{key}_high"])]
-    shown["note"] = [" ".join(filter(None, [lbl, "reference" if ref else None])) for lbl, ref in
-                     zip(frame["label"], frame["reference"])]
+    shown["failed / unjudged / off-label / cut"] = [
+        f"{f} / {u} / {o} / {c}" for f, u, o, c in
+        zip(frame["failed_outputs"], frame["unjudged"], frame["off_label"], frame["cut_judge_answers"])]
+    shown["note"] = ["; ".join(filter(None, [lbl, "reference" if ref else None, *marks, f"harness {ver}"]))
+                     for lbl, ref, marks, ver in zip(frame["label"], frame["reference"], frame["marks"],
+                                                     frame["harness_version"])]
     return shown.to_markdown(index=False) + "\n"
 
 
@@ -136,7 +178,12 @@ def _relative(path: Path, base: Path) -> str:
 def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "leaderboards") -> BoardFiles:
     """Verify every submission, then write the board files and one viewer page per accepted submission."""
     submissions, out_dir = Path(submissions), Path(out_dir)
+    if not submissions.is_dir():
+        raise PrivasisError(f"--submissions-dir {submissions}: not a directory")
     outcomes = verify_paths([submissions])
+    if not outcomes:
+        raise PrivasisError(f"no submission found under {submissions} (a submission folder holds submission.json; "
+                            "publish a run with `privasis-bench submit RUN --name ORG/MODEL`)")
     accepted = [v for v in outcomes if v.ok]
     rejected = [v for v in outcomes if not v.ok]
     viewers: dict[Path, str] = {}

@@ -25,21 +25,33 @@ def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
 
+def _health_cell(e: dict[str, Any]) -> str:
+    """Failed outputs, unjudged records, off-label and cut judge answers; highlighted when any is non-zero."""
+    parts = [e.get(k) for k in ("failed_outputs", "unjudged", "off_label", "cut_judge_answers")]
+    total = sum(p or 0 for p in parts)
+    text = " / ".join("–" if p is None else str(p) for p in parts)
+    version = f"<div class='sub'>harness {escape(str(e.get('harness_version')))}</div>" if e.get("harness_version") else ""
+    return f"<td data-v='{total}' class='health{' partial' if total else ''}'>{text}{version}</td>"
+
+
 def _table(entries: list[dict[str, Any]], headline: tuple[tuple[str, str], ...]) -> str:
     head = ["<th data-sort='text'>Entry</th><th data-sort='text' class='txt'>Task</th><th data-sort='text' class='txt'>Track</th>",
-            "<th data-sort='num'>Records</th>"]
+            "<th data-sort='num'>Records</th>",
+            "<th data-sort='num' title='failed model outputs / unjudged records / off-label judge answers / judge "
+            "answers cut at the token budget (all zero for a clean entry)'>Failed / unjudged / off-label / cut</th>"]
     head += [f"<th data-sort='num' data-key='{k}'>{escape(t)}</th>" for k, t in headline]
     head.append("<th>Run</th>")
     body = []
     for e in entries:
         notes = " ".join(f"<span class='tag'>{escape(n)}</span>" for n in
                          [e.get("label"), "reference" if e["reference"] else None,
-                          f"limit {e['limit']}" if e.get("limit") else None] if n)
+                          f"limit {e['limit']}" if e.get("limit") else None, *(e.get("marks") or [])] if n)
         cells = [f"<td data-v='{escape(e['name'])}'><b>{escape(e['name'])}</b> {notes}"
                  f"<div class='sub'>{escape(e['model'])} · judge {escape(e['judge'])}</div></td>",
                  f"<td class='txt' data-v='{escape(e['task'])}'>{escape(e['task'])}</td>",
                  f"<td class='txt' data-v='{escape(e['track'])}'><span class='track {escape(e['track'])}'>{escape(e['track'])}</span></td>",
-                 f"<td data-v='{e['records']}'>{e['records']}</td>"]
+                 f"<td data-v='{e['records']}'>{e['records']}</td>",
+                 _health_cell(e)]
         for key, _ in headline:
             v, lo, hi = e.get(key), e.get(f"{key}_low"), e.get(f"{key}_high")
             cells.append(f"<td data-v='{'' if v is None else v}'>{_num(v)}<div class='ci'>[{_num(lo)}, {_num(hi)}]</div></td>")

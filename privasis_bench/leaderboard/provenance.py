@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
-from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.adapters.spec import TRANSPORT_ARGS, ModelSpec
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.tasks.config import TaskConfig
-from privasis_bench.tasks.registry import builtin_tasks_dir
+from privasis_bench.tasks.paths import BUILTIN_PREFIX, builtin_relative, file_sha256
 
 SUBMISSION_NAME = "submission.json"
 SUBMISSION_FORMAT = "privasis-bench/submission/1"
@@ -26,22 +24,25 @@ TRACKS: tuple[str, ...] = ("verified", "self-reported")
 
 
 def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file's bytes."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """Hex sha256 of a file's bytes (raises OSError when it cannot be read)."""
+    digest = file_sha256(path)
+    if digest is None:
+        raise OSError(f"cannot read {path}")
+    return digest
 
 
 def portable_path(value: str) -> str:
-    """A shipped file as ``privasis_bench:tasks/<rel>``, another existing file as ``<name> sha256:<hash>``."""
+    """A shipped file as ``privasis_bench:tasks/<rel>``, another existing file as ``<name> sha256:<hash>``.
+
+    The naming rules are :mod:`privasis_bench.tasks.paths`'s; this is only their one-string form for old fields.
+    """
     if not value or not Path(value).is_absolute():
         return value
-    path = Path(value)
-    try:
-        return "privasis_bench:tasks/" + path.resolve().relative_to(builtin_tasks_dir().resolve()).as_posix()
-    except ValueError:
-        pass
-    if path.is_file():
-        return f"{path.name} sha256:{sha256_file(path)}"
-    return path.name
+    rel = builtin_relative(value)
+    if rel is not None:
+        return BUILTIN_PREFIX + rel
+    digest = file_sha256(value) if Path(value).is_file() else None
+    return f"{Path(value).name} sha256:{digest}" if digest else Path(value).name
 
 
 def portable_results(results: dict[str, Any]) -> dict[str, Any]:
@@ -58,26 +59,18 @@ def portable_results(results: dict[str, Any]) -> dict[str, Any]:
         data["data_files"] = portable_path(data["data_files"])
     if isinstance(judge.get("prompt_sources"), dict):
         judge["prompt_sources"] = {k: portable_path(v) for k, v in judge["prompt_sources"].items()}
+    for role in ("model", "judge"):  # where a model was reached is nobody's business (and names internal hosts)
+        section = out.get(role)
+        if isinstance(section, dict) and "spec" in section:
+            section["spec"] = without_transport(section["spec"])
     return out
 
 
-def _portable_tree(data: Any) -> Any:
-    if isinstance(data, dict):
-        return {k: _portable_tree(v) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [_portable_tree(v) for v in data]
-    return portable_path(data) if isinstance(data, str) else data
-
-
-def portable_task_hash(task: TaskConfig) -> str:
-    """sha256 of the resolved task config and its template contents, independent of where it is installed.
-
-    ``TaskConfig.config_hash`` hashes absolute file paths, so the same shipped task hashes differently in a
-    checkout and in an installed wheel; this hash names shipped files as ``privasis_bench:tasks/...``.
-    """
-    payload = _portable_tree(task.model_dump(exclude={"source_file"}))
-    payload["_template_contents"] = {portable_path(p): sha256_file(Path(p)) for p in task.template_files()}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+def without_transport(spec: Any) -> Any:
+    """A spec dict without transport arguments (base_url, timeout, ...), as published files record it."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("args"), dict):
+        return spec
+    return {**spec, "args": {k: v for k, v in spec["args"].items() if str(k).lower() not in TRANSPORT_ARGS}}
 
 
 def pinned_judge(task: TaskConfig) -> tuple[str, dict[str, str]]:
@@ -115,12 +108,13 @@ def submission_record(results: dict[str, Any], *, name: str, track: str, referen
                  "portable_hash": task_hash},
         "dataset": {"revision": data.get("revision"), "ids_hash": data.get("ids_hash"), "records": records,
                     "limit": data.get("limit"), "source": data.get("source")},
-        "model": {"label": results["model"].get("label"), "spec": results["model"].get("spec"),
+        "model": {"label": results["model"].get("label"), "spec": without_transport(results["model"].get("spec")),
                   "rankable": results["model"].get("rankable")},
-        "judge": {"mode": judge.get("mode"), "label": judge.get("label"), "spec": judge.get("spec"),
+        "judge": {"mode": judge.get("mode"), "label": judge.get("label"), "spec": without_transport(judge.get("spec")),
                   "key": judge.get("key"), "prompt_hashes": judge.get("prompt_hashes")},
         "parse_mode": results.get("parse_mode"),
         "instruction": results.get("instruction"),
+        "testee_prompt": results.get("testee_prompt"),
         "dates": {"run_started": stamps.get("started"), "run_finished": stamps.get("finished"),
                   "submitted": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")},
         "files": files,

@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.claims import DerivedCounts, why_not_passed
 from privasis_bench.leaderboard.provenance import (SUBMISSION_NAME, TRACKS, judge_pin_problems, portable_results,
-                                                   portable_task_hash, sha256_file, submission_record)
+                                                   sha256_file, submission_record)
+from privasis_bench.protocol.testee_prompt import expected_config_hash
 from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.results.files import (RESULTS_NAME, SAMPLES_NAME, atomic_write_text, dumps_json, load_results,
                                           load_sample_rows, task_dirs)
@@ -30,24 +32,35 @@ def submission_dir_name(name: str) -> str:
 
 
 def check_submittable(task_dir: Path, results: dict, *, track: str, reference: bool) -> str:
-    """Refuse, with one line, a run that cannot go on the board; returns the task's portable hash."""
+    """Refuse, with one line, a run that cannot go on the board; returns the task's config hash.
+
+    Only finished runs go on the board: every record judged, no failed model output (unless knowingly scored as
+    empty with ``--score-failed-as-empty``, which the board then shows), off-label answers within the run's limit.
+    """
     where = task_dir / RESULTS_NAME
-    counts = results.get("counts") or {}
-    if counts.get("unjudged"):
-        raise SubmissionError(f"{where}: {counts['unjudged']} record(s) are unjudged; re-run the same command to finish them")
+    counts, checks = results.get("counts") or {}, results.get("checks") or {}
+    derived = DerivedCounts(int(counts.get("failed_outputs") or 0), int(counts.get("unjudged") or 0),
+                            int(counts.get("off_label") or 0))
+    scored_as_empty = checks.get("failed_outputs") == "scored_as_empty"
+    limit = checks.get("max_off_label", 0)
+    unfinished = (derived.unjudged or (derived.failed_outputs and not scored_as_empty)
+                  or (isinstance(limit, int) and derived.off_label > limit))
+    if unfinished or results.get("complete") is not True or checks.get("passed") is not True:
+        raise SubmissionError(f"{where}: refusing an unfinished run ({why_not_passed(derived, scored_as_empty, limit)})")
     if (results.get("model") or {}).get("rankable") is False and not reference:
         raise SubmissionError(f"{where}: model {results['model'].get('label')!r} reads gold labels (not rankable); "
                               "submit it with --reference to show it as a reference row")
     task_info = results.get("task") or {}
     task = load_task(task_info.get("name", ""))
-    if task.config_hash() != task_info.get("config_hash"):
+    expected = expected_config_hash(task, results.get("testee_prompt"))
+    if expected != task_info.get("config_hash"):
         raise SubmissionError(f"{where}: task.config_hash differs from the shipped task {task.task!r} "
-                              f"({task_info.get('config_hash')} vs {task.config_hash()}); re-run with the shipped task")
+                              f"({task_info.get('config_hash')} vs {expected}); re-run with the shipped task")
     if track == "verified":
         problems = judge_pin_problems(task, results.get("judge") or {})
         if problems:
             raise SubmissionError(f"{where}: not eligible for the verified track: {problems[0]} (use --track self-reported)")
-    return portable_task_hash(task)
+    return expected
 
 
 def refuse_leaks(files: dict[str, str]) -> None:

@@ -15,12 +15,15 @@ from typing import Any, Iterable
 
 from privasis_bench.data.loading import load_records
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.provenance import (SCHEMA_VERSIONS, SUBMISSION_NAME, judge_pin_problems,
-                                                   portable_task_hash, sha256_file)
+from privasis_bench.leaderboard.claims import (DerivedCounts, answer_problems, claim_problems, derive_counts,
+                                               harness_problems, transport_problems)
+from privasis_bench.leaderboard.ownership import folder_problems, ownership_problems
+from privasis_bench.leaderboard.provenance import SCHEMA_VERSIONS, SUBMISSION_NAME, judge_pin_problems, sha256_file
 from privasis_bench.leaderboard.records_check import record_problems
 from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.leaderboard.schema import schema_errors
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
+from privasis_bench.protocol.testee_prompt import expected_config_hash
 from privasis_bench.results.rescore import rescore_task
 from privasis_bench.tasks.registry import load_task
 
@@ -31,6 +34,7 @@ _MIRRORED = (
     ("model.label", "model.label"), ("model.spec", "model.spec"), ("model.rankable", "model.rankable"),
     ("judge.mode", "judge.mode"), ("judge.key", "judge.key"), ("judge.spec", "judge.spec"),
     ("judge.prompt_hashes", "judge.prompt_hashes"), ("parse_mode", "parse_mode"), ("instruction", "instruction"),
+    ("testee_prompt", "testee_prompt"),
 )
 
 
@@ -42,6 +46,7 @@ class Verified:
     submission: dict[str, Any] = field(default_factory=dict)
     results: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    counts: DerivedCounts | None = None  # what samples.jsonl shows (failed outputs, unjudged, off-label)
 
     @property
     def ok(self) -> bool:
@@ -108,9 +113,6 @@ def _provenance_checks(folder: Path, sub: dict[str, Any], res: dict[str, Any], p
         if get(sub, sub_path) != get(res, res_path):
             problems.append(f"{folder / SUBMISSION_NAME}: {sub_path} is {get(sub, sub_path)!r} but results.json "
                             f"{res_path} is {get(res, res_path)!r}")
-    counts = res.get("counts") or {}
-    if counts.get("unjudged"):
-        problems.append(f"{folder / RESULTS_NAME}: counts.unjudged is {counts['unjudged']}: unjudged records cannot be ranked")
     if res.get("model", {}).get("rankable") is False and not sub.get("reference"):
         problems.append(f"{folder / SUBMISSION_NAME}: model reads gold labels (rankable false) but reference is not set")
 
@@ -136,17 +138,24 @@ def verify_submission(folder: str | Path) -> Verified:
     rows = _read_rows(folder / SAMPLES_NAME, versions["samples"], v.problems)
     if v.problems:
         return v  # later checks read fields the schemas guarantee
+    v.problems += folder_problems(folder, sub)
     _file_checks(folder, sub, v.problems)
     _provenance_checks(folder, sub, res, v.problems)
+    v.counts = derive_counts(rows)
+    v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in claim_problems(res, v.counts)]
+    v.problems += [f"{folder / SAMPLES_NAME}: {p}" for p in answer_problems(rows)]
+    v.problems += [f"{folder / SUBMISSION_NAME}: {p}" for p in harness_problems(sub)]
+    v.problems += [f"{folder}/{p}" for p in transport_problems(sub, res)]
     try:
         task = load_task(res["task"]["name"])
         loaded = load_records(task, limit=res["dataset"].get("limit"))
     except PrivasisError as exc:
         v.problems.append(f"{folder / RESULTS_NAME}: task.name: cannot load the task and its data ({exc})")
         return v
-    if portable_task_hash(task) != sub["task"].get("portable_hash"):
-        v.problems.append(f"{folder / SUBMISSION_NAME}: task.portable_hash differs from the shipped task {task.task!r} "
-                          f"({portable_task_hash(task)})")
+    expected = expected_config_hash(task, res.get("testee_prompt"))
+    if res["task"].get("config_hash") != expected:
+        v.problems.append(f"{folder / RESULTS_NAME}: task.config_hash {res['task'].get('config_hash')!r} is not the hash "
+                          f"of the shipped task {task.task!r} with the recorded testee prompt ({expected})")
     if sub["track"] == "verified":
         v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in judge_pin_problems(task, res["judge"])]
     v.problems += record_problems(folder / SAMPLES_NAME, rows, loaded, res)
@@ -163,20 +172,14 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Path]:
         if not path.exists():
             raise PrivasisError(f"{path}: no such file or directory")
         if path.is_file():
-            path = path.parent
+            raise PrivasisError(f"{path}: is a file; pass a submission folder (the one holding {SUBMISSION_NAME}) "
+                                "or a directory of submissions")
         found.update(p.parent for p in path.rglob(SUBMISSION_NAME))
     return sorted(found)
 
 
 def verify_paths(paths: Iterable[str | Path]) -> list[Verified]:
-    """Verify every submission under ``paths``; identical samples under two submissions are flagged on both."""
+    """Verify every submission under ``paths``, then who owns each entry (see :mod:`.ownership`)."""
     outcomes = [verify_submission(folder) for folder in find_submissions(paths)]
-    by_hash: dict[str, list[Verified]] = {}
-    for v in outcomes:
-        if (v.path / SAMPLES_NAME).is_file():
-            by_hash.setdefault(sha256_file(v.path / SAMPLES_NAME), []).append(v)
-    for group in by_hash.values():
-        for v in group if len(group) > 1 else []:
-            others = ", ".join(str(o.path) for o in group if o is not v)
-            v.problems.append(f"{v.path / SAMPLES_NAME}: duplicate submission: identical samples in {others}")
+    ownership_problems(outcomes, lambda p: sha256_file(p / SAMPLES_NAME) if (p / SAMPLES_NAME).is_file() else None)
     return outcomes

@@ -19,7 +19,7 @@ import yaml
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import read_text
 from privasis_bench.tasks.config import TaskConfig
-from privasis_bench.tasks.paths import builtin_tasks_dir, file_ref
+from privasis_bench.tasks.paths import BUILTIN_PREFIX, builtin_tasks_dir, file_ref
 
 SHIPPED_TEMPLATE = "prompts/sanitize.txt"  # inside the shipped tasks/ directory
 BASE_TASK_FILE = "_privasis_base.yaml"
@@ -72,3 +72,20 @@ def describe_testee_prompt(task: TaskConfig) -> dict[str, Any]:
         "answer_cue": task.prompt.answer_cue,
         "shipped": digest == shipped_sha and task.prompt.answer_cue == shipped_cue,
     }
+
+
+def expected_config_hash(task: TaskConfig, testee_prompt: dict[str, Any] | None) -> str:
+    """The config hash a run of the shipped ``task`` has with the recorded ``testee_prompt`` (no file needed).
+
+    A run with the shipped wording hashes as the task itself; a run with ``--prompt-template``/``--answer-cue``
+    hashes with the recorded template name, contents hash and cue in place of the shipped ones.
+    """
+    if not isinstance(testee_prompt, dict) or testee_prompt.get("shipped", True) is True:
+        return task.config_hash()
+    ref, digest = testee_prompt.get("template"), str(testee_prompt.get("template_sha256") or "")
+    if isinstance(ref, str) and ref.startswith(BUILTIN_PREFIX):
+        path = str(builtin_tasks_dir() / ref[len(BUILTIN_PREFIX):])
+    else:
+        path = str((ref or {}).get("name") if isinstance(ref, dict) else ref)
+    prompt = task.prompt.model_copy(update={"template": path, "answer_cue": str(testee_prompt.get("answer_cue"))})
+    return task.model_copy(update={"prompt": prompt}).config_hash(known_contents={path: digest})

@@ -33,7 +33,14 @@ class Rescored:
 
 
 def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: int | None = None, write: bool = False) -> Rescored:
-    """Recompute the metrics of one task directory from its samples file."""
+    """Recompute the metrics of one task directory from its samples file.
+
+    ``write`` stores them in results.json; it is refused in a submission folder (published files are rewritten
+    only by submitting again).
+    """
+    if write and (Path(task_dir) / "submission.json").is_file():
+        raise ResultsError(f"{task_dir}: is a submission folder; rescore --write only rewrites local runs "
+                           "(re-run and submit again to change a published entry)")
     stored = load_results(task_dir)
     old = stored.get("metrics") or {}
     boot = old.get("bootstrap") or {}
@@ -97,5 +104,11 @@ def _short(value: Any) -> str:
 
 
 def rescore_run(run_dir: str | Path, **kwargs: Any) -> list[Rescored]:
-    """Rescore every task directory of a run."""
-    return [rescore_task(d, **kwargs) for d in task_dirs(run_dir)]
+    """Rescore every task directory of a run (with ``write``, none is written unless all may be)."""
+    dirs = task_dirs(run_dir)
+    if kwargs.get("write"):
+        for d in dirs:
+            if (Path(d) / "submission.json").is_file():
+                raise ResultsError(f"{d}: is a submission folder; rescore --write only rewrites local runs "
+                                   "(re-run and submit again to change a published entry)")
+    return [rescore_task(d, **kwargs) for d in dirs]

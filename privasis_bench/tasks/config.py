@@ -117,14 +117,20 @@ class TaskConfig(_Strict):
     def _tag_list(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
 
-    def config_hash(self) -> str:
-        """sha256 over the resolved config plus the contents of every template it names."""
+    def config_hash(self, known_contents: dict[str, str] | None = None) -> str:
+        """sha256 over the resolved config plus the contents of every template it names.
+
+        Paths are named portably (shipped files as ``privasis_bench:tasks/...``, others by base name), so the hash
+        is the same wherever the package or the task lives. ``known_contents`` maps a template path to the sha256
+        of its contents, for a template that is not at hand (a verifier recomputing a submission's hash).
+        """
         payload = self.model_dump(exclude={"source_file"})
         # paths in their portable form, so the hash is the same wherever the package or the task lives
         payload["dataset"]["data_files"] = [portable_name(p) for p in self.dataset.data_files or []] or None
         payload["prompt"]["template"] = portable_name(self.prompt.template)
         payload["judge"]["templates"] = {k: portable_name(v) for k, v in self.judge.templates.model_dump().items()}
-        payload["_template_contents"] = {portable_name(p): _file_sha(p) for p in self.template_files()}
+        known = known_contents or {}
+        payload["_template_contents"] = {portable_name(p): known.get(p) or _file_sha(p) for p in self.template_files()}
         blob = json.dumps(payload, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()
 

@@ -145,11 +145,56 @@ def test_absolute_path_or_key_in_any_file(subs, name, needle, kind):
     assert any(str(folder / name) in p and kind in p for p in problems), problems
 
 
-def test_duplicate_submission_flagged(subs):
-    fresh_copy(_identity(subs), subs / "someone__identity-again" / TASK)
-    flagged = [v for v in verify_paths([subs]) if any("duplicate submission" in p for p in v.problems)]
-    assert len(flagged) == 2
+def test_a_copy_of_another_entrys_samples_rejects_only_the_later_one(subs):
+    copy = fresh_copy(_identity(subs), subs / "someone__identity-again" / TASK)
+    sub = _json(copy / "submission.json")
+    sub["name"] = "someone/identity-again"
+    (copy / "submission.json").write_text(dumps_json(sub))
+    outcomes = {v.path: v for v in verify_paths([subs])}
+    assert outcomes[_identity(subs)].ok  # the genuine entry stays
+    assert any("identical to the samples of" in p and str(_identity(subs)) in p for p in outcomes[copy].problems)
     assert invoke("leaderboard", "verify", str(subs), expect=1)
+
+
+def test_in_git_the_commit_that_added_a_folder_decides_who_came_first(subs):
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=subs, check=True, capture_output=True,
+                       env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
+                            "GIT_COMMITTER_EMAIL": "t@x", "PATH": "/usr/bin:/bin"})
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "genuine entries")
+    copy = fresh_copy(_identity(subs), subs / "aaa__early-bird" / TASK)  # sorts first, and backdated
+    sub = _json(copy / "submission.json")
+    sub["name"] = "aaa/early-bird"
+    sub["dates"]["submitted"] = "2001-01-01T00:00:00+00:00"
+    (copy / "submission.json").write_text(dumps_json(sub))
+    outcomes = {v.path: v for v in verify_paths([subs])}
+    assert outcomes[_identity(subs)].ok
+    assert any("identical to the samples of" in p for p in outcomes[copy].problems)
+
+
+def test_the_folder_is_derived_from_the_name(subs):
+    folder = _identity(subs)
+    sub = _json(folder / "submission.json")
+    sub["name"] = "org/fake"
+    (folder / "submission.json").write_text(dumps_json(sub))
+    problems = _problems(folder)
+    assert any("name 'org/fake' on task 'privasis_sample' belongs in org__fake/privasis_sample/" in p for p in problems)
+
+
+def test_one_name_and_task_make_one_entry(subs, tmp_path):
+    other = tmp_path / "elsewhere"
+    second = fresh_copy(_scrubber(subs), other / "baselines__regex-scrubber" / TASK)
+    rows = _rows(second)
+    _write_rows(second, rows)  # re-serialized: not a byte copy, still the same name and task
+    _rehash(second)
+    outcomes = verify_paths([subs, other])
+    flagged = [v for v in outcomes if any("already has an entry on task" in p for p in v.problems)]
+    assert len(flagged) == 1 and str(_scrubber(subs)) in flagged[0].problems[-1]
 
 
 def test_submit_refusals(made, tmp_path, monkeypatch):
@@ -168,7 +213,7 @@ def test_submit_refusals(made, tmp_path, monkeypatch):
     res["model"]["rankable"] = True
     res["counts"]["unjudged"] = 2
     (task_dir / "results.json").write_text(dumps_json(res))
-    with pytest.raises(SubmissionError, match="2 record\\(s\\) are unjudged"):
+    with pytest.raises(SubmissionError, match="refusing an unfinished run \\(2 unjudged record\\(s\\)"):
         submit_run(tmp_path / "run", "a/c", root=tmp_path / "s")
     res["counts"]["unjudged"] = 0
     res["task"]["config_hash"] = "0" * 64
@@ -206,26 +251,29 @@ def test_schema_violations_name_file_and_field(subs):
 def test_task_hash_does_not_depend_on_where_the_tasks_are_installed(tmp_path, monkeypatch):
     import shutil as _shutil
 
-    import privasis_bench.leaderboard.provenance as prov
+    import privasis_bench.tasks.paths as paths
     import privasis_bench.tasks.registry as registry
     from privasis_bench.tasks.registry import load_task
 
-    here = load_task(TASK)
-    here_hash = prov.portable_task_hash(here)
+    here_hash = load_task(TASK).config_hash()
     copy = _shutil.copytree(registry.builtin_tasks_dir(), tmp_path / "elsewhere" / "tasks")
     monkeypatch.setattr(registry, "builtin_tasks_dir", lambda: copy)
-    monkeypatch.setattr(prov, "builtin_tasks_dir", lambda: copy)
-    there = load_task(TASK)
-    assert there.config_hash() != here.config_hash()
-    assert prov.portable_task_hash(there) == here_hash
+    monkeypatch.setattr(paths, "builtin_tasks_dir", lambda: copy)
+    assert load_task(TASK).config_hash() == here_hash
     (copy / "prompts" / "judge_compare.txt").write_text("changed {attribute} {response1} {response2} {true_value}")
-    assert prov.portable_task_hash(load_task(TASK)) != here_hash
+    assert load_task(TASK).config_hash() != here_hash
 
 
 def test_changed_task_hash_is_named(subs):
+    # Edited in both files (so they agree with each other): recomputed from the shipped task, it still differs.
     folder = _identity(subs)
-    sub = _json(folder / "submission.json")
-    sub["task"]["portable_hash"] = "1" * 64
-    (folder / "submission.json").write_text(dumps_json(sub))
-    assert _problems(folder) == [f"{folder / 'submission.json'}: task.portable_hash differs from the shipped task "
-                                 f"'{TASK}' ({_json(_scrubber(subs) / 'submission.json')['task']['portable_hash']})"]
+    for name in ("submission.json", "results.json"):
+        data = _json(folder / name)
+        data["task"]["config_hash"] = "1" * 64
+        (folder / name).write_text(dumps_json(data))
+    _rehash(folder)
+    from privasis_bench.tasks.registry import load_task
+    assert _problems(folder) == [f"{folder / 'results.json'}: task.config_hash {'1' * 64!r} is not the hash of the "
+                                 f"shipped task '{TASK}' with the recorded testee prompt ({load_task(TASK).config_hash()})"]
+
+

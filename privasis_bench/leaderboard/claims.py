@@ -1,0 +1,148 @@
+"""What a submission claims about its own run, re-derived from its samples and checked.
+
+``results.json`` says whether the run was complete, how many outputs failed, how many records are unjudged and
+how many judge answers were off-label; ``submission.json`` says which harness made it and when. None of that is
+taken on trust: :func:`claim_problems` recounts from ``samples.jsonl`` and rejects a file that claims more than
+it holds, and :func:`answer_problems` checks that every cleaned judge answer is what the protocol's cleaning makes
+of the raw answer recorded beside it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from privasis_bench import __version__
+from privasis_bench.adapters.spec import TRANSPORT_ARGS
+from privasis_bench.protocol.answers import clean_answer
+from privasis_bench.protocol.labels import off_label_answers
+from privasis_bench.protocol.verdicts import RecordVerdict
+
+_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
+#: (cleaned field, raw field, lower-cased?) of the judge answers a samples row records.
+TARGET_ANSWERS = (("guess", "guess_raw", True), ("original_guess", "original_guess_raw", True),
+                  ("compare_answer", "compare_answer_raw", False))
+KEEP_ANSWERS = (("guess", "guess_raw", True), ("inclusion_answer", "inclusion_answer_raw", False))
+
+
+@dataclass(frozen=True)
+class DerivedCounts:
+    """What ``samples.jsonl`` itself shows about a run."""
+
+    failed_outputs: int
+    unjudged: int
+    off_label: int
+
+
+def derive_counts(rows: Iterable[Mapping[str, Any]]) -> DerivedCounts:
+    """Failed outputs, unjudged records and off-label judge answers, counted from samples rows."""
+    failed = unjudged = off_label = 0
+    for row in rows:
+        if row.get("status") == "excluded":
+            continue
+        failed += bool(row.get("output_failed"))
+        verdict = RecordVerdict.from_dict(dict(row))
+        unjudged += verdict.status == "unjudged"
+        off_label += len(off_label_answers([verdict]))
+    return DerivedCounts(failed, unjudged, off_label)
+
+
+def claim_problems(results: Mapping[str, Any], derived: DerivedCounts) -> list[str]:
+    """Where ``results.json`` claims more than its samples hold, or was not a finished run (one line each)."""
+    counts, checks = results.get("counts") or {}, results.get("checks") or {}
+    problems = [f"counts.{name} is {counts.get(name)!r} but samples.jsonl holds {value}"
+                for name, value in (("failed_outputs", derived.failed_outputs), ("unjudged", derived.unjudged),
+                                    ("off_label", derived.off_label)) if counts.get(name) != value]
+    scored_as_empty = checks.get("failed_outputs") == "scored_as_empty"
+    complete = derived.unjudged == 0 and (derived.failed_outputs == 0 or scored_as_empty)
+    limit = checks.get("max_off_label", 0)
+    passed = complete and derived.off_label <= (limit if isinstance(limit, int) else 0)
+    if results.get("complete") is not complete:
+        problems.append(f"complete is {results.get('complete')!r} but samples.jsonl gives {complete} "
+                        f"({derived.failed_outputs} failed output(s), {derived.unjudged} unjudged record(s))")
+    if checks.get("passed") is not passed:
+        problems.append(f"checks.passed is {checks.get('passed')!r} but samples.jsonl gives {passed}")
+    if not passed:
+        problems.append(f"the run did not pass its checks ({why_not_passed(derived, scored_as_empty, limit)}): "
+                        "only finished runs can be ranked")
+    return problems
+
+
+def why_not_passed(derived: DerivedCounts, scored_as_empty: bool, max_off_label: Any) -> str:
+    """The reason a run is not finished, naming the flag that would have tolerated it."""
+    reasons = []
+    if derived.unjudged:
+        reasons.append(f"{derived.unjudged} unjudged record(s); re-run the same command to judge them")
+    if derived.failed_outputs and not scored_as_empty:
+        reasons.append(f"{derived.failed_outputs} failed model output(s); re-run to retry them, or score them as "
+                       "empty with --score-failed-as-empty")
+    if isinstance(max_off_label, int) and derived.off_label > max_off_label:
+        reasons.append(f"{derived.off_label} off-label judge answer(s) over --max-off-label {max_off_label}")
+    return "; ".join(reasons) or "checks failed"
+
+
+def answer_problems(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Every cleaned judge answer that is not the protocol's cleaning of its recorded raw answer."""
+    problems = []
+    for row in rows:
+        rid = row.get("record_id")
+        for kind, items, fields in (("target", row.get("targets") or [], TARGET_ANSWERS),
+                                    ("keep", row.get("keep") or [], KEEP_ANSWERS)):
+            for item in items:
+                for cleaned_key, raw_key, lower in fields:
+                    cleaned, raw = item.get(cleaned_key), item.get(raw_key)
+                    if cleaned is None:
+                        continue
+                    source = raw if isinstance(raw, str) else cleaned  # no raw recorded: the answer was already clean
+                    expected = clean_answer(source)
+                    expected = expected.lower() if lower else expected
+                    if cleaned != expected:
+                        problems.append(f"record {rid} {kind}:{item.get('name')}: {cleaned_key} is {_short(cleaned)!r} "
+                                        f"but cleaning {'the recorded ' + raw_key if isinstance(raw, str) else 'it'} "
+                                        f"gives {_short(expected)!r}")
+    return problems
+
+
+def harness_problems(submission: Mapping[str, Any]) -> list[str]:
+    """The harness version must be a version string not newer than this verifier; dates must be in order."""
+    problems = []
+    version = str((submission.get("harness") or {}).get("version") or "")
+    match, mine = _VERSION.match(version), _VERSION.match(__version__)
+    if not match:
+        problems.append(f"harness.version {version!r} is not a privasis-bench version")
+    elif mine and tuple(map(int, match.groups())) > tuple(map(int, mine.groups())):
+        problems.append(f"harness.version {version} is newer than this verifier ({__version__}): upgrade to verify it")
+    dates = submission.get("dates") or {}
+    parsed = {}
+    for key in ("run_started", "run_finished", "submitted"):
+        try:
+            parsed[key] = _dt.datetime.fromisoformat(str(dates.get(key)))
+        except ValueError:
+            problems.append(f"dates.{key} {dates.get(key)!r} is not an ISO date")
+    if len(parsed) == 3:
+        now = _dt.datetime.now(_dt.timezone.utc) + _dt.timedelta(days=1)
+        ordered = [parsed["run_started"], parsed["run_finished"], parsed["submitted"]]
+        if any(d.tzinfo is None for d in ordered):
+            problems.append("dates must carry a time zone")
+        elif not ordered[0] <= ordered[1] <= ordered[2] <= now:
+            problems.append("dates are out of order (run_started <= run_finished <= submitted <= today expected)")
+    return problems
+
+
+def transport_problems(submission: Mapping[str, Any], results: Mapping[str, Any]) -> list[str]:
+    """Transport arguments (base_url, timeout, ...) name someone's machine: they never go into published files."""
+    problems = []
+    for where, data in (("submission.json", submission), ("results.json", results)):
+        for role in ("model", "judge"):
+            args = ((data.get(role) or {}).get("spec") or {}).get("args") or {}
+            leaked = sorted(k for k in args if str(k).lower() in TRANSPORT_ARGS)
+            if leaked:
+                problems.append(f"{where}: {role}.spec.args holds transport argument(s) {', '.join(leaked)} "
+                                "(left out of published files; re-submit)")
+    return problems
+
+
+def _short(text: Any) -> Any:
+    return text if not isinstance(text, str) or len(text) <= 60 else text[:57] + "..."
