@@ -76,7 +76,7 @@ def without_transport(spec: Any) -> Any:
 def pinned_judge(task: TaskConfig) -> tuple[str, dict[str, str]]:
     """The judge key and template hashes the board pins for ``task``: the shipped task's own."""
     spec = ModelSpec.parse(task.judge.model, task.judge.model_args)
-    return spec.key(), JudgePrompts.load(task.judge.templates).hashes
+    return spec.cache_identity(), JudgePrompts.load(task.judge.templates).hashes
 
 
 def judge_pin_problems(task: TaskConfig, judge: dict[str, Any]) -> list[str]:

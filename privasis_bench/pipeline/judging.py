@@ -68,7 +68,7 @@ class JudgeChoice:
             "mode": "none" if self.spec is None else "model",
             "label": self.label,
             "spec": None if self.spec is None else self.spec.to_dict(),
-            "key": None if self.spec is None else self.spec.key(),
+            "key": None if self.spec is None else self.spec.cache_identity(),
             "parse_mode": self.settings.parse_mode,
             "prompt_hashes": self.prompts.hashes,
             "prompt_sources": {k: file_ref(v) for k, v in sorted(self.prompts.sources.items())},

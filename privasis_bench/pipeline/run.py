@@ -267,7 +267,7 @@ def model_description(spec: ModelSpec, engine: Engine | None, *, max_tokens: int
     """The model section of a results file."""
     return {
         "label": spec_label(spec),
-        "key": spec.key(),
+        "key": spec.cache_identity(),  # no transport args: a published file names no host
         "spec": spec.to_dict(),
         "rankable": bool(getattr(engine.adapter, "rankable", True)) if engine is not None else None,
         "generation": {"max_tokens": max_tokens, "temperature": temperature},

@@ -1,0 +1,188 @@
+"""Issue 21: a leaderboard nobody can game. Each forgery is built here and must be rejected with a line naming it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_main import run_main
+from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, made  # noqa: F401 (made is a fixture)
+
+import privasis_bench.pipeline.run as runner_mod
+from privasis_bench.leaderboard.build import board_table, build_board
+from privasis_bench.leaderboard.provenance import sha256_file
+from privasis_bench.leaderboard.submit import SubmissionError, submit_run
+from privasis_bench.leaderboard.verify import verify_paths, verify_submission
+from privasis_bench.results.files import dumps_json
+from privasis_bench.results.rescore import rescore_task
+
+DEAD = "base_url=http://127.0.0.1:9/v1,timeout=2"  # nothing listens on port 9: every call fails at once
+
+
+def _json(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def _rows(folder: Path) -> list[dict]:
+    return [json.loads(x) for x in (folder / "samples.jsonl").read_text().splitlines()]
+
+
+def _write(folder: Path, rows: list[dict] | None = None, results: dict | None = None, sub: dict | None = None) -> None:
+    """Write edited files and make the hashes in submission.json match (what a careful forger does)."""
+    if rows is not None:
+        (folder / "samples.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+    if results is not None:
+        (folder / "results.json").write_text(dumps_json(results))
+    sub = sub if sub is not None else _json(folder / "submission.json")
+    sub["files"] = {name: sha256_file(folder / name) for name in sub["files"]}
+    (folder / "submission.json").write_text(dumps_json(sub))
+
+
+@pytest.fixture
+def subs(made, tmp_path) -> Path:
+    return fresh_copy(made["submissions"], tmp_path / "submissions")
+
+
+def _scrubber(subs: Path) -> Path:
+    return subs / "baselines__regex-scrubber" / TASK
+
+
+def _identity(subs: Path) -> Path:
+    return subs / "baselines__identity" / TASK
+
+
+def test_publish_after_an_outage(tmp_path, monkeypatch, capsys):
+    """A run against a dead endpoint is refused; the same run scored as empty is accepted and labelled on the board."""
+    common = ["-t", TASK, "--judge", "none", "--no-progress", "--limit", "3", "--max-attempts", "1",
+              "--bootstrap-samples", "20", "--cache-dir", str(tmp_path / "cache")]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-000000")
+    code, _, _ = run_main(["run", "-m", "openai:gpt-x", "--model-args", DEAD, "-o", str(tmp_path / "dead"), *common],
+                          monkeypatch, capsys)
+    assert code == 1 and _json(tmp_path / "dead" / TASK / "results.json")["complete"] is False
+    code, out, err = run_main(["submit", str(tmp_path / "dead"), "--name", "org/dead", "--submissions-dir",
+                               str(tmp_path / "subs")], monkeypatch, capsys)
+    assert code == 2 and "refusing an unfinished run (3 failed model output(s)" in err and "--score-failed-as-empty" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "subs").exists()
+
+    code, _, _ = run_main(["run", "-m", "openai:gpt-x", "--model-args", DEAD, "-o", str(tmp_path / "empty"), *common,
+                           "--score-failed-as-empty"], monkeypatch, capsys)
+    assert code == 0
+    code, _, err = run_main(["submit", str(tmp_path / "empty"), "--name", "org/dead", "--submissions-dir",
+                             str(tmp_path / "subs")], monkeypatch, capsys)
+    assert code == 0, err
+    published = (tmp_path / "subs" / "org__dead" / TASK)
+    assert "127.0.0.1" not in (published / "submission.json").read_text() + (published / "results.json").read_text()
+    build_board(tmp_path / "subs", tmp_path / "board")
+    (entry,) = json.loads((tmp_path / "board" / "privasis.json").read_text())["entries"]
+    assert entry["failed_outputs"] == 3 and "failed outputs scored as empty" in entry["marks"]
+    assert "failed outputs scored as empty" in (tmp_path / "board" / "index.html").read_text()
+
+
+def test_a_submission_claiming_more_than_its_samples_hold_is_rejected(subs):
+    folder = _identity(subs)
+    rows = _rows(folder)
+    rows[0].update(output=None, output_failed=True, output_error="HTTP 500")  # a failed output, results still say complete
+    for t in rows[0]["targets"]:
+        t["tier"] = "sanitized" if t["value"] is not None else "null"
+    for k in rows[0]["keep"]:
+        k.update(via="empty_output", retained=False) if k["value"] is not None else k.update(via="null", retained=None)
+    _write(folder, rows=rows)
+    problems = verify_submission(folder).problems
+    assert any("results.json: counts.failed_outputs is 0 but samples.jsonl holds 1" in p for p in problems), problems
+    assert any("complete is True but samples.jsonl gives False" in p for p in problems)
+
+
+def test_forged_judge_answers_are_caught(subs):
+    folder = _scrubber(subs)
+    rows = _rows(folder)
+    target = next(t for r in rows for t in r["targets"] if t.get("compare_answer_raw") and t["tier"] == "proximity")
+    target.update(compare_answer="neither", tier="sanitized")  # verdict and cleaned answer agree; the raw answer does not
+    _write(folder, rows=rows)
+    problems = verify_submission(folder).problems
+    assert any(f"compare_answer is 'neither' but cleaning the recorded compare_answer_raw gives" in p for p in problems)
+
+
+def test_consistently_forged_answers_fail_the_rejudge(subs, monkeypatch):
+    """Raw and cleaned answers rewritten together pass every file check; the pinned judge, re-asked, disagrees."""
+    monkeypatch.setattr(runner_mod, "build_adapter", lambda spec: PinnedNameJudge(spec.model))
+    folder = _scrubber(subs)
+    rows = _rows(folder)
+    for row in rows:
+        for k in row.get("keep") or []:
+            if k["via"] == "judge":
+                k.update(inclusion_answer="YES", inclusion_answer_raw="YES", retained=True)
+        for t in row.get("targets") or []:
+            if t["tier"] == "proximity":
+                t.update(compare_answer="neither", compare_answer_raw="neither", tier="sanitized")
+    _write(folder, rows=rows)
+    outcome = rescore_task(folder)
+    res = _json(folder / "results.json")
+    res["metrics"] = outcome.results["metrics"]
+    from privasis_bench.leaderboard.claims import derive_counts
+    res["counts"]["off_label"] = derive_counts(_rows(folder)).off_label
+    _write(folder, results=res)
+    assert verify_submission(folder).ok  # structurally consistent
+    out = invoke("leaderboard", "verify", str(folder), "--rejudge", "30", expect=1).output
+    assert "below --min-agreement 80%" in out and "FAIL" in out
+
+
+def test_an_honest_verified_submission_passes_the_default_rejudge(subs, monkeypatch):
+    monkeypatch.setattr(runner_mod, "build_adapter", lambda spec: PinnedNameJudge(spec.model))
+    out = invoke("leaderboard", "verify", str(_scrubber(subs))).output  # verified track: re-judged by default
+    assert "rejudge with llamacpp:smollm2: 5/5 agree (100.0%)" in out and "1 verified, 0 rejected" in out
+
+
+def test_rescore_write_refuses_a_submission_folder(subs, monkeypatch, capsys):
+    code, _, err = run_main(["rescore", str(_identity(subs)), "--write"], monkeypatch, capsys)
+    assert code == 2 and "is a submission folder; rescore --write only rewrites local runs" in err
+
+
+def test_claims_cross_checked(subs):
+    folder = _identity(subs)
+    sub = _json(folder / "submission.json")
+    sub["harness"]["version"] = "99.0.0"
+    sub["dates"]["run_started"] = "2031-01-01T00:00:00+00:00"
+    sub["judge"]["spec"] = {"provider": "openai", "model": "x", "args": {"base_url": "http://10.0.0.5:8000/v1"}}
+    _write(folder, sub=sub)
+    problems = verify_submission(folder).problems
+    assert any("harness.version 99.0.0 is newer than this verifier" in p for p in problems)
+    assert any("dates are out of order" in p for p in problems)
+    assert any("submission.json: judge.spec.args holds transport argument(s) base_url" in p for p in problems)
+
+
+def test_custom_judge_prompts_are_marked_on_the_self_reported_track(subs):
+    folder = _identity(subs)  # self-reported, judge none: no mark
+    assert board_table(verify_paths([subs]), {}).loc[lambda f: f["name"] == "baselines/identity", "marks"].iloc[0] == []
+    scrub = _scrubber(subs)
+    for name in ("results.json", "submission.json"):
+        data = _json(scrub / name)
+        data["judge"]["prompt_hashes"]["compare"] = "f" * 64
+        data["track"] = "self-reported" if name == "submission.json" else data.get("track")
+        if name == "results.json":
+            data.pop("track", None)
+        (scrub / name).write_text(dumps_json(data))
+    _write(scrub)
+    frame = board_table([v for v in verify_paths([subs]) if v.ok], {})
+    assert "custom judge prompts" in frame.loc[frame["name"] == "baselines/regex-scrubber", "marks"].iloc[0]
+    assert folder.exists()
+
+
+def test_overall_only_for_entries_with_several_tasks_and_never_more_records(subs):
+    accepted = [v for v in verify_paths([subs]) if v.ok]
+    assert "overall" not in set(board_table(accepted, {})["task"])
+    ident = next(v for v in accepted if v.submission["name"] == "baselines/identity")
+    twin = type(ident)(ident.path, {**ident.submission, "task": {**ident.submission["task"], "name": "privasis_other"}},
+                       ident.results, [], ident.counts)
+    frame = board_table([ident, twin], {})
+    overall = frame[frame["task"] == "overall"]
+    assert len(overall) == 1 and overall["records"].iloc[0] == 2 * ident.results["metrics"]["scored_records"]
+
+
+def test_verify_a_file_and_build_an_empty_directory_are_one_line_errors(subs, tmp_path, monkeypatch, capsys):
+    code, _, err = run_main(["leaderboard", "verify", str(_identity(subs) / "results.json")], monkeypatch, capsys)
+    assert code == 2 and "is a file; pass a submission folder" in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "runs_only" / "run" / TASK).mkdir(parents=True)
+    code, _, err = run_main(["leaderboard", "build", "--submissions-dir", str(tmp_path / "runs_only"), "-o",
+                             str(tmp_path / "board")], monkeypatch, capsys)
+    assert code == 2 and "no submission found under" in err and not (tmp_path / "board").exists()
