@@ -23,6 +23,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("judge_calls", []),
     ("engine_overhead", []),
     ("hub_failfast", []),
+    ("cli_startup", []),
 ]
 
 

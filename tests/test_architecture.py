@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -123,3 +125,37 @@ def test_the_rules_catch_a_wrong_import(tmp_path: Path):
     bad = tmp_path / "bad.py"
     bad.write_text("def f():\n    from privasis_bench.pipeline.run import evaluate_task\n")
     assert "pipeline" in _imported_layers(bad) and "pipeline" not in ALLOWED["protocol"]
+
+
+#: Libraries the CLI must not import when it starts: each costs tens to hundreds of milliseconds.
+CLI_START_FORBIDDEN = ("pandas", "datasets", "numpy", "scipy", "pyarrow", "openai", "anthropic", "jsonschema", "torch",
+                       "rapidfuzz", "bm25s", "httpx")
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """Root module names imported at module level (not inside a function or a TYPE_CHECKING block)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.name)
+def test_cli_modules_import_no_heavy_library_at_top_level(path: Path):
+    assert not (_top_level_imports(path) & set(CLI_START_FORBIDDEN)), \
+        f"{path.name}: import heavy libraries inside the command that needs them"
+
+
+def test_help_and_version_import_no_command_module_and_no_heavy_library():
+    code = ("import sys\nfrom privasis_bench.cli import app\n"
+            "for argv in (['--version'], ['--help']):\n"
+            "    try:\n        app(argv, standalone_mode=False)\n    except SystemExit:\n        pass\n"
+            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in %r or m.endswith('_cmds'))\n"
+            "print('LOADED', loaded)\n") % (CLI_START_FORBIDDEN,)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "LOADED []"

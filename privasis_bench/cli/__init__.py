@@ -12,9 +12,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from privasis_bench import __version__
+from privasis_bench.cli.lazy import LazyGroup
 from privasis_bench.errors import PrivasisError
 
 app = typer.Typer(
+    cls=LazyGroup,  # commands are listed from a table and imported only when used (fast --help/--version)
     name="privasis-bench",
     help="Evaluate instruction-following text sanitization with the Privasis-Sanitization protocol.",
     no_args_is_help=True,
@@ -41,19 +43,6 @@ def _root(
 ) -> None:
     """Evaluate instruction-following text sanitization."""
     _DEBUG["on"] = debug
-
-
-def _register_commands() -> None:
-    # Imported here so `import privasis_bench.cli` stays cheap and order is explicit.
-    from privasis_bench.cli import (data_cmds, eval_cmds, extras_cmds, leaderboard_cmds, lmeval_cmds, model_cmds,
-                                    recipe_cmds, sanitize_cmds, task_cmds, training_cmds)
-
-    for module in (task_cmds, data_cmds, model_cmds, sanitize_cmds, eval_cmds, extras_cmds, lmeval_cmds, recipe_cmds,
-                   training_cmds, leaderboard_cmds):
-        module.register(app)
-
-
-_register_commands()
 
 
 def _click_exception_types() -> tuple[type[BaseException], ...]:

@@ -1,18 +1,22 @@
 """``privasis-bench view``: one static page to browse a run record by record and see why each target failed.
 
-Original and sanitized text side by side; every target value is highlighted with the tier that fired
-(direct, inference, proximity) or as sanitized, keep values as retained or missed, with the judge's
-answers underneath; filters by tier, category and outcome. Original texts come from the task's data.
+The instruction the model was given (the variant the run used) with the targets and keeps it names, then the
+original and sanitized text side by side; every target value is highlighted with the tier that fired (direct,
+inference, proximity) or as sanitized, keep values as retained or missed, with the judge's answers underneath; a
+toggle shows the sanitized text as a word-level diff against the original; filters by tier, category and outcome.
+Original texts and instructions come from the task's data.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from privasis_bench.data.loading import load_records, with_data_files
+from privasis_bench.data.records import Record
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.page import fill, template
 from privasis_bench.protocol.matching import value_items
@@ -24,15 +28,15 @@ TIER_TITLES = {"direct": "direct leak", "inference": "inference leak", "proximit
                "unparseable": "unparseable answer"}
 
 
-def original_texts(results: dict[str, Any]) -> dict[str, str]:
-    """Record id -> original text, from the run's task (and its local data files when they still exist)."""
+def original_records(results: dict[str, Any]) -> dict[str, Record]:
+    """Record id -> record (text, instructions), from the run's task (and its local data files when they still exist)."""
     try:
         task = load_task(results["task"]["name"])
         files = (results.get("dataset") or {}).get("data_files") or []
         local = [f for f in files if isinstance(f, str) and Path(f).is_absolute() and Path(f).is_file()]
         if local and len(local) == len(files):
             task = with_data_files(task, local)
-        return {r.id: r.text for r in load_records(task, limit=(results.get("dataset") or {}).get("limit")).records}
+        return {r.id: r for r in load_records(task, limit=(results.get("dataset") or {}).get("limit")).records}
     except (PrivasisError, KeyError):
         return {}
 
@@ -57,6 +61,36 @@ def highlight(text: str, marks: list[tuple[Any, str, str]]) -> str:
         pos = end
     out.append(escape(text[pos:]))
     return "".join(out)
+
+
+_WORDS = re.compile(r"\S+|\s+")
+
+
+def word_diff(original: str, sanitized: str) -> str:
+    """``sanitized`` as HTML against ``original``, word by word: removed words in <del>, added ones in <ins>."""
+    a, b = _WORDS.findall(original), _WORDS.findall(sanitized)
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(escape("".join(a[i1:i2])))
+            continue
+        if i2 > i1 and "".join(a[i1:i2]).strip():
+            out.append(f"<del>{escape(''.join(a[i1:i2]))}</del>")
+        if j2 > j1:
+            out.append(f"<ins>{escape(''.join(b[j1:j2]))}</ins>")
+    return "".join(out)
+
+
+def _instruction(row: dict[str, Any], record: Record | None, variant: str) -> str:
+    """The instruction block: the text the model was given, and the attributes it asks to drop, abstract or keep."""
+    if record is None:
+        return "<div class='instruction'><i class='sub'>instruction unavailable (the task's data is not at hand)</i></div>"
+    text = record.instruction(variant)
+    names = [f"{escape(t['name'])} <span class='sub'>({escape(t.get('kind') or '')})</span>" for t in row.get("targets") or []]
+    keeps = [escape(k["name"]) for k in row.get("keep") or []]
+    return (f"<div class='instruction'><h4>Instruction <span class='sub'>({escape(variant)})</span></h4>"
+            f"<p class='instruction-text'>{escape(text)}</p>"
+            f"<p class='sub'>targets: {', '.join(names) or 'none'} · keep: {', '.join(keeps) or 'none'}</p></div>")
 
 
 def _outcome(row: dict[str, Any]) -> str:
@@ -94,7 +128,8 @@ def _answers(row: dict[str, Any]) -> str:
             f"<th>judge answers</th></tr></thead><tbody>{''.join(lines)}</tbody></table>")
 
 
-def _record(row: dict[str, Any], original: str | None) -> str:
+def _record(row: dict[str, Any], record: Record | None, variant: str) -> str:
+    original = record.text if record is not None else None
     marks = [(t.get("value"), f"t-{t.get('tier')}", f"target {t.get('name')}: {TIER_TITLES.get(t.get('tier'), '')}")
              for t in row.get("targets") or []]
     marks += [(k.get("value"), "k-" + ("retained" if k.get("retained") else "missed"), f"keep {k.get('name')}")
@@ -104,8 +139,11 @@ def _record(row: dict[str, Any], original: str | None) -> str:
     left = highlight(original, marks) if original is not None else "<i class='sub'>original text unavailable</i>"
     right = ("<i class='sub'>model call failed: " + escape(str(row.get("output_error"))) + "</i>" if row.get("output_failed")
              else (highlight(output, marks) if output else "<i class='sub'>empty output</i>"))
+    diff = word_diff(original, output) if original is not None and output else right
     body = "" if row.get("status") == "excluded" else (
-        f"<div class='pair'><div><h4>Original</h4><pre>{left}</pre></div><div><h4>Sanitized</h4><pre>{right}</pre></div></div>"
+        _instruction(row, record, variant)
+        + f"<div class='pair'><div><h4>Original</h4><pre>{left}</pre></div><div><h4>Sanitized</h4>"
+        f"<pre class='plain'>{right}</pre><pre class='diff'>{diff}</pre></div></div>"
         + _answers(row))
     return (f"<article data-tiers='{escape(' '.join(tiers))}' data-category='{escape(row.get('category') or '')}' "
             f"data-outcome='{escape(outcome)}'><h3>{escape(str(row['record_id']))} <span class='pill o-{outcome.replace(' ', '-')}'>"
@@ -120,7 +158,8 @@ def _options(values: list[str]) -> str:
 def render_viewer(task_dir: str | Path, title: str | None = None) -> str:
     """The viewer page of one task directory (results.json + samples.jsonl)."""
     results, rows = load_results(task_dir), load_sample_rows(task_dir)
-    originals = original_texts(results)
+    originals = original_records(results)
+    variant = results.get("instruction") or "base"
     headline = (results.get("metrics") or {}).get("headline") or {}
     summary = " · ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in sorted(headline.items()) if v is not None)
     title = title or f"{results['model']['label']} on {results['task']['name']}"
@@ -134,7 +173,7 @@ def render_viewer(task_dir: str | Path, title: str | None = None) -> str:
         tier_options=_options([t for t in TIER_TITLES if any(t == x.get("tier") for r in rows for x in r.get("targets") or [])]),
         category_options=_options(sorted({r.get("category") or "" for r in rows} - {""})),
         outcome_options=_options(sorted({_outcome(r) for r in rows})),
-        records="".join(_record(r, originals.get(str(r["record_id"]))) for r in rows),
+        records="".join(_record(r, originals.get(str(r["record_id"])), variant) for r in rows),
     )
 
 

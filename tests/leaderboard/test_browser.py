@@ -57,7 +57,7 @@ def test_board_and_viewer_in_a_real_browser(browser, tmp_path, monkeypatch):
 
     page.locator("#board thead th", has_text="Full Successful Record").click()
     down = _numbers(page, column)
-    assert len(down) == 4 and down == sorted(down, reverse=True)
+    assert len(down) == 2 and down == sorted(down, reverse=True)  # one task per entry: no overall rows
     page.locator("#board thead th", has_text="Full Successful Record").click()
     assert _numbers(page, column) == sorted(down)
     page.screenshot(path=str(ARTIFACTS / "leaderboard-sorted.png"), full_page=True)
@@ -65,7 +65,7 @@ def test_board_and_viewer_in_a_real_browser(browser, tmp_path, monkeypatch):
     page.select_option("#filter-track", "verified")
     tracks = page.locator("#board tbody tr:not(.hidden) td:nth-child(3)").all_inner_texts()
     assert tracks and set(t.strip() for t in tracks) == {"verified"}
-    assert page.locator("#board tbody tr.hidden").count() == 2
+    assert page.locator("#board tbody tr.hidden").count() == 1
     page.select_option("#filter-track", "")
     page.select_option("#filter-task", TASK)
     assert page.locator("#board tbody tr:not(.hidden)").count() == 2
@@ -82,5 +82,20 @@ def test_board_and_viewer_in_a_real_browser(browser, tmp_path, monkeypatch):
     assert all("proximity" in t.split() for t in visible.evaluate_all("as => as.map(a => a.dataset.tiers)"))
     assert page.locator("#shown").inner_text().endswith("of 29 records shown")
     page.screenshot(path=str(ARTIFACTS / "viewer-proximity.png"))
+
+    # The instruction the model was given, with the attributes it names, above the two texts.
+    first = page.locator("#records article:not(.hidden)").first
+    instruction = first.locator(".instruction")
+    assert instruction.is_visible() and "Instruction (base)" in instruction.inner_text()
+    assert instruction.locator(".instruction-text").inner_text().strip()
+    assert "targets:" in instruction.inner_text() and "keep:" in instruction.inner_text()
+    # The diff toggle swaps the highlighted sanitized text for a word diff against the original.
+    assert first.locator("pre.plain").is_visible() and not first.locator("pre.diff").is_visible()
+    page.check("#toggle-diff")
+    assert first.locator("pre.diff").is_visible() and not first.locator("pre.plain").is_visible()
+    assert first.locator("pre.diff del, pre.diff ins").count() > 0
+    page.screenshot(path=str(ARTIFACTS / "viewer-diff.png"))
+    page.uncheck("#toggle-diff")
+    assert first.locator("pre.plain").is_visible()
     assert outside == []
     shutil.copy(files.html, ARTIFACTS / "index.html")

@@ -91,3 +91,19 @@ def test_rejudge_reports_agreement(made, tmp_path, monkeypatch):
                   prompts=JudgePrompts.load(task.judge.templates))
     assert got.asked == len(pool) and 0 < got.agreed < got.asked
     assert got.disagreements[0].startswith("record ") and "re-asked judge gives" in got.disagreements[0]
+
+
+def test_word_diff_marks_removed_and_added_words():
+    from privasis_bench.leaderboard.viewer import word_diff
+
+    html = word_diff("Ana Lopez visited <Oslo> on Monday.", "[NAME] visited <Oslo> on Monday.")
+    assert html == "<del>Ana Lopez</del><ins>[NAME]</ins> visited &lt;Oslo&gt; on Monday."
+
+
+def test_viewer_shows_the_instruction_the_model_was_given(made):
+    page = render_viewer(made["runs"] / "scrubber" / TASK)
+    rows = [json.loads(line) for line in (made["runs"] / "scrubber" / TASK / "samples.jsonl").read_text().splitlines()]
+    record = next(r for r in load_records(load_task(TASK)).records if r.id == rows[0]["record_id"])
+    assert "Instruction <span class='sub'>(base)</span>" in page
+    from html import escape
+    assert escape(record.base_instruction) in page and "toggle-diff" in page
