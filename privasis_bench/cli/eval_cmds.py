@@ -192,7 +192,7 @@ def _print_profile(clock: tuple[float, float], engines: list[Engine]) -> None:
         busy = engine.clock.busy_seconds
         label = Text(f"{engine.role} {spec_label(engine.spec)}: a call in flight")  # plain text: no markup, no emoji codes
         table.add_row(label, f"{busy:.1f}", f"{100 * busy / wall:.0f}%" if wall else "-")
-        table.add_row(f"{engine.role}: summed call time ({engine.stats.calls} calls)", f"{engine.clock.call_seconds:.1f}", "")
+        table.add_row(f"{engine.role}: summed call time ({engine.stats.batches} adapter calls for {engine.stats.requests} requests)", f"{engine.clock.call_seconds:.1f}", "")
     table.add_row("CPU time of this process (harness, and any in-process model)", f"{cpu:.1f}",
                   f"{100 * cpu / wall:.0f}%" if wall else "-")
     console.print(table)

@@ -90,7 +90,7 @@ def sanitize(
                 f"[bold]{task.task}[/]: {counts['records']} records ({counts['records'] - sent} resumed from the output file, "
                 f"{cached} from the cache, {sent - cached} run); {counts['failed']} failed, {counts['empty']} empty, "
                 f"{counts['truncated']} cut at the token budget; "
-                f"{now.calls - before.calls} calls, {now.retries - before.retries} retries; tokens "
+                f"{now.batches - before.batches} adapter call(s), {now.retries - before.retries} retries; tokens "
                 f"{now.usage.prompt_tokens - before.usage.prompt_tokens} in / "
                 f"{now.usage.completion_tokens - before.usage.completion_tokens} out"
                 + (f"; {skipped} unscored records not sent" if skipped else "")

@@ -35,6 +35,7 @@ from privasis_bench.adapters.http_errors import scrub
 from privasis_bench.adapters.spec import SECRET_ARGS, ModelSpec
 from privasis_bench.engine.answers import ACCEPT_ALL, AnswerPolicy, configured_secrets, redact
 from privasis_bench.engine.cache import ResponseCache
+from privasis_bench.engine.calls import Pacer, copy_result, finish_result, missing_results
 from privasis_bench.engine.progress import StageProgress
 from privasis_bench.engine.stream import RequestStream
 from privasis_bench.engine.retry import FATAL_STATUS, FatalModelError, RetryPolicy
@@ -49,21 +50,6 @@ _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")
 
 OnResult = Callable[[int, ChatResult], None]
 T = TypeVar("T")
-
-
-
-class _Pacer:
-    """Spaces call starts at least ``60 / rpm`` seconds apart (shared by all workers)."""
-
-    def __init__(self, engine: "Engine", interval: float) -> None:
-        self.engine, self.interval, self.lock = engine, interval, asyncio.Lock()
-
-    async def wait(self) -> None:
-        async with self.lock:  # held while sleeping: starts are released one at a time, in order
-            delay = self.engine._next_slot - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            self.engine._next_slot = time.monotonic() + self.interval
 
 
 
@@ -125,7 +111,7 @@ class Engine:
                 await asyncio.gather(*tasks, return_exceptions=True)
                 raise
         if any(r is None for r in results):
-            _missing(results)
+            missing_results(results)
         return results  # type: ignore[return-value]
 
     def stream(self, desc: str, total: int = 0) -> RequestStream:
@@ -244,7 +230,7 @@ class Engine:
             attempt += 1
             if pacer is not None:
                 await pacer.wait()
-            self.stats.calls += 1
+            self.stats.batches += 1
             try:
                 outcome = await self._timed(call)
             except asyncio.CancelledError:
@@ -294,7 +280,7 @@ class Engine:
 
     def _accept(self, result: ChatResult, attempt: int, paid: Usage, problem: str | None) -> ChatResult:
         """A fresh answer as handed on: normalized, secrets removed, rejected tries' tokens added."""
-        _finish(result, attempt, self._scrub)
+        finish_result(result, attempt, self._scrub)
         result.text = redact(result.text, self._secrets)
         result.usage.add(paid)
         if problem is not None:
@@ -336,34 +322,3 @@ def run_together(engines: Sequence["Engine | None"], make: Callable[[], Awaitabl
         engine._loop_box = box
         box.users += 1
     return first.run_async(make)
-
-
-
-def _finish(result: ChatResult, attempt: int, scrubber: Callable[[str], str]) -> None:
-    """Normalize a fresh adapter result: attempts, not cached, failures always carry an error."""
-    result.attempts = attempt
-    result.cached = False
-    if result.text is None and not result.error:
-        result.error = "the adapter returned no text"
-    if result.error:
-        result.error = scrubber(result.error)
-        result.text = None
-
-
-
-def _copy(result: ChatResult, *, cached: bool | None = None, usage: Usage | None = None) -> ChatResult:
-    u = usage if usage is not None else result.usage
-    return ChatResult(
-        text=result.text,
-        finish_reason=result.finish_reason,
-        usage=Usage(u.prompt_tokens, u.completion_tokens),
-        error=result.error,
-        cached=result.cached if cached is None else cached,
-        attempts=result.attempts,
-    )
-
-
-
-def _missing(results: list[ChatResult | None]) -> None:
-    missing = [i for i, r in enumerate(results) if r is None]
-    raise RuntimeError(f"engine bug: no result for request(s) {missing[:5]}")

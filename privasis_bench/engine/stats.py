@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from privasis_bench.adapters.base import Usage
 
 #: The integer counters of :class:`EngineStats` that are summed per role.
-COUNTERS: tuple[str, ...] = ("requests", "calls", "cached", "failed", "retries", "timeouts", "rejected_answers",
+COUNTERS: tuple[str, ...] = ("requests", "batches", "cached", "failed", "retries", "timeouts", "rejected_answers",
                              "truncated")
 
 
@@ -18,8 +18,10 @@ COUNTERS: tuple[str, ...] = ("requests", "calls", "cached", "failed", "retries",
 class EngineStats:
     """Counters over every run of one engine (``usage`` counts fresh calls only: what was paid).
 
-    ``rejected_answers``: answers that arrived but were empty or cut at the token budget and were asked
-    again (or given up on); ``truncated``: answers cut at the token budget that were accepted as they are;
+    ``requests``: chat requests asked of the engine (cache hits included); ``batches``: calls made to the
+    adapter, each carrying one request or, for an adapter that answers in batches (llama.cpp, vLLM offline),
+    many at once, so ``batches`` can be far below ``requests``; ``rejected_answers``: answers that arrived but
+    were empty or cut at the token budget and were asked again (or given up on); ``truncated``: answers cut at the token budget that were accepted as they are;
     ``timeouts``: attempts that got no reply in time.
     """
 
@@ -28,7 +30,7 @@ class EngineStats:
     cached: int = 0
     failed: int = 0
     retries: int = 0
-    calls: int = 0
+    batches: int = 0  # adapter calls (one may carry many requests)
     timeouts: int = 0
     rejected_answers: int = 0
     truncated: int = 0

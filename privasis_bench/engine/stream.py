@@ -14,6 +14,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage
+from privasis_bench.engine.calls import Pacer, copy_result
 from privasis_bench.engine.claims import claim_or_wait
 from privasis_bench.engine.progress import StageProgress
 from privasis_bench.engine.retry import FatalModelError
@@ -26,11 +27,9 @@ class RequestStream:
     """Shared limits and bookkeeping for the requests of one stage."""
 
     def __init__(self, engine: "Engine", desc: str, total: int = 0) -> None:
-        from privasis_bench.engine.executor import _Pacer
-
         self.engine = engine
         self.bar = StageProgress(desc, total, engine.progress)
-        self.pacer = _Pacer(engine, 60.0 / engine.rpm) if engine.rpm else None
+        self.pacer = Pacer(engine, 60.0 / engine.rpm) if engine.rpm else None
         self.semaphore = asyncio.Semaphore(engine.concurrency)
         self.stop = asyncio.Event()  # set on a fatal error so no waiting request starts another call
         self._inflight: dict[str, asyncio.Future] = {}
@@ -54,11 +53,11 @@ class RequestStream:
         if key is not None:
             hit = engine._usable(engine.cache.get(key))
             if hit is not None:
-                return self._land(_copy(hit, cached=True))
+                return self._land(copy_result(hit, cached=True))
             twin = self._inflight.get(key)
             if twin is not None:  # the same request is being answered right now: share its answer
                 result = await asyncio.shield(twin)
-                return self._land(_copy(result, cached=result.ok, usage=Usage()))
+                return self._land(copy_result(result, cached=result.ok, usage=Usage()))
             future = asyncio.get_running_loop().create_future()
             self._inflight[key] = future
             try:
@@ -82,7 +81,7 @@ class RequestStream:
         if key is not None:  # another process sharing the cache may be paying for this very request
             hit = await claim_or_wait(engine.cache, key, engine._usable, self.stop)
             if hit is not None:
-                return _copy(hit, cached=True)
+                return copy_result(hit, cached=True)
         try:
             if engine.adapter.batched:
                 result = await self._batched(request)
@@ -125,13 +124,7 @@ class RequestStream:
                     if not future.done():
                         future.set_exception(exc)
                 continue
-            results = outcome if isinstance(outcome, list) else [_copy(outcome) for _ in chunk]
+            results = outcome if isinstance(outcome, list) else [copy_result(outcome) for _ in chunk]
             for (_, future), result in zip(chunk, results):
                 if not future.done():
                     future.set_result(result)
-
-
-def _copy(result: ChatResult, *, cached: bool | None = None, usage: Usage | None = None) -> ChatResult:
-    from privasis_bench.engine.executor import _copy as copy_result
-
-    return copy_result(result, cached=cached, usage=usage)

@@ -27,4 +27,4 @@ def test_profile_reports_model_and_judge_time(tmp_path):
             re.findall(r"(model|judge) openai:\w+: a call in flight\s*│\s*([\d.]+)", result.output)}
     assert busy["model"] >= 0.1  # three calls of at least 50 ms, one after another or overlapping
     assert busy["judge"] > 0
-    assert re.search(r"judge: summed call time \((\d+) calls\)", result.output)
+    assert re.search(r"judge: summed call time \((\d+) adapter calls for (\d+) requests\)", result.output)

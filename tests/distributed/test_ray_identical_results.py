@@ -33,9 +33,9 @@ def test_run_on_ray_writes_the_local_results(ray_address: str, tmp_path: Path):
     for role in ("model", "judge"):
         spent = {k: ray_results["usage"][role][k] for k in ("calls", "prompt_tokens", "completion_tokens", "failed")}
         assert spent == {k: local_usage[role][k] for k in spent}, role
-        assert spent["calls"] > 0
+        assert spent["batches"] > 0
     ledger = json.loads((b / "usage.json").read_text())
-    assert ledger["invocations"][-1]["usage"]["judge"]["calls"] == local_usage["judge"]["calls"]
+    assert ledger["invocations"][-1]["usage"]["judge"]["batches"] == local_usage["judge"]["batches"]
 
 
 def test_build_corpus_on_ray_writes_the_local_files(ray_address: str, tmp_path: Path):

@@ -94,7 +94,7 @@ def test_transient_errors_are_retried_until_success() -> None:
     results = engine.run(_reqs("a", "b", "c"), desc="t")
     assert [r.text for r in results] == ["echo:a", "echo:b", "echo:c"]
     assert [r.attempts for r in results] == [3, 2, 1]
-    assert engine.stats.retries == 3 and engine.stats.failed == 0 and engine.stats.calls == 6
+    assert engine.stats.retries == 3 and engine.stats.failed == 0 and engine.stats.batches == 6
 
 
 def test_exhausted_retries_become_a_failure_with_the_last_error() -> None:
@@ -231,7 +231,7 @@ def test_usage_by_role_sums_engines() -> None:
     usage = usage_by_role([model, judge1, judge2])
     assert usage["model"]["prompt_tokens"] == 2 and usage["model"]["requests"] == 1
     assert usage["judge"]["prompt_tokens"] == 3 and usage["judge"]["completion_tokens"] == 6
-    assert usage["judge"]["total_tokens"] == 9 and usage["judge"]["calls"] == 3
+    assert usage["judge"]["total_tokens"] == 9 and usage["judge"]["batches"] == 3
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch, capsys) -> None:

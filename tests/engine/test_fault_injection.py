@@ -73,7 +73,7 @@ def test_faults_give_the_same_outputs_as_a_clean_run(tmp_path: Path) -> None:
     assert all(o.ok for o in out) and stats.failed == 0
     assert [o.output for o in out] == [o.output for o in clean_out] == [expected_output(p) for p in prompts]
     assert [o.attempts for o in out] == [2, 3, 2, 3, 1, 1]
-    assert stats.retries == 6 and stats.calls == 12
+    assert stats.retries == 6 and stats.batches == 12
     for p in prompts:
         assert faulty.served[p] == 1 and faulty.received[p] == 1 + len(plans.get(p, []))
     # The retry after "429 Retry-After: 1" waited for the server's hint, not the 0.05 s backoff.
@@ -183,7 +183,7 @@ def test_sigkill_then_rerun_equals_an_uninterrupted_run(tmp_path: Path) -> None:
         served_after_rerun = dict(server.served)
         third = _cli_inprocess(args)  # nothing left: zero calls
         assert third.exit_code == 0, third.output
-        assert "0 calls" in third.output
+        assert "0 adapter call(s)" in third.output
         assert dict(server.served) == served_after_rerun
         assert server.wait_for(lambda s: sum(s.abandoned.values()) == 1, timeout=5)
     # Every prompt answered exactly once across both runs; the only repeat was the abandoned in-flight one.
@@ -245,7 +245,7 @@ def test_cli_reports_failures_exits_non_zero_and_resumes_only_them(tmp_path: Pat
         broken.clear()
         second = _cli_inprocess(args)
         assert second.exit_code == 0, second.output
-        assert "3 resumed from the output file" in second.output and "1 calls" in second.output
+        assert "3 resumed from the output file" in second.output and "1 adapter call(s)" in second.output
         assert dict(server.served) == {p: 1 for p in prompts}
     outputs = read_outputs(out / "tiny" / "sanitized.jsonl")
     assert [o.output for o in outputs.values()] == [expected_output(p) for p in prompts]

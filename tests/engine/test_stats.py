@@ -7,15 +7,15 @@ from privasis_bench.engine.stats import COUNTERS, EngineStats, usage_by_role
 
 
 def test_absorb_adds_every_counter_and_both_usages():
-    mine = EngineStats(done=2, calls=2, cached=1, usage=Usage(10, 5), cached_usage=Usage(3, 1))
-    worker = EngineStats(done=3, calls=4, retries=1, failed=1, timeouts=1, usage=Usage(20, 7), cached_usage=Usage(0, 0))
+    mine = EngineStats(done=2, batches=2, cached=1, usage=Usage(10, 5), cached_usage=Usage(3, 1))
+    worker = EngineStats(done=3, batches=4, retries=1, failed=1, timeouts=1, usage=Usage(20, 7), cached_usage=Usage(0, 0))
     before = {name: getattr(mine, name) + getattr(worker, name) for name in COUNTERS}
     mine.absorb(worker)
     assert {name: getattr(mine, name) for name in COUNTERS} == before
     assert mine.done == 5
     assert (mine.usage.prompt_tokens, mine.usage.completion_tokens) == (30, 12)
     assert (mine.cached_usage.prompt_tokens, mine.cached_usage.completion_tokens) == (3, 1)
-    assert worker.calls == 4  # the worker's own stats are left as they were
+    assert worker.batches == 4  # the worker's own stats are left as they were
 
 
 def test_absorbed_stats_show_in_usage_by_role():
@@ -26,6 +26,6 @@ def test_absorbed_stats_show_in_usage_by_role():
             self.stats = EngineStats()
 
     engine = _Engine()
-    engine.stats.absorb(EngineStats(calls=3, usage=Usage(9, 4)))
+    engine.stats.absorb(EngineStats(batches=3, usage=Usage(9, 4)))
     row = usage_by_role([engine])["judge"]
-    assert (row["calls"], row["prompt_tokens"], row["completion_tokens"], row["total_tokens"]) == (3, 9, 4, 13)
+    assert (row["batches"], row["prompt_tokens"], row["completion_tokens"], row["total_tokens"]) == (3, 9, 4, 13)

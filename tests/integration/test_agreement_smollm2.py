@@ -54,7 +54,7 @@ def test_agreement_of_two_smollm2_judgings_with_different_prompts(tmp_path, in_p
     hashes_a, hashes_b = res_a["judge"]["prompt_hashes"], res_b["judge"]["prompt_hashes"]
     assert hashes_a["guess_target"] != hashes_b["guess_target"] and hashes_a["compare"] != hashes_b["compare"]
     assert hashes_a["inclusion"] == hashes_b["inclusion"]  # only the overridden templates differ
-    assert res_b["usage"]["judge"]["calls"] > 0  # the second wording was really put to SmolLM2, not read from cache
+    assert res_b["usage"]["judge"]["batches"] > 0  # the second wording was really put to SmolLM2, not read from cache
 
     out = _invoke("agreement", str(tmp_path / "a"), str(tmp_path / "b"), "--json", str(tmp_path / "agree.json"))
     assert "Cohen's kappa" in out and "judge agreement" in out

@@ -67,7 +67,7 @@ def test_openai_adapter_sanitizes_sample_records_on_llama_cpp_server(llama_serve
         assert output.output.strip(), f"empty sanitized text for {output.id}: {output.raw_output!r}"
         assert output.usage.prompt_tokens > 50  # the prompt holds the whole record
         assert 0 < output.usage.completion_tokens <= 48
-    assert stats.calls == 2 and stats.failed == 0
+    assert stats.batches == 2 and stats.failed == 0
     assert stats.usage.prompt_tokens == sum(o.usage.prompt_tokens for o in outputs)
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [row["id"] for row in lines] == [r.id for r in records]
@@ -100,7 +100,7 @@ def test_http_adapters_against_vllm_server(provider: str, vllm_server_root: str)
         assert result.finish_reason in ("stop", "length")
     # random weights rarely emit end-of-sequence: the short budget must have been hit and honoured
     assert results[1].usage.completion_tokens == 6 or results[1].finish_reason == "stop"
-    assert stats.calls == 2 and stats.failed == 0
+    assert stats.batches == 2 and stats.failed == 0
     assert stats.usage.completion_tokens == sum(r.usage.completion_tokens for r in results)
 
 

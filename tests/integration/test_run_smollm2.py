@@ -37,7 +37,7 @@ def test_smollm2_model_and_judge(tmp_path, in_process_smollm2):
     res = _run(tmp_path / "smol", "llamacpp:smollm2", cache)
     assert res["judge"]["label"] == "llamacpp:smollm2" and res["judge"]["mode"] == "model"
     assert res["counts"]["records_loaded"] == 2 and res["counts"]["unjudged"] == 0
-    assert res["usage"]["judge"]["calls"] > 0 and res["usage"]["model"]["calls"] > 0
+    assert res["usage"]["judge"]["batches"] > 0 and res["usage"]["model"]["batches"] > 0
     for value in res["metrics"]["headline"].values():
         assert value is None or 0.0 <= value <= 100.0
     rows = [json.loads(x) for x in (tmp_path / "smol" / TASK / "samples.jsonl").read_text().splitlines()]
@@ -47,7 +47,7 @@ def test_smollm2_model_and_judge(tmp_path, in_process_smollm2):
 
     # a re-run of the finished run calls no model
     again = _run(tmp_path / "smol", "llamacpp:smollm2", cache)
-    assert again["usage"]["model"]["calls"] == 0 and again["usage"]["judge"]["calls"] == 0
+    assert again["usage"]["model"]["batches"] == 0 and again["usage"]["judge"]["batches"] == 0
     assert again["metrics"] == res["metrics"]
 
     # identity: nearly everything leaks verbatim

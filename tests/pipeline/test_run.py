@@ -93,13 +93,13 @@ def test_fake_judge_concurrency_rerun_rescore(tmp_path, prompts_dir):
     assert strip(samples(tmp_path / "c1")) == strip(samples(tmp_path / "c4"))
     assert one["judge_calls"]["compare"] > 0 and one["judge_calls"]["guess_original_computed"] > 0
     assert one["judge"]["prompt_hashes"].keys() == {"guess_target", "guess_abstract", "guess_keep", "compare", "inclusion"}
-    assert one["usage"]["judge"]["calls"] > 0
+    assert one["usage"]["judge"]["batches"] > 0
 
     # Re-running a finished run makes zero model calls and gives identical metrics.
     calls = len(FakeJudgeAdapter.CALLS)
     again = run(tmp_path / "c1", "mask-targets", "fakejudge:x", tmp_path / "cache1", *args)
     assert len(FakeJudgeAdapter.CALLS) == calls
-    assert again["usage"]["judge"]["calls"] == 0 and again["usage"]["model"]["calls"] == 0
+    assert again["usage"]["judge"]["batches"] == 0 and again["usage"]["model"]["batches"] == 0
     assert again["metrics"] == one["metrics"]
     assert again["counts"]["verdicts_reused_from_checkpoint"] == again["counts"]["judged_records"]
 
@@ -150,7 +150,7 @@ def test_evaluate_predictions_matches_run(tmp_path, prompts_dir):
            "--no-progress", *BOOT, *args)
     evaluated = json.loads((tmp_path / "eval" / TASK / "results.json").read_text())
     assert evaluated["metrics"] == ran["metrics"]
-    assert evaluated["usage"]["judge"]["calls"] == 0  # everything judged already (response cache)
+    assert evaluated["usage"]["judge"]["batches"] == 0  # everything judged already (response cache)
     invoke("compare", str(tmp_path / "run"), str(tmp_path / "eval"), "--json", str(tmp_path / "cmp.json"))
     cmp = json.loads((tmp_path / "cmp.json").read_text())["tasks"][TASK]
     assert cmp["common_records"] == ran["metrics"]["scored_records"]

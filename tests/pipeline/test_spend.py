@@ -34,13 +34,13 @@ def test_resumed_and_no_op_reruns_keep_what_earlier_invocations_paid(tmp_path: P
         assert run_main(_args(server.base_url, yaml, out, cache), monkeypatch, capsys)[0] == 0  # resumes that record
         assert run_main(_args(server.base_url, yaml, out, cache), monkeypatch, capsys)[0] == 0  # nothing left to do
     last = json.loads((out / "tiny" / "results.json").read_text())
-    assert first["usage"]["model"]["calls"] == 4 and first["usage"]["model"]["completion_tokens"] > 0
-    assert last["usage"]["model"]["calls"] == 0 and last["usage"]["model"]["completion_tokens"] == 0  # this invocation
+    assert first["usage"]["model"]["batches"] == 4 and first["usage"]["model"]["completion_tokens"] > 0
+    assert last["usage"]["model"]["batches"] == 0 and last["usage"]["model"]["completion_tokens"] == 0  # this invocation
     history = last["usage_cumulative"]
     assert [e["command"] for e in history["invocations"]] == ["run", "run", "run"]
-    assert [e["usage"]["model"]["calls"] for e in history["invocations"]] == [4, 1, 0]
+    assert [e["usage"]["model"]["batches"] for e in history["invocations"]] == [4, 1, 0]
     total = history["total"]
-    assert total["invocations"] == 3 and total["usage"]["model"]["calls"] == 5 and total["usage"]["model"]["failed"] == 1
+    assert total["invocations"] == 3 and total["usage"]["model"]["batches"] == 5 and total["usage"]["model"]["failed"] == 1
     paid = sum(server.served.values())
     assert paid == 4 and total["usage"]["model"]["completion_tokens"] == sum(
         e["usage"]["model"]["completion_tokens"] for e in history["invocations"])
@@ -58,4 +58,4 @@ def test_a_run_stopped_by_a_fatal_error_still_records_what_it_paid(tmp_path: Pat
     assert code == 2 and "401" in stderr
     assert not (out / "tiny" / "results.json").exists()
     [entry] = json.loads((out / "tiny" / LEDGER_NAME).read_text())["invocations"]
-    assert entry["usage"]["model"]["calls"] == 3 and entry["usage"]["model"]["completion_tokens"] > 0
+    assert entry["usage"]["model"]["batches"] == 3 and entry["usage"]["model"]["completion_tokens"] > 0
