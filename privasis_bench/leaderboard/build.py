@@ -59,7 +59,7 @@ def _entry(v: Verified, task: str, metrics: dict[str, Any], viewer: str | None) 
     sub = v.submission
     row: dict[str, Any] = {
         "name": sub["name"], "label": sub.get("label"), "track": sub["track"], "reference": sub["reference"],
-        "task": task, "model": sub["model"]["label"], "judge": sub["judge"]["label"], "parse_mode": sub["parse_mode"],
+        "task": task, "model": _model_label(sub["model"]), "judge": sub["judge"]["label"], "parse_mode": sub["parse_mode"],
         "instruction": sub["instruction"], "records": metrics["scored_records"], "limit": sub["dataset"]["limit"],
         "viewer": viewer,
     }
@@ -70,6 +70,13 @@ def _entry(v: Verified, task: str, metrics: dict[str, Any], viewer: str | None) 
     row["leaks"] = metrics["leaks"]
     row["failures_by_category"] = metrics["failures_by_category"]
     return row
+
+
+def _model_label(model: dict[str, Any]) -> str:
+    """The model's label, with the NER pipeline of a tool such as Presidio (``backend.spacy_model``)."""
+    backend = model.get("backend") or {}
+    extra = f" (spaCy {backend['spacy_model']})" if isinstance(backend, dict) and backend.get("spacy_model") else ""
+    return f"{model.get('label')}{extra}"
 
 
 def health(v: Verified) -> dict[str, Any]:

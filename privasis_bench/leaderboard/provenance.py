@@ -109,6 +109,7 @@ def submission_record(results: dict[str, Any], *, name: str, track: str, referen
         "dataset": {"revision": data.get("revision"), "ids_hash": data.get("ids_hash"), "records": records,
                     "limit": data.get("limit"), "source": data.get("source")},
         "model": {"label": results["model"].get("label"), "spec": without_transport(results["model"].get("spec")),
+                  "backend": results["model"].get("backend"),
                   "rankable": results["model"].get("rankable")},
         "judge": {"mode": judge.get("mode"), "label": judge.get("label"), "spec": without_transport(judge.get("spec")),
                   "key": judge.get("key"), "prompt_hashes": judge.get("prompt_hashes")},

@@ -264,9 +264,11 @@ def portable_dataset(task: TaskConfig) -> dict[str, Any]:
 
 
 def model_description(spec: ModelSpec, engine: Engine | None, *, max_tokens: int, temperature: float) -> dict[str, Any]:
-    """The model section of a results file."""
+    """The model section of a results file (``backend``: what an adapter reports about itself, e.g. its NER model)."""
+    describe = getattr(engine.adapter, "describe", None) if engine is not None else None
     return {
         "label": spec_label(spec),
+        "backend": describe() if callable(describe) else None,
         "key": spec.cache_identity(),  # no transport args: a published file names no host
         "spec": spec.to_dict(),
         "rankable": bool(getattr(engine.adapter, "rankable", True)) if engine is not None else None,
