@@ -186,3 +186,13 @@ def test_verify_a_file_and_build_an_empty_directory_are_one_line_errors(subs, tm
     code, _, err = run_main(["leaderboard", "build", "--submissions-dir", str(tmp_path / "runs_only"), "-o",
                              str(tmp_path / "board")], monkeypatch, capsys)
     assert code == 2 and "no submission found under" in err and not (tmp_path / "board").exists()
+
+
+def test_a_non_shipped_testee_prompt_is_marked_on_the_board(subs):
+    ident = next(v for v in verify_paths([subs]) if v.submission["name"] == "baselines/identity")
+    assert "custom testee prompt" not in board_table([ident], {})["marks"].iloc[0]
+    custom = type(ident)(ident.path, ident.submission,
+                         {**ident.results, "testee_prompt": {"template": {"name": "mine.txt", "sha256": "0" * 64},
+                                                             "template_sha256": "0" * 64, "answer_cue": "Answer:",
+                                                             "shipped": False}}, [], ident.counts)
+    assert "custom testee prompt" in board_table([custom], {})["marks"].iloc[0]
