@@ -101,6 +101,10 @@ def local_base_url(base_url: str | None) -> bool:
     return host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or host.startswith(("10.", "192.168.", "172."))
 
 
+#: The longest wait a model argument may ask for (one day): anything longer is a typo, and inf would hang.
+MAX_SECONDS = 86400.0
+
+
 def seconds_arg(args: Mapping[str, Any], name: str, default: float, provider: str) -> float:
     """A positive number of seconds from the model arguments; anything else is a one-line ModelSpecError."""
     from privasis_bench.errors import ModelSpecError
@@ -112,6 +116,6 @@ def seconds_arg(args: Mapping[str, Any], name: str, default: float, provider: st
         value = float(raw)
     except (TypeError, ValueError):
         raise ModelSpecError(f"{provider}: model argument {name}={raw!r} must be a number of seconds") from None
-    if not value > 0:
-        raise ModelSpecError(f"{provider}: model argument {name}={raw!r} must be greater than 0")
+    if not 0 < value <= MAX_SECONDS:
+        raise ModelSpecError(f"{provider}: model argument {name}={raw!r} must be between 0 and {MAX_SECONDS:g} seconds")
     return value

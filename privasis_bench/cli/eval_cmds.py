@@ -132,8 +132,8 @@ def run(
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
     tasks: List[str] = TasksOption,
     output: Path = OutputOpt,
-    rpm: Optional[float] = typer.Option(None, "--rpm", min=0.001, help="At most this many model requests per minute."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Model output budget (default: the task's)."),
+    rpm: Optional[float] = typer.Option(None, "--rpm", min=0.001, max=1_000_000.0, help="At most this many model requests per minute."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, max=1_000_000, help="Model output budget (default: the task's)."),
     temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="Model temperature (default: the task's)."),
     profile: bool = typer.Option(False, "--profile", help="At the end, print where the time went: waiting on the model, on the judge, and this process's CPU."),
     opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
@@ -263,7 +263,17 @@ def rescore(
     write: bool = typer.Option(False, "--write", help="Store the recomputed metrics in results.json."),
 ) -> None:
     """Recompute every metric from samples.jsonl (no model call), check it against results.json, and re-derive every verdict."""
-    outcomes = rescore_run(run_dir, bootstrap_samples=bootstrap_samples, seed=seed, write=write)
+    from contextlib import ExitStack
+
+    from privasis_bench.results.files import task_dirs
+    from privasis_bench.results.rescore import refuse_submission_folders
+
+    with ExitStack() as locks:
+        if write:  # like run: nobody else may write these task directories meanwhile
+            refuse_submission_folders(task_dirs(run_dir))
+            for task_dir in task_dirs(run_dir):
+                locks.enter_context(task_dir_lock(task_dir, "rescore --write"))
+        outcomes = rescore_run(run_dir, bootstrap_samples=bootstrap_samples, seed=seed, write=write)
     console.print(summary_table([o.results for o in outcomes]))
     mismatched = [o for o in outcomes if o.matches is False]
     for o in outcomes:
@@ -280,7 +290,7 @@ def rescore(
 def compare(
     a: Path = typer.Argument(..., help="First run directory (or task directory / results.json)."),
     b: Path = typer.Argument(..., help="Second run directory."),
-    bootstrap_samples: Optional[int] = typer.Option(None, "--bootstrap-samples", min=1, help="Resamples (default: A's setting)."),
+    bootstrap_samples: Optional[int] = typer.Option(None, "--bootstrap-samples", min=1, max=100_000, help="Resamples (default: A's setting)."),
     seed: Optional[int] = SeedOpt,
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
 ) -> None:

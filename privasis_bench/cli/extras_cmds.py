@@ -56,8 +56,8 @@ def agreement(
     a: Path = typer.Argument(..., help="First run directory (or task directory)."),
     b: Path = typer.Argument(..., help="Second run directory: the same outputs judged differently."),
     top: int = typer.Option(10, "--top", min=1, help="How many most-disagreed attributes to list."),
-    bootstrap_samples: Optional[int] = typer.Option(None, "--bootstrap-samples", min=1, help="Resamples (default: A's setting)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Bootstrap seed (default: A's)."),
+    bootstrap_samples: Optional[int] = typer.Option(None, "--bootstrap-samples", min=1, max=100_000, help="Resamples (default: A's setting)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, max=2**32 - 1, help="Bootstrap seed (default: A's)."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the report as JSON to this file."),
 ) -> None:
     """Judge agreement of two runs: per-decision agreement and Cohen's kappa, metric deltas, most-disagreed attributes."""
@@ -90,7 +90,7 @@ def _annotated(results: dict[str, Any], task_dir: Path) -> dict[str, dict[str, A
 def linkage(
     run_dir: Path = typer.Argument(..., help="Run directory (or task directory) to attack."),
     k: int = typer.Option(DEFAULT_K, "-k", min=1, help="How many non-target attributes the adversary knows."),
-    seed: int = typer.Option(0, "--seed", help="Seed for the adversary's choice of attributes and the bootstrap."),
+    seed: int = typer.Option(0, "--seed", min=0, max=2**32 - 1, help="Seed for the adversary's choice of attributes and the bootstrap."),
     judge: str = typer.Option("none", "--judge", help="Judge model spec for the target-support score of linked "
                               "records, or 'none' for the linkage rate alone."),
     judge_args: Optional[str] = typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2."),
@@ -98,7 +98,7 @@ def linkage(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     annotated: bool = typer.Option(False, "--annotated", help="Also let the adversary know the record's other "
                                    "annotated attributes (reloads the task's data by its name)."),
-    bootstrap_samples: int = typer.Option(1000, "--bootstrap-samples", min=1, help="Bootstrap resamples."),
+    bootstrap_samples: int = typer.Option(1000, "--bootstrap-samples", min=1, max=100_000, help="Bootstrap resamples."),
 ) -> None:
     """Re-identification linkage: BM25 over the run's outputs from k known facts; writes <task>/linkage.json."""
     ask, close = _judge_caller(judge, judge_args, cache_dir, no_cache)

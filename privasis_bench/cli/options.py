@@ -46,17 +46,17 @@ JUDGE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "judge_prompts": (Optional[Path], typer.Option(None, "--judge-prompts", help="Directory of judge templates (<key>.txt) overriding the task's.")),
     "parse_mode": (Optional[str], typer.Option(None, "--parse-mode", help="Judge answer parsing: official (default) or strict.")),
     "judge_concurrency": (Optional[int], typer.Option(None, "--judge-concurrency", min=1, help="Judge requests in flight (default: --concurrency).")),
-    "judge_rpm": (Optional[float], typer.Option(None, "--judge-rpm", min=0.001, help="At most this many judge requests per minute.")),
-    "judge_guess_max_tokens": (Optional[int], typer.Option(None, "--judge-guess-max-tokens", min=1, help="Judge budget for guessing questions (default 512).")),
-    "judge_compare_max_tokens": (Optional[int], typer.Option(None, "--judge-compare-max-tokens", min=1, help="Judge budget for compare/inclusion questions (default 4096).")),
+    "judge_rpm": (Optional[float], typer.Option(None, "--judge-rpm", min=0.001, max=1_000_000.0, help="At most this many judge requests per minute.")),
+    "judge_guess_max_tokens": (Optional[int], typer.Option(None, "--judge-guess-max-tokens", min=1, max=1_000_000, help="Judge budget for guessing questions (default 512).")),
+    "judge_compare_max_tokens": (Optional[int], typer.Option(None, "--judge-compare-max-tokens", min=1, max=1_000_000, help="Judge budget for compare/inclusion questions (default 4096).")),
     "judge_truncated_answers": (str, typer.Option("accept", "--judge-truncated-answers", help="Judge answers cut at the token budget: accept (default; read as they are and counted) or retry.")),
 }
 ENGINE_OPTIONS: dict[str, tuple[Any, Any]] = {
-    "concurrency": (int, typer.Option(4, "--concurrency", min=1, help="Requests in flight at once.")),
-    "max_attempts": (int, typer.Option(6, "--max-attempts", min=1, help="Tries per request, the first included.")),
-    "max_timeouts": (int, typer.Option(2, "--max-timeouts", min=1, help="Tries per request that may end in a timeout before it fails (the timeout itself: timeout=SECONDS in the model or judge arguments).")),
-    "retry_base_delay": (float, typer.Option(1.0, "--retry-base-delay", min=0.0, help="First backoff delay in seconds (doubles per retry).")),
-    "retry_max_delay": (float, typer.Option(60.0, "--retry-max-delay", min=0.0, help="Longest backoff delay in seconds.")),
+    "concurrency": (int, typer.Option(4, "--concurrency", min=1, max=4096, help="Requests in flight at once.")),
+    "max_attempts": (int, typer.Option(6, "--max-attempts", min=1, max=100, help="Tries per request, the first included.")),
+    "max_timeouts": (int, typer.Option(2, "--max-timeouts", min=1, max=100, help="Tries per request that may end in a timeout before it fails (the timeout itself: timeout=SECONDS in the model or judge arguments).")),
+    "retry_base_delay": (float, typer.Option(1.0, "--retry-base-delay", min=0.0, max=3600.0, help="First backoff delay in seconds (doubles per retry).")),
+    "retry_max_delay": (float, typer.Option(60.0, "--retry-max-delay", min=0.0, max=3600.0, help="Longest backoff delay in seconds.")),
     "empty_answers": (str, typer.Option("retry", "--empty-answers", help="Empty answers (HTTP 200, no content): retry (default; a failed call, asked again, never cached) or accept.")),
     "truncated_answers": (str, typer.Option("retry", "--truncated-answers", help="Model answers cut at the token budget: retry (default; a failed call if it persists, never cached) or accept (kept and counted).")),
     "cache_dir": (Optional[Path], typer.Option(None, "--cache-dir", help="Response cache directory (default $PRIVASIS_BENCH_CACHE_DIR or ~/.cache/privasis-bench).")),
@@ -64,8 +64,8 @@ ENGINE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "progress": (bool, typer.Option(True, "--progress/--no-progress", help="Show progress bars (only on a terminal).")),
 }
 SCORING_OPTIONS: dict[str, tuple[Any, Any]] = {
-    "bootstrap_samples": (Optional[int], typer.Option(None, "--bootstrap-samples", min=0, help="Bootstrap resamples for CIs (default: the task's, 1000).")),
-    "seed": (Optional[int], typer.Option(None, "--seed", help="Bootstrap seed (default: the task's).")),
+    "bootstrap_samples": (Optional[int], typer.Option(None, "--bootstrap-samples", min=0, max=100_000, help="Bootstrap resamples for CIs (default: the task's, 1000).")),
+    "seed": (Optional[int], typer.Option(None, "--seed", min=0, max=2**32 - 1, help="Bootstrap seed (default: the task's).")),
 }
 #: Options of the commands that write results (run, evaluate): what counts as a complete run.
 CHECK_OPTIONS: dict[str, tuple[Any, Any]] = {

@@ -68,7 +68,7 @@ def export_sft_cmd(
     instruction: str = typer.Option("base", "--instruction", help="Instruction variant in the prompt: base, smoothed, or mix (seeded 50/50 per record)."),
     heldout: float = typer.Option(0.0, "--heldout", min=0.0, max=0.99, help="Fraction of kept rows sent to a held-out file (seeded by record id)."),
     heldout_output: Optional[Path] = typer.Option(None, "--heldout-output", help="Held-out JSONL (default: <output stem>.heldout.jsonl)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the held-out and instruction-mix draws."),
+    seed: int = typer.Option(0, "--seed", min=0, max=2**32 - 1, help="Seed of the held-out and instruction-mix draws."),
     dedup_against: Optional[List[str]] = typer.Option(None, "--dedup-against", help="Evaluation tasks or files whose records must stay out (default: every built-in task)."),
     allow_eval_overlap: bool = typer.Option(False, "--allow-eval-overlap", help="Do not check overlap with evaluation records (ids, texts, near-duplicates)."),
     near_duplicate: float = typer.Option(DEFAULT_THRESHOLD, "--near-duplicate", min=0.01, max=1.0, help="Share of shared word n-grams that makes a near-duplicate."),

@@ -38,9 +38,8 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     ``write`` stores them in results.json; it is refused in a submission folder (published files are rewritten
     only by submitting again).
     """
-    if write and (Path(task_dir) / "submission.json").is_file():
-        raise ResultsError(f"{task_dir}: is a submission folder; rescore --write only rewrites local runs "
-                           "(re-run and submit again to change a published entry)")
+    if write:
+        refuse_submission_folders([task_dir])
     stored = load_results(task_dir)
     old = stored.get("metrics") or {}
     boot = old.get("bootstrap") or {}
@@ -107,8 +106,13 @@ def rescore_run(run_dir: str | Path, **kwargs: Any) -> list[Rescored]:
     """Rescore every task directory of a run (with ``write``, none is written unless all may be)."""
     dirs = task_dirs(run_dir)
     if kwargs.get("write"):
-        for d in dirs:
-            if (Path(d) / "submission.json").is_file():
-                raise ResultsError(f"{d}: is a submission folder; rescore --write only rewrites local runs "
-                                   "(re-run and submit again to change a published entry)")
+        refuse_submission_folders(dirs)
     return [rescore_task(d, **kwargs) for d in dirs]
+
+
+def refuse_submission_folders(dirs: Any) -> None:
+    """``rescore --write`` rewrites local runs only: a published submission folder is refused (one line)."""
+    for d in dirs:
+        if (Path(d) / "submission.json").is_file():
+            raise ResultsError(f"{d}: is a submission folder; rescore --write only rewrites local runs "
+                               "(re-run and submit again to change a published entry)")

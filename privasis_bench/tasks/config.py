@@ -57,7 +57,7 @@ class GenerationConfig(_Strict):
     """Generation settings for the model under test."""
 
     temperature: float = 0.0
-    max_tokens: int = Field(9024, gt=0)
+    max_tokens: int = Field(9024, gt=0, le=1_000_000)  # output budget; a bigger one is a typo
 
 
 class JudgeTemplates(_Strict):
@@ -78,15 +78,15 @@ class JudgeConfig(_Strict):
     templates: JudgeTemplates
     parse_mode: Literal["official", "strict"] = "official"
     temperature: float = 0.0
-    guess_max_tokens: int = Field(512, gt=0)
-    compare_max_tokens: int = Field(4096, gt=0)
+    guess_max_tokens: int = Field(512, gt=0, le=1_000_000)
+    compare_max_tokens: int = Field(4096, gt=0, le=1_000_000)
 
 
 class MetricsConfig(_Strict):
     """Scoring options: bootstrap settings and breakdown sizes."""
 
-    bootstrap_samples: int = Field(1000, ge=0)
-    bootstrap_seed: int = 1234
+    bootstrap_samples: int = Field(1000, ge=0, le=100_000)
+    bootstrap_seed: int = Field(1234, ge=0, le=2**32 - 1)
     confidence: float = Field(0.95, gt=0, lt=1)
     top_failed_attributes: int = Field(20, ge=0)
     breakdown_keys: list[Literal["category", "record_type"]] = Field(default_factory=lambda: ["category"])
