@@ -57,9 +57,12 @@ async def ordered_flow(items: Iterable[T], work: Callable[[T], Awaitable[R] | No
         while pending:
             await emit_head()
     except BaseException:
-        left = [t for _, t in pending if t is not None and not t.done()]
+        left = [t for _, t in pending if t is not None]
         for task in left:
-            task.cancel()
+            if not task.done():
+                task.cancel()
+        # Await every task, finished ones included: a task that failed too (e.g. the same 401 on another record) is
+        # then retrieved here, so asyncio prints no "Task exception was never retrieved" traceback at exit.
         await asyncio.gather(*left, return_exceptions=True)
         raise
 

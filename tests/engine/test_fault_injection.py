@@ -138,6 +138,20 @@ def test_401_stops_at_once_without_leaking_the_key(tmp_path: Path, monkeypatch, 
     assert b"SECRET123" not in _all_bytes(out, cache)
 
 
+def test_401_in_run_with_calls_in_flight_prints_one_line_and_no_asyncio_traceback(tmp_path: Path) -> None:
+    """A fresh process (as a user runs it): every in-flight task is awaited, so nothing is printed at exit."""
+    yaml = write_tiny_task(tmp_path / "task", n=8)
+    with FakeOpenAIServer(script=lambda p, n: Action("401")) as server:
+        args = _args(server, yaml, tmp_path / "out", tmp_path / "cache", "--judge", "none")
+        args[args.index("--concurrency") + 1] = "4"
+        env = {**os.environ, "OPENAI_API_KEY": SECRET, "PYTHONPATH": os.pathsep.join(sys.path)}
+        done = subprocess.run([sys.executable, "-m", "privasis_bench", "run", *args], capture_output=True, text=True,
+                              env=env, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "Task exception was never retrieved" not in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "HTTP 401" in done.stderr
+
+
 def test_401_with_the_key_in_model_args_leaks_it_nowhere(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     yaml = write_tiny_task(tmp_path / "task", n=4)
