@@ -160,7 +160,9 @@ def _readme(frame: pd.DataFrame, rejected: list[Verified]) -> str:
         "Built by `privasis-bench leaderboard build` from the verified submissions in `../submissions/` (do not edit by\n"
         "hand: rebuild). Every number below was recomputed from the submitted per-record outputs by\n"
         "`privasis-bench leaderboard verify`. Open `index.html` in a browser for the sortable table, charts and the\n"
-        "per-record viewers. Percentages with 95% bootstrap intervals over records; `overall` pools an entry's tasks.\n\n",
+        "per-record viewers. Percentages with 95% bootstrap intervals over records; an `overall` row pools the tasks of an\n"
+        "entry that has more than one. `failed / unjudged / off-label / cut` counts failed model outputs, unjudged\n"
+        "records, off-label judge answers and judge answers cut at the token budget (all zero for a clean entry).\n\n",
         "How entries get here: `privasis-bench submit RUN --name ORG/MODEL`, a pull request adding the folder under\n"
         "`submissions/` (see its README), CI's `privasis-bench leaderboard verify`, then `privasis-bench leaderboard build`.\n"
         "`seed_sample_board.sh` reproduces the seeded sample-task entries.\n\n",
