@@ -73,8 +73,24 @@ def _usage_error(exc: Exception) -> None:
     _error(f"{message} (see '{command} --help')", int(getattr(exc, "exit_code", 2) or 2))
 
 
+#: Options naming a path to write: an empty value would silently mean the current directory.
+_PATH_OPTIONS = ("-o", "--output", "--submissions-dir", "--json", "--cache-dir")
+
+
+def _empty_path_option(argv: list[str]) -> str | None:
+    """The first path option given an empty value (``-o ""`` or ``--output=``), if any."""
+    for i, arg in enumerate(argv):
+        name, eq, value = arg.partition("=")
+        if name in _PATH_OPTIONS and ((eq and not value.strip()) or (not eq and i + 1 < len(argv) and not argv[i + 1].strip())):
+            return name
+    return None
+
+
 def main() -> None:
     """Console-script entry point: every error becomes one line on stderr and a non-zero exit code."""
+    empty = _empty_path_option(sys.argv[1:])
+    if empty:
+        _error(f"{empty} must not be empty (give a directory or file path; '.' for the current directory)", 2)
     click_errors = _click_exception_types()
     debug = "--debug" in sys.argv[1:]
     _DEBUG["on"] = False  # set again by the root callback when --debug is given

@@ -114,6 +114,9 @@ def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
     choice = resolve_judge(task, opts.judge, opts.judge_args, prompts_dir=opts.judge_prompts, parse_mode=opts.parse_mode,
                            guess_max_tokens=opts.judge_guess_max_tokens, compare_max_tokens=opts.judge_compare_max_tokens)
     loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit, stream=True).require(task.task)
+    for bad in loaded.invalid:  # --skip-invalid: every skipped row is named, not only counted
+        console.print(f"[yellow]{escape(task.task)}: skipped invalid row {bad.row_number} (record {escape(bad.record_id)}): "
+                      f"{escape(bad.field)}: {escape(bad.message)}[/]", highlight=False, soft_wrap=True)
     return task, choice, loaded, opts.instruction or task.prompt.instruction
 
 

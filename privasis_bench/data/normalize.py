@@ -83,6 +83,30 @@ def keep_attributes(spec: Any, record_id: str) -> list[Attribute]:
     return out
 
 
+def is_empty_value(value: Any) -> bool:
+    """True for a value that holds no text to look for ("", whitespace, [] or {} of such): null is not empty.
+
+    Such a value is vacuous under the matching rules (an empty keep value counts as retained for any output, an empty
+    target never leaks), so a row carrying one is invalid.
+    """
+    if value is None:
+        return False
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, (list, tuple)):
+        return all(item is None or is_empty_value(item) for item in value)
+    if isinstance(value, dict):
+        return all(item is None or is_empty_value(item) for item in value.values())
+    return False
+
+
+def _check_values(attributes: Any, column: str, record_id: str) -> None:
+    for attr in attributes:
+        if is_empty_value(attr.value):
+            raise RowError(record_id, f"{column}.{attr.name}", f"empty value {attr.value!r} (use null for an attribute "
+                           "with no value; an empty one would count as kept, or never leak, whatever the output)")
+
+
 def _text(row: Mapping[str, Any], column: str, record_id: str, *, required: bool) -> str:
     if column not in row:
         if required:
@@ -106,6 +130,8 @@ def normalize_row(row: Mapping[str, Any], *, row_number: int, category_column: s
     record_id = str(raw_id)
 
     texts = {c: _text(row, c, record_id, required=True) for c in REQUIRED_TEXT_COLUMNS}
+    if not texts["original_record"].strip():
+        raise RowError(record_id, "original_record", "is empty (there is no text to sanitize)")
     optional = {c: _text(row, c, record_id, required=False) for c in OPTIONAL_TEXT_COLUMNS}
     for column in REQUIRED_ATTRIBUTE_COLUMNS:
         if column not in row:
@@ -118,6 +144,9 @@ def normalize_row(row: Mapping[str, Any], *, row_number: int, category_column: s
             targets[name] = Attribute(name=name, value=value, kind=kind, group=group)  # later entry wins
 
     keep = keep_attributes(decode_json_field(row, "attributes_to_keep", record_id), record_id)
+    _check_values([t for t in targets.values() if t.kind == "drop"], "attributes_to_drop", record_id)
+    _check_values([t for t in targets.values() if t.kind == "abstract"], "attributes_to_abstract", record_id)
+    _check_values(keep, "attributes_to_keep", record_id)
     groups = decode_json_field(row, "grouped_annotated_attributes", record_id) or {}
     if not isinstance(groups, dict):
         raise RowError(record_id, "grouped_annotated_attributes", f"expected a mapping, got {type(groups).__name__}")

@@ -233,6 +233,9 @@ def evaluate_task(
         "checks": checks.to_dict(),
         "answer_policy": {e.role: e.answers.to_dict() for e in engines},
         "excluded_records": [{"id": r.id, "reason": r.excluded_reason} for r in loaded.excluded],
+        # rows skipped with --skip-invalid: which, where and why (row numbers count from 1 in the source)
+        "invalid_row_details": [{"id": r.record_id, "row": r.row_number, "field": r.field, "reason": r.message}
+                                for r in loaded.invalid],
         "failed_output_records": sink.failed_ids,
         "unjudged_records": sink.unjudged_ids,
         "unparseable_records": sink.unparseable_ids,

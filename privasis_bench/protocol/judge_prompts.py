@@ -66,6 +66,12 @@ class JudgePrompts:
             directory = Path(override_dir)
             if not directory.is_dir():
                 raise TaskConfigError(str(directory), None, "--judge-prompts must be a directory of template files")
+            known = {f"{p}{k}.txt" for k in TEMPLATE_KEYS for p in ("", "judge_")}
+            stray = sorted(f.name for f in directory.iterdir() if f.is_file() and not f.name.startswith(".")
+                           and f.name not in known)
+            if stray:  # a typo such as guess_targt.txt would otherwise be ignored and the task's template used
+                raise TaskConfigError(str(directory / stray[0]), None, "is not a judge template name; expected "
+                                      + ", ".join(f"{k}.txt" for k in TEMPLATE_KEYS) + " (or judge_<name>.txt)")
             for key in TEMPLATE_KEYS:
                 for name in (f"{key}.txt", f"judge_{key}.txt"):
                     if (directory / name).is_file():

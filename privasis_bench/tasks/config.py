@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -112,6 +113,15 @@ class TaskConfig(_Strict):
     def _version_as_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, (int, float)) else value
 
+    @field_validator("task")
+    @classmethod
+    def _task_name_is_a_plain_name(cls, value: str) -> str:
+        # the name becomes a directory under --output: no separators, no "..", nothing hidden or empty
+        if not TASK_NAME.fullmatch(value) or value in (".", ".."):
+            raise ValueError(f"task name {value!r} must be letters, digits, '.', '_' or '-' (it names the output "
+                             "directory), not starting with '.'")
+        return value
+
     @field_validator("tag", mode="before")
     @classmethod
     def _tag_list(cls, value: Any) -> Any:
@@ -160,6 +170,9 @@ def _file_sha(path: str) -> str:
     except OSError:
         return "missing"
 
+
+#: What a task name may look like: it becomes ``<output>/<task>/``.
+TASK_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 
 #: Dotted keys whose values are file paths relative to the YAML that sets them.
 PATH_KEYS: tuple[str, ...] = (

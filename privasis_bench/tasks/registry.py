@@ -203,6 +203,15 @@ def build_index(include_paths: list[str | Path] | None = None) -> TaskIndex:
     return index
 
 
+def is_explicit_path(item: str) -> bool:
+    """A ``--tasks`` value is a file or directory only when it says so: a YAML name, a trailing ``/``, or a separator.
+
+    A bare name always means a registered task, group or tag, even if a directory of that name exists here (for
+    example one that ``-o .`` created), so such a directory can never shadow a task.
+    """
+    return item.endswith((".yaml", ".yml", "/")) or "/" in item or (Path(item).anchor != "") or item in (".", "..")
+
+
 def resolve_tasks(specs: list[str] | str, include_paths: list[str | Path] | None = None) -> list[TaskConfig]:
     """Turn ``--tasks`` values (names, groups, tags, YAML files or directories; comma-separated) into tasks."""
     if isinstance(specs, str):
@@ -210,16 +219,22 @@ def resolve_tasks(specs: list[str] | str, include_paths: list[str | Path] | None
     items = [s.strip() for spec in specs for s in spec.split(",") if s.strip()]
     index = build_index(include_paths)
     resolved: list[TaskConfig] = []
+    if not items:
+        raise TaskConfigError("--tasks", None, "names no task (give a task, group or tag name, or a YAML file)")
     for item in items:
         path = Path(item)
-        if item.endswith((".yaml", ".yml")) or path.is_dir():
+        if is_explicit_path(item):
             if not path.exists():
                 raise TaskConfigError(item, None, "task file or directory not found")
             names = index.add_dir(path) if path.is_dir() else index.add_file(path)
+            if not names:
+                raise TaskConfigError(item, None, "holds no task definition (a task YAML has a `task:` key)")
             for name in names:
                 resolved.extend(index.expand(name))
         else:
             resolved.extend(index.expand(item))
+    if not resolved:
+        raise TaskConfigError(", ".join(items), None, "names no task")
     unique: dict[str, TaskConfig] = {}
     for task in resolved:
         unique.setdefault(task.task, task)
