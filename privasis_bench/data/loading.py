@@ -240,15 +240,38 @@ def load_records(task: TaskConfig, *, skip_invalid: bool = False, limit: int | N
         return LoadedRecords(records=records, source=cfg.describe(), invalid=invalid)
     ids: list[str] = []
     excluded: list[Record] = []
+    before = _files_fingerprint(cfg)
     for record in _normalized(cfg, skip_invalid=skip_invalid, limit=limit, invalid=invalid):
         ids.append(record.id)
         if record.excluded:
             excluded.append(record)
 
     def reader() -> Iterator[Record]:
+        # The records are read again: stop if a local data file changed since it was checked (the run would mix
+        # two versions of the data under one set of ids).
+        for path, digest in before.items():
+            if _sha256(path) != digest:
+                raise DataError(f"{path}: the data file changed after it was checked (sha256 differs); re-run on "
+                                "a file that is not being written")
         return _normalized(cfg, skip_invalid=True, limit=limit, invalid=[])
 
     return LoadedRecords(None, cfg.describe(), invalid, reader=reader, ids=ids, excluded=excluded)
+
+
+def _sha256(path: str) -> str | None:
+    try:
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+    except OSError:
+        return None
+
+
+def _files_fingerprint(cfg: DatasetConfig) -> dict[str, str | None]:
+    """sha256 of each local data file (hub datasets are pinned by their revision instead)."""
+    return {path: _sha256(path) for path in cfg.data_files or []}
 
 
 def _normalized(cfg: DatasetConfig, *, skip_invalid: bool, limit: int | None, invalid: list[InvalidRow]) -> Iterator[Record]:

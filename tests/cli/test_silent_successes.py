@@ -72,3 +72,17 @@ def test_an_unknown_file_in_judge_prompts_is_named(tmp_path, monkeypatch, capsys
     code, _, err = run_main(["run", "-m", "identity", "--judge", "llamacpp:smollm2", "--no-progress", "-t", "privasis_sample",
                              "--judge-prompts", str(prompts), "-o", str(tmp_path / "o")], monkeypatch, capsys)
     assert code == 2 and "guess_targt.txt" in err and "guess_target.txt" in err and "is not a judge template name" in err
+
+
+def test_a_data_file_changed_between_check_and_flow_stops_the_run(tmp_path):
+    from privasis_bench.data.loading import load_records, with_data_files
+    from privasis_bench.errors import DataError
+    from privasis_bench.tasks.registry import load_task
+
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _rows()), encoding="utf-8")
+    loaded = load_records(with_data_files(load_task("privasis_sample"), [str(data)]), stream=True)
+    assert [r.id for r in loaded.iter_records()] == loaded.ids  # unchanged: read again as checked
+    data.write_text("".join(json.dumps(r) + "\n" for r in _rows()[:2]), encoding="utf-8")
+    with pytest.raises(DataError, match="rows.jsonl: the data file changed after it was checked"):
+        list(loaded.iter_records())
