@@ -27,7 +27,7 @@ run() {  # run NAME MODEL [extra args]
   local name=$1 model=$2; shift 2
   # SmolLM2 judges off-label and its rewrites can hit the token budget: tolerated here, counted in results
   "${PB[@]}" run -m "$model" -t privasis_sample -o "$RUNS/$name" --no-progress "${CACHE_ARGS[@]}" "${LIMIT_ARGS[@]}" \
-    --max-off-label 100000 --truncated-answers accept "$@"
+    --max-off-label 100000 --truncated-answers accept --judge-truncated-answers accept "$@"
 }
 submit() {  # submit NAME ENTRY [extra args]
   local name=$1 entry=$2; shift 2

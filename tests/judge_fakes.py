@@ -81,6 +81,8 @@ class FakeJudgeAdapter(Adapter):
     CALLS: list[str] = []
     #: Fault injection: calls whose prompt tag equals this fail (set by a test, not part of the spec).
     FAIL_TAG: str | None = None
+    #: Fault injection: calls whose prompt tag equals this stop at the token budget (a cut answer, finish "length").
+    CUT_TAG: str | None = None
 
     async def agenerate(self, request: ChatRequest) -> ChatResult:
         prompt = request.messages[0][1]
@@ -88,4 +90,7 @@ class FakeJudgeAdapter(Adapter):
         fail_tag = FakeJudgeAdapter.FAIL_TAG
         if fail_tag and parse_prompt(prompt)[0] == fail_tag:
             raise AdapterError(f"scripted failure on {fail_tag}", retryable=False, status=400)
+        if FakeJudgeAdapter.CUT_TAG and parse_prompt(prompt)[0] == FakeJudgeAdapter.CUT_TAG:
+            return ChatResult(text=deterministic_answer(*parse_prompt(prompt))[:2], finish_reason="length",
+                              usage=Usage(len(prompt) // 4, 3))
         return ChatResult(text=deterministic_answer(*parse_prompt(prompt)), usage=Usage(len(prompt) // 4, 3))

@@ -49,7 +49,7 @@ JUDGE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "judge_rpm": (Optional[float], typer.Option(None, "--judge-rpm", min=0.001, max=1_000_000.0, help="At most this many judge requests per minute.")),
     "judge_guess_max_tokens": (Optional[int], typer.Option(None, "--judge-guess-max-tokens", min=1, max=1_000_000, help="Judge budget for guessing questions (default 512).")),
     "judge_compare_max_tokens": (Optional[int], typer.Option(None, "--judge-compare-max-tokens", min=1, max=1_000_000, help="Judge budget for compare/inclusion questions (default 4096).")),
-    "judge_truncated_answers": (str, typer.Option("accept", "--judge-truncated-answers", help="Judge answers cut at the token budget: accept (default; read as they are and counted) or retry.")),
+    "judge_truncated_answers": (str, typer.Option("retry", "--judge-truncated-answers", help="Judge answers cut at the token budget: retry (default; asked again, never served from the cache; if they persist the record is unjudged and the command exits 1) or accept (read as they are, counted and shown on the board).")),
 }
 ENGINE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "concurrency": (int, typer.Option(4, "--concurrency", min=1, max=4096, help="Requests in flight at once.")),

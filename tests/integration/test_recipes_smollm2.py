@@ -113,7 +113,8 @@ def test_generate_build_corpus_and_run_with_smollm2(tmp_path: Path):
          "--bootstrap-samples", "50", *ENGINE,
          # SmolLM2 is a plumbing model: its rewrites hit the small budget and its judge answers are rarely clean
          # labels; both are counted in the results, and tolerated here as in the README's demo command.
-         "--truncated-answers", "accept", "--max-off-label", "100000")
+         "--truncated-answers", "accept", "--judge-truncated-answers", "accept",
+         "--max-off-label", "100000")
     (result_file,) = run_dir.glob("*/results.json")
     results = json.loads(result_file.read_text())
     counts = results["counts"]

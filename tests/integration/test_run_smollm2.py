@@ -20,7 +20,7 @@ TASK = "privasis_sample"
 # clean labels, so both are accepted explicitly (by default they fail the run).
 SMALL = ["--limit", "2", "--max-tokens", "96", "--judge-guess-max-tokens", "24", "--judge-compare-max-tokens", "8",
          "--bootstrap-samples", "100", "--no-progress", "--concurrency", "2", "--truncated-answers", "accept",
-         "--max-off-label", "1000"]
+         "--judge-truncated-answers", "accept", "--max-off-label", "1000"]
 
 
 def _run(out, model, cache, expect=(0,)):
