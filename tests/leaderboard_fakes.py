@@ -66,3 +66,19 @@ def made(tmp_path_factory):
         yield make_runs(tmp_path_factory.mktemp("board"), mp)
     finally:
         mp.undo()
+
+
+@pytest.fixture
+def subs(made, tmp_path) -> Path:
+    """A fresh copy of the made submissions, to tamper with."""
+    return fresh_copy(made["submissions"], tmp_path / "submissions")
+
+
+def scrubber_dir(subs: Path) -> Path:
+    """The verified-track regex-scrubber submission folder."""
+    return subs / "baselines__regex-scrubber" / TASK
+
+
+def identity_dir(subs: Path) -> Path:
+    """The self-reported identity submission folder."""
+    return subs / "baselines__identity" / TASK

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 from cli_main import run_main
-from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, made  # noqa: F401 (made is a fixture)
+from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, made, subs  # noqa: F401 (fixtures)
+from leaderboard_fakes import identity_dir as _identity
+from leaderboard_fakes import scrubber_dir as _scrubber
 
 import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.leaderboard.build import board_table, build_board
@@ -38,18 +40,6 @@ def _write(folder: Path, rows: list[dict] | None = None, results: dict | None = 
     sub["files"] = {name: sha256_file(folder / name) for name in sub["files"]}
     (folder / "submission.json").write_text(dumps_json(sub))
 
-
-@pytest.fixture
-def subs(made, tmp_path) -> Path:
-    return fresh_copy(made["submissions"], tmp_path / "submissions")
-
-
-def _scrubber(subs: Path) -> Path:
-    return subs / "baselines__regex-scrubber" / TASK
-
-
-def _identity(subs: Path) -> Path:
-    return subs / "baselines__identity" / TASK
 
 
 def test_publish_after_an_outage(tmp_path, monkeypatch, capsys):

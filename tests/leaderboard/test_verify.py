@@ -6,26 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
-from leaderboard_fakes import TASK, fresh_copy, invoke, made  # noqa: F401 (made is a fixture)
+from leaderboard_fakes import TASK, fresh_copy, invoke, made, subs  # noqa: F401 (fixtures)
+from leaderboard_fakes import identity_dir as _identity
+from leaderboard_fakes import scrubber_dir as _scrubber
 
 from privasis_bench.leaderboard.provenance import sha256_file
 from privasis_bench.leaderboard.submit import SubmissionError, submit_run
 from privasis_bench.leaderboard.verify import verify_paths, verify_submission
 from privasis_bench.protocol.metrics import compute_metrics, scored
 from privasis_bench.results.files import dumps_json, verdicts_from_rows
-
-
-@pytest.fixture
-def subs(made, tmp_path) -> Path:
-    return fresh_copy(made["submissions"], tmp_path / "submissions")
-
-
-def _scrubber(subs: Path) -> Path:
-    return subs / "baselines__regex-scrubber" / TASK
-
-
-def _identity(subs: Path) -> Path:
-    return subs / "baselines__identity" / TASK
 
 
 def _rows(folder: Path) -> list[dict]:
