@@ -31,7 +31,7 @@ def test_run_on_ray_writes_the_local_results(ray_address: str, tmp_path: Path):
     # the workers' calls and tokens are counted as this run's spend, the same as the local run's
     local_usage = json.loads((a / "results.json").read_text())["usage"]
     for role in ("model", "judge"):
-        spent = {k: ray_results["usage"][role][k] for k in ("calls", "prompt_tokens", "completion_tokens", "failed")}
+        spent = {k: ray_results["usage"][role][k] for k in ("batches", "prompt_tokens", "completion_tokens", "failed")}
         assert spent == {k: local_usage[role][k] for k in spent}, role
         assert spent["batches"] > 0
     ledger = json.loads((b / "usage.json").read_text())
