@@ -16,6 +16,7 @@ from privasis_bench.cli.options import ENGINE_OPTIONS, Opts, retry_policy, with_
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.answers import RECIPE_STEPS
+from privasis_bench.fsutil import ensure_dir
 from privasis_bench.errors import PrivasisError
 from privasis_bench.protocol.judge import JudgeSettings
 from privasis_bench.protocol.judge_prompts import JudgePrompts
@@ -87,7 +88,7 @@ def build_corpus(
     judge_spec = None if judge_off else (ModelSpec.parse(judge) if judge else spec)
     settings = {"recipe": config.recipe, "recipe_sha": config.fingerprint(), "model": spec.key(),
                 "judge": judge_spec.key() if judge_spec else "none"}
-    store = RowStore(output, "benchmark", settings, overwrite=overwrite)
+    store = RowStore(ensure_dir(output, "--output"), "benchmark", settings, overwrite=overwrite)
     engines = _Engines(opts)
     try:
         engine = engines.get(spec, "model")
@@ -148,7 +149,7 @@ def generate(
     spec = ModelSpec.parse(model, model_args)
     judge_spec = ModelSpec.parse(judge) if judge else spec
     settings = {"recipe": config.recipe, "recipe_sha": config.fingerprint(), "model": spec.key(), "judge": judge_spec.key()}
-    store = RowStore(output, "corpus", settings, overwrite=overwrite)
+    store = RowStore(ensure_dir(output, "--output"), "corpus", settings, overwrite=overwrite)
     engines = _Engines(opts)
     try:
         engine, judge_engine = engines.get(spec, "model"), engines.get(judge_spec, "judge")

@@ -146,6 +146,13 @@ def _iter_json_array(path: str) -> Iterator[dict[str, Any]]:
 def _iter_parquet_rows(paths: list[str]) -> Iterator[dict[str, Any]]:
     import datasets
 
+    try:
+        import pyarrow.parquet as pq
+
+        for path in paths:  # check each file first, so a corrupt one is named (datasets' error names none)
+            pq.ParquetFile(path)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a broken file
+        raise DataError(f"{path}: not a readable parquet file ({' '.join(str(exc).split())[:160]})") from None
     ds = datasets.load_dataset("parquet", data_files=paths, split="train")
     yield from ds
 

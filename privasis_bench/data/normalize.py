@@ -107,6 +107,15 @@ def _check_values(attributes: Any, column: str, record_id: str) -> None:
                            "with no value; an empty one would count as kept, or never leak, whatever the output)")
 
 
+def _encodable(text: str) -> bool:
+    """False for text with a lone surrogate (JSON allows "\\ud800"; UTF-8 cannot write it)."""
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def _text(row: Mapping[str, Any], column: str, record_id: str, *, required: bool) -> str:
     if column not in row:
         if required:
@@ -128,8 +137,13 @@ def normalize_row(row: Mapping[str, Any], *, row_number: int, category_column: s
     if not isinstance(raw_id, (str, int)):
         raise RowError(f"row {row_number}", "id", f"expected a string, got {type(raw_id).__name__}")
     record_id = str(raw_id)
+    if not _encodable(record_id):
+        raise RowError(f"row {row_number}", "id", f"{record_id!r} holds a lone surrogate (not valid Unicode text)")
 
     texts = {c: _text(row, c, record_id, required=True) for c in REQUIRED_TEXT_COLUMNS}
+    for column, value in texts.items():
+        if not _encodable(value):
+            raise RowError(record_id, column, "holds a lone surrogate (not valid Unicode text)")
     if not texts["original_record"].strip():
         raise RowError(record_id, "original_record", "is empty (there is no text to sanitize)")
     optional = {c: _text(row, c, record_id, required=False) for c in OPTIONAL_TEXT_COLUMNS}

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.errors import PrivasisError
+from privasis_bench.fsutil import read_text
 from privasis_bench.leaderboard.claims import DerivedCounts, why_not_passed
 from privasis_bench.leaderboard.provenance import (SUBMISSION_NAME, TRACKS, judge_pin_problems, portable_results,
                                                    sha256_file, submission_record)
@@ -91,11 +92,12 @@ def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", 
     for task_dir in task_dirs(run_dir):
         results = load_results(task_dir)
         task_hash = check_submittable(task_dir, results, track=track, reference=reference)
+        records = len(load_sample_rows(task_dir))  # every line a JSON object, or one line naming the bad one
         portable = portable_results(results)
-        files = {RESULTS_NAME: dumps_json(portable), SAMPLES_NAME: (task_dir / SAMPLES_NAME).read_text(encoding="utf-8")}
+        files = {RESULTS_NAME: dumps_json(portable), SAMPLES_NAME: read_text(task_dir / SAMPLES_NAME, "samples file")}
         refuse_leaks({f"{task_dir / RESULTS_NAME} (made portable)": files[RESULTS_NAME],
                       str(task_dir / SAMPLES_NAME): files[SAMPLES_NAME]})
-        staged.append(_Staged(folder / results["task"]["name"], portable, files, len(load_sample_rows(task_dir)), task_hash))
+        staged.append(_Staged(folder / results["task"]["name"], portable, files, records, task_hash))
     for item in staged:
         for fname, text in item.files.items():
             atomic_write_text(item.out / fname, text)

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from privasis_bench.fsutil import read_text
 from privasis_bench.errors import TaskConfigError
 from privasis_bench.tasks.registry import builtin_tasks_dir
 
@@ -159,7 +160,7 @@ def _load_with_paths(path: Path, depth: int = 0) -> dict[str, Any]:
     if depth > 8:
         raise TaskConfigError(str(path), "include", "includes nest too deeply (a cycle?)")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(read_text(path, "recipe YAML")) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise TaskConfigError(str(path), None, f"cannot read recipe: {str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict):

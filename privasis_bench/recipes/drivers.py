@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
+from privasis_bench.fsutil import read_text
 from privasis_bench.errors import DataError
 from privasis_bench.recipes.corpus import CorpusContext, build_batch, row_rng, to_benchmark_row
 from privasis_bench.recipes.store import RowStore, read_jsonl
@@ -33,6 +34,7 @@ def read_inputs(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     for path in paths:
         if not Path(path).is_file():
             raise DataError(f"--input {path}: file not found")
+        read_text(path, "--input JSONL file")  # a binary or non-UTF-8 file: one line naming it (and the line)
         got = read_jsonl(path)
         if not got:
             raise DataError(f"--input {path}: no JSON rows in the file")

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from privasis_bench.fsutil import FileProblem, read_text
 from privasis_bench.errors import PrivasisError
 from privasis_bench.protocol.verdicts import RecordVerdict
 
@@ -40,9 +41,20 @@ class ResultsError(PrivasisError):
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file, fsync and ``os.replace`` (all or nothing)."""
+    """Write ``text`` to ``path`` via a temporary file, fsync and ``os.replace`` (all or nothing).
+
+    Any output path that cannot be written (a directory, a parent that is a file, no permission, a full disk) is
+    one line naming the path: every command writes its files through here.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise FileProblem(f"{path}: is a directory; expected a file path to write")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise FileProblem(f"{path}: cannot write it, a part of its directory path is a file") from None
+    except OSError as exc:
+        raise FileProblem(f"{path}: cannot create its directory ({exc.strerror or exc})") from None
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -50,6 +62,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        raise FileProblem(f"{path}: cannot write it ({exc.strerror or exc})") from None
     finally:
         tmp.unlink(missing_ok=True)
     try:  # make the rename itself durable
@@ -111,15 +125,18 @@ def task_dirs(run_dir: str | os.PathLike[str]) -> list[Path]:
 
 
 def load_results(task_dir: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read ``<task_dir>/results.json``."""
+    """Read ``<task_dir>/results.json``: a JSON object (anything else is one line naming the file)."""
     path = Path(task_dir) / RESULTS_NAME if Path(task_dir).is_dir() else Path(task_dir)
+    if not path.is_file():
+        raise ResultsError(f"{path}: not found")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ResultsError(f"{path}: not found") from None
+        data = json.loads(read_text(path, "results file"))
     except ValueError as exc:
         raise ResultsError(f"{path}: not valid JSON ({exc})") from None
-
+    if not isinstance(data, dict):
+        raise ResultsError(f"{path}: expected a JSON object (a results file written by run/evaluate), got "
+                           f"{type(data).__name__}")
+    return data
 
 
 def load_sample_rows(task_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -128,20 +145,29 @@ def load_sample_rows(task_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 
 def iter_sample_rows(task_dir: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The rows of ``<task_dir>/samples.jsonl`` one at a time (a malformed line is an error, not skipped)."""
+    """The rows of ``<task_dir>/samples.jsonl`` one at a time: JSON objects, a bad line named by its number."""
     path = Path(task_dir) / SAMPLES_NAME
     try:
-        fh = open(path, encoding="utf-8")
+        fh = open(path, "rb")
     except FileNotFoundError:
         raise ResultsError(f"{path}: not found") from None
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     with fh:
-        for n, line in enumerate(fh, start=1):
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except ValueError as exc:
-                    raise ResultsError(f"{path}:{n}: not valid JSON ({exc})") from None
-
+        for n, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ResultsError(f"{path}:{n}: not UTF-8 text (a binary or differently encoded file?)") from None
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise ResultsError(f"{path}:{n}: not valid JSON ({exc})") from None
+            if not isinstance(row, dict):
+                raise ResultsError(f"{path}:{n}: expected a JSON object, got {type(row).__name__}")
+            yield row
 
 
 def verdicts_from_rows(rows: Iterable[dict[str, Any]]) -> list[RecordVerdict]:

@@ -28,7 +28,9 @@ def test_crash_during_write_keeps_previous_file(tmp_path, monkeypatch):
         raise OSError("disk vanished")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
+    from privasis_bench.fsutil import FileProblem
+
+    with pytest.raises(FileProblem, match=r"results\.json: cannot write it \(disk vanished\)"):  # one line, the path named
         atomic_write_text(path, '{"complete": fal')
     assert json.loads(path.read_text()) == {"complete": True}
     assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
