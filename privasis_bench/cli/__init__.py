@@ -86,8 +86,21 @@ def _empty_path_option(argv: list[str]) -> str | None:
     return None
 
 
+def _exit_cleanly_on_sigterm() -> None:
+    """SIGTERM (a scheduler, `kill`) unwinds like Ctrl-C: finished work and the spend ledger are saved on the way out."""
+    import signal
+    import threading
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
+
+
 def main() -> None:
     """Console-script entry point: every error becomes one line on stderr and a non-zero exit code."""
+    _exit_cleanly_on_sigterm()
     empty = _empty_path_option(sys.argv[1:])
     if empty:
         _error(f"{empty} must not be empty (give a directory or file path; '.' for the current directory)", 2)

@@ -263,3 +263,42 @@ def test_cli_reports_failures_exits_non_zero_and_resumes_only_them(tmp_path: Pat
         assert dict(server.served) == {p: 1 for p in prompts}
     outputs = read_outputs(out / "tiny" / "sanitized.jsonl")
     assert [o.output for o in outputs.values()] == [expected_output(p) for p in prompts]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", ["SIGKILL", "SIGTERM"])
+def test_spend_of_an_interrupted_run_is_on_the_ledger(tmp_path: Path, stop: str) -> None:
+    """Issue 23 point 6: the paid calls of a run stopped by kill -9 or SIGTERM appear in usage_cumulative after resume."""
+    yaml = write_tiny_task(tmp_path / "task", n=40)
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    ledger = out / "tiny" / "usage.json"
+
+    def paid_on_ledger() -> int:
+        try:
+            entries = json.loads(ledger.read_text())["invocations"]
+        except (OSError, ValueError, KeyError):
+            return 0
+        return sum(e["usage"].get("model", {}).get("batches", 0) for e in entries)  # calls made (paid)
+
+    with FakeOpenAIServer(delay=0.05) as server:
+        args = ["run", *_args(server, yaml, out, cache, "--judge", "none", "--bootstrap-samples", "20")]
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO_ROOT), "OPENAI_API_KEY": "sk-test-x"}
+        proc = subprocess.Popen([sys.executable, "-m", "privasis_bench", *args], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while paid_on_ledger() < 8:  # wait on the condition itself: the ledger already counts paid calls
+            assert proc.poll() is None and time.monotonic() < deadline, "the run never recorded its spend"
+            time.sleep(0.05)
+        recorded_before_stop = paid_on_ledger()
+        os.kill(proc.pid, getattr(signal, stop))
+        proc.communicate(timeout=30)
+        resumed = subprocess.run([sys.executable, "-m", "privasis_bench", *args], env=env, capture_output=True,
+                                 text=True, timeout=120)
+        assert resumed.returncode == 0, resumed.stderr
+        served = sum(server.served.values())
+    cumulative = json.loads((out / "tiny" / "results.json").read_text())["usage_cumulative"]
+    assert cumulative["total"]["invocations"] == 2
+    killed = cumulative["invocations"][0]["usage"]["model"]
+    assert killed["batches"] >= recorded_before_stop >= 8  # the stopped invocation's paid calls are counted
+    # nothing counted twice: every counted call reached the server (one may have been in flight at the stop)
+    assert cumulative["total"]["usage"]["model"]["batches"] <= served + 1
