@@ -11,7 +11,7 @@ from privasis_bench.distributed.cluster import RayOptions, check_executor, requi
 
 #: name -> (annotation, typer option), added to a command with :func:`~privasis_bench.cli.options.with_options`.
 EXECUTOR_OPTIONS: dict[str, tuple[Any, Any]] = {
-    "executor": (str, typer.Option("local", "--executor", help="Where model calls run: local (this process) or ray (a Ray cluster; pip install 'privasis-bench[ray]').")),
+    "executor": (str, typer.Option("local", "--executor", help="Where model calls run: local (this process) or ray (a Ray cluster; pip install 'privasis-bench\\[ray]').")),
     "ray_address": (Optional[str], typer.Option(None, "--ray-address", help="Ray cluster to use (e.g. 10.0.0.5:6379 after `ray start --head`); default: start a local one.")),
     "ray_workers": (int, typer.Option(2, "--ray-workers", min=1, help="Ray actors per stage; each keeps --concurrency requests in flight.")),
     "ray_batch_size": (Optional[int], typer.Option(None, "--ray-batch-size", min=1, help="Records per Ray batch for run/evaluate (default 16; recipes use --batch-size).")),

@@ -12,10 +12,9 @@ from rich.markup import escape
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
-from privasis_bench.cli.options import ENGINE_OPTIONS, Opts, retry_policy, with_options
+from privasis_bench.cli.options import ENGINE_OPTIONS, Opts, answer_policy, retry_policy, with_options
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
 from privasis_bench.engine.executor import Engine
-from privasis_bench.engine.answers import RECIPE_STEPS
 from privasis_bench.fsutil import ensure_dir
 from privasis_bench.errors import PrivasisError
 from privasis_bench.protocol.judge import JudgeSettings
@@ -50,7 +49,8 @@ class _Engines:
         if spec.key() not in self.engines:
             self.engines[spec.key()] = Engine(build_adapter(spec), spec, role=role, cache=self.cache,
                                               retry=retry_policy(self.opts), concurrency=self.opts.concurrency,
-                                              progress=self.opts.progress, answers=RECIPE_STEPS)
+                                              progress=self.opts.progress,
+                                              answers=answer_policy(self.opts, "model"))
         return self.engines[spec.key()]
 
     def close(self) -> None:
@@ -83,7 +83,7 @@ def build_corpus(
         raise PrivasisError(f"--recipe {recipe}: is a {config.kind!r} recipe; build-corpus needs a 'corpus' recipe")
     rows = read_inputs(inputs)
     spec = ModelSpec.parse(model, model_args)
-    task = load_task(config.judge_task or "privasis_sample")
+    task = load_task(config.judge_task or "privasis_vanilla")
     judge_off = judge is not None and judge.strip().lower() == "none"
     judge_spec = None if judge_off else (ModelSpec.parse(judge) if judge else spec)
     settings = {"recipe": config.recipe, "recipe_sha": config.fingerprint(), "model": spec.key(),
@@ -94,6 +94,9 @@ def build_corpus(
         engine = engines.get(spec, "model")
         judge_engine = engines.get(judge_spec, "judge") if judge_spec else None
         cfg = task.judge
+        _say(f"judge: {judge_spec.key() if judge_spec else 'none (direct/verbatim checks only)'}; settings of task {task.task}: "
+             f"guess_max_tokens={cfg.guess_max_tokens}, compare_max_tokens={cfg.compare_max_tokens}, "
+             f"temperature={cfg.temperature}, parse_mode={cfg.parse_mode}")
         ctx = CorpusContext(
             recipe=config,
             ask=engine_ask(engine),
@@ -176,7 +179,7 @@ def _ray_engines(engines: _Engines) -> Any:
     """How the recipe's engines are rebuilt on Ray workers: the local settings and the shared cache."""
     from privasis_bench.distributed.recipes import RecipeEngines
 
-    return RecipeEngines(retry=retry_policy(engines.opts), answers=RECIPE_STEPS, concurrency=engines.opts.concurrency,
+    return RecipeEngines(retry=retry_policy(engines.opts), answers=answer_policy(engines.opts, "model"), concurrency=engines.opts.concurrency,
                          cache=engines.cache)
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from privasis_bench.fsutil import read_text
 from privasis_bench.errors import TaskConfigError
-from privasis_bench.tasks.registry import builtin_tasks_dir
+from privasis_bench.tasks.registry import builtin_tasks_dir, deep_merge
 
 
 class _Strict(BaseModel):
@@ -77,7 +77,7 @@ class RecipeConfig(_Strict):
     corpus: CorpusParams = Field(default_factory=CorpusParams)
     synthesis: SynthesisParams = Field(default_factory=SynthesisParams)
     seeds: dict[str, str] = Field(default_factory=dict)  # seed files (synthesis)
-    judge_task: str | None = None  # task whose judge templates label corpus rows (default: privasis_sample)
+    judge_task: str | None = None  # task whose judge settings label corpus rows (default: privasis_vanilla, the protocol's)
     source_file: str | None = None
 
     def step(self, name: str) -> StepGeneration:
@@ -173,11 +173,5 @@ def _load_with_paths(path: Path, depth: int = 0) -> dict[str, Any]:
     base = (path.parent / str(include)).resolve()
     if not base.is_file():
         raise TaskConfigError(str(path), "include", f"included file not found: {base}")
-    return _deep_merge(_load_with_paths(base, depth + 1), data)
+    return deep_merge(_load_with_paths(base, depth + 1), data)
 
-
-def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        merged[key] = _deep_merge(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
-    return merged

@@ -93,12 +93,12 @@ def write_splits(store: RowStore) -> list[Path]:
 
 
 def task_yaml(name: str, data_file: str) -> str:
-    """A three-line task YAML evaluating ``data_file`` (next to it) with the sample task's settings."""
+    """A task YAML evaluating ``data_file`` (next to it) with the protocol's settings (budgets 9024 / 512 / 4096)."""
     from privasis_bench.tasks.registry import builtin_tasks_dir
 
     safe = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
-    base = builtin_tasks_dir() / "privasis_sample.yaml"
-    return f"task: {safe}\ninclude: {base}\ndataset: {{data_files: {data_file}}}\n"
+    base = builtin_tasks_dir() / "_privasis_base.yaml"
+    return f"task: {safe}\ninclude: {base}\ndataset: {{path: null, revision: null, data_files: {data_file}}}\n"
 
 
 def _pool(embeddings: list[np.ndarray], size: int, rng: np.random.Generator) -> np.ndarray | None:

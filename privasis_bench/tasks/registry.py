@@ -57,11 +57,12 @@ def _resolve_paths(data: dict[str, Any], base_dir: Path, file: Path) -> None:
         node[leaf] = resolved if isinstance(value, list) else resolved[0]
 
 
-def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """``override`` laid over ``base``: nested mappings merge key by key, anything else replaces."""
     merged = dict(base)
     for key, value in override.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_merge(merged[key], value)
+            merged[key] = deep_merge(merged[key], value)
         else:
             merged[key] = value
     return merged
@@ -84,8 +85,8 @@ def load_yaml_with_includes(path: Path, _depth: int = 0) -> dict[str, Any]:
         inc_path = (path.parent / inc).resolve()
         if not inc_path.is_file():
             raise TaskConfigError(str(path), "include", f"included file not found: {inc_path}")
-        merged = _deep_merge(merged, load_yaml_with_includes(inc_path, _depth + 1))
-    return _deep_merge(merged, data)
+        merged = deep_merge(merged, load_yaml_with_includes(inc_path, _depth + 1))
+    return deep_merge(merged, data)
 
 
 def _first_error(exc: ValidationError) -> tuple[str, str]:
