@@ -64,12 +64,15 @@ class FakeOpenAIServer:
     """Start with ``with FakeOpenAIServer(...) as server:``; ``server.base_url`` ends in ``/v1``."""
 
     def __init__(self, *, delay: float = 0.0, script: Script | None = None, reply: Callable[[str], str] | None = None,
-                 reasoning: Callable[[str], str] | None = None, keep_alive: bool = False) -> None:
+                 reasoning: Callable[[str], str] | None = None, keep_alive: bool = False,
+                 answer: Callable[[dict], str] | None = None) -> None:
         self.delay = delay
         self.keep_alive = keep_alive  # HTTP/1.1 persistent connections, as real servers keep them
         self.script = script or (lambda prompt, n: OK)
         self.reply = reply or reply_for  # prompt -> message content
         self.reasoning = reasoning  # prompt -> a separate reasoning_content field (as reasoning servers send)
+        self.answer = answer  # request body -> message content (sees the seed, temperature...); overrides reply
+        self.bodies: list[dict] = []  # every request body received, in order
         self.received: Counter[str] = Counter()
         self.served: Counter[str] = Counter()
         self.abandoned: Counter[str] = Counter()
@@ -136,6 +139,7 @@ class FakeOpenAIServer:
             return
         prompt = str(body["messages"][-1]["content"])
         with self.lock:
+            self.bodies.append(body)
             seen = self.received[prompt]
             self.received[prompt] += 1
             action = self.script(prompt, seen)
@@ -159,7 +163,10 @@ class FakeOpenAIServer:
                 self.abandoned[prompt] += 1
                 self.lock.notify_all()
             return
-        text = self.reply(prompt) if action.content is None else action.content.replace("{key}", _presented_key(h))
+        if action.content is not None:
+            text = action.content.replace("{key}", _presented_key(h))
+        else:
+            text = self.answer(body) if self.answer is not None else self.reply(prompt)
         message = {"role": "assistant", "content": text}
         if self.reasoning is not None:
             message["reasoning_content"] = self.reasoning(prompt)

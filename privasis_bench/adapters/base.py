@@ -29,17 +29,25 @@ class ChatRequest:
     temperature: float = 0.0
     stop: tuple[str, ...] = ()
     record: "Record | None" = field(default=None, compare=False, repr=False)
+    #: Sampling seed of this draw. Set by recipe steps that sample (T > 0) so that two draws of the same prompt
+    #: are two requests (two cache entries); None (every protocol call) leaves the backend's default.
+    seed: int | None = None
 
     @classmethod
-    def user(cls, content: str, *, max_tokens: int, temperature: float = 0.0, record: "Record | None" = None) -> "ChatRequest":
+    def user(cls, content: str, *, max_tokens: int, temperature: float = 0.0, record: "Record | None" = None,
+             seed: int | None = None) -> "ChatRequest":
         """A single user message with no system prompt (how every protocol call is made)."""
-        return cls(messages=(("user", content),), max_tokens=max_tokens, temperature=temperature, record=record)
+        return cls(messages=(("user", content),), max_tokens=max_tokens, temperature=temperature, record=record, seed=seed)
 
     def as_openai_messages(self) -> list[dict[str, str]]:
         return [{"role": role, "content": content} for role, content in self.messages]
 
     def generation_settings(self) -> dict[str, Any]:
-        return {"max_tokens": self.max_tokens, "temperature": self.temperature, "stop": list(self.stop)}
+        """max_tokens, temperature, stop, and the seed when one is set (absent otherwise: old cache keys hold)."""
+        settings: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": self.temperature, "stop": list(self.stop)}
+        if self.seed is not None:
+            settings["seed"] = self.seed
+        return settings
 
     def cache_key(self, spec_key: str) -> str:
         """Canonical sha256 over (model spec, messages, generation settings)."""
@@ -131,6 +139,9 @@ class Adapter:
     rankable: ClassVar[bool] = True
     #: True for in-process engines: the engine calls generate_batch in chunks instead of agenerate.
     batched: ClassVar[bool] = False
+    #: A batched adapter that answers the requests of a batch one after another (no speed-up from larger
+    #: batches): the engine hands it one request at a time, so each answer is cached the moment it exists.
+    sequential: ClassVar[bool] = False
     #: True for deterministic local baselines: results are not worth caching.
     cacheable: ClassVar[bool] = True
     #: Name of the pip extra that provides this adapter's dependencies, if any.
@@ -147,6 +158,9 @@ class Adapter:
     def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
         """Run several requests in-process (only for ``batched`` adapters)."""
         raise NotImplementedError
+
+    def interrupt(self) -> None:
+        """Stop in-process work as soon as possible (called from another thread on Ctrl-C); default: nothing."""
 
     async def aclose(self) -> None:
         """Release clients/servers; called once when the engine is done."""

@@ -153,7 +153,7 @@ class HFAdapter(Adapter):
         sampling: dict[str, Any] = {"do_sample": False}
         if first.temperature > 0:
             sampling = {"do_sample": True, "temperature": first.temperature, "top_p": float(self.args.get("top_p", 1.0))}
-        torch.manual_seed(int(self.args.get("seed", 0)))
+        torch.manual_seed(first.seed if first.seed is not None else int(self.args.get("seed", 0)))
         with torch.inference_mode():
             out = model.generate(**batch, max_new_tokens=max(budgets), pad_token_id=tok.pad_token_id, **sampling)
         width = batch["input_ids"].shape[1]
@@ -185,7 +185,9 @@ class HFAdapter(Adapter):
                     results[i] = ChatResult(text=None, error=f"hf: the prompt ({len(ids)} tokens) does not fit the context window ({self.context})")
                 else:
                     runnable.append((i, ids))
-            key = lambda item: (requests[item[0]].temperature, requests[item[0]].stop)  # noqa: E731
+            # a seeded draw (recipe sampling) runs in its own group, so its seed is the one the generator uses
+            key = lambda item: (requests[item[0]].temperature, requests[item[0]].stop,  # noqa: E731
+                                -1 if requests[item[0]].seed is None else requests[item[0]].seed)
             for _, group in groupby(sorted(runnable, key=key), key=key):
                 group = list(group)
                 for start in range(0, len(group), self.batch_size):

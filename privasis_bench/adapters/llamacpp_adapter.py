@@ -144,6 +144,7 @@ class LlamaCppAdapter(Adapter):
 
     provider = "llamacpp"
     batched = True
+    sequential = True  # one generation at a time: each answer is cached as soon as it exists
     extra = "llamacpp"
 
     def __init__(self, model: str, **args: Any) -> None:
@@ -161,7 +162,21 @@ class LlamaCppAdapter(Adapter):
         self.chat_format: str | None = args.get("chat_format") or _DEFAULT_CHAT_FORMAT.get(model)
         self._llm: Any = None
         self._lock = threading.Lock()
+        self._stop = threading.Event()  # set by interrupt(): the current generation ends at its next token
         self.n_ctx: int | None = None
+
+    def interrupt(self) -> None:
+        """Abort the generation in progress (at its next token) and any request not started yet."""
+        self._stop.set()
+
+    def _check_stop(self, input_ids: Any, scores: Any) -> Any:
+        """A logits processor that changes nothing until :meth:`interrupt` is called, then leaves only the
+        end-of-text token possible, so the generation ends at its next token (the caller discards that answer;
+        an exception would not get out of llama.cpp's sampler callback)."""
+        if self._stop.is_set() and self._llm is not None:
+            scores[:] = -float("inf")
+            scores[self._llm.token_eos()] = 0.0
+        return scores
 
     def _load(self) -> Any:
         with self._lock:
@@ -214,13 +229,20 @@ class LlamaCppAdapter(Adapter):
             "max_tokens": min(request.max_tokens, room),
             "temperature": request.temperature,
             "stop": list(request.stop) or None,
-            "seed": int(self.args.get("seed", 0)),
+            "seed": request.seed if request.seed is not None else int(self.args.get("seed", 0)),
         }
         kwargs.update({k: self.args[k] for k in _SAMPLING if self.args.get(k) is not None})
+        from llama_cpp import LogitsProcessorList
+
+        kwargs["logits_processor"] = LogitsProcessorList([self._check_stop])
+        if self._stop.is_set():
+            return ChatResult(text=None, error="llamacpp: interrupted before this request started")
         try:
             out = llm.create_chat_completion(**kwargs)
         except ValueError as exc:  # e.g. "Requested tokens (...) exceed context window of ..."
             return ChatResult(text=None, error=f"llamacpp: {exc}")
+        if self._stop.is_set():  # cut short by interrupt(): never an answer
+            return ChatResult(text=None, error="llamacpp: interrupted (Ctrl-C) during generation")
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return ChatResult(

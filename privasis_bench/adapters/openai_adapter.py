@@ -132,6 +132,8 @@ class OpenAIAdapter(Adapter):
             kwargs["temperature"] = request.temperature
         if request.stop:
             kwargs["stop"] = list(request.stop)
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
         kwargs.update(self.pass_through)
         if self.extra_body:
             kwargs["extra_body"] = self.extra_body

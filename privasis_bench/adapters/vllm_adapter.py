@@ -92,7 +92,7 @@ class VLLMAdapter(Adapter):
             temperature=request.temperature,
             max_tokens=request.max_tokens,
             stop=list(request.stop) or None,
-            seed=int(self.args.get("seed", 0)),
+            seed=request.seed if request.seed is not None else int(self.args.get("seed", 0)),
             **extra,
         )
 

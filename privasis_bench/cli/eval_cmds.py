@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
                                         TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
@@ -45,7 +45,7 @@ class _Session:
     """Engines and cache shared by the tasks of one command, closed at the end."""
 
     def __init__(self, opts: Opts, rpm: Optional[float] = None) -> None:
-        self.cache = None if opts.no_cache else ResponseCache((opts.cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
+        self.cache = open_response_cache(opts.cache_dir, opts.no_cache)
         self.options = EngineOptions(cache=self.cache, retry=retry_policy(opts), concurrency=opts.concurrency,
                                      judge_concurrency=opts.judge_concurrency, progress=opts.progress, rpm=rpm,
                                      judge_rpm=opts.judge_rpm, answers=answer_policy(opts, "model"),

@@ -115,11 +115,11 @@ def _judge_caller(judge: str, judge_args: Optional[str], cache_dir: Optional[Pat
     if judge.strip().lower() == "none":
         return None, lambda: None
     from privasis_bench.adapters.spec import ModelSpec
-    from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+    from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
     from privasis_bench.pipeline.run import EngineOptions
 
     spec = ModelSpec.parse(judge, judge_args)
-    cache = None if no_cache else ResponseCache((cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
+    cache = open_response_cache(cache_dir, no_cache)
     engine = EngineOptions(cache=cache, progress=False).engine(spec, "judge")
 
     def close() -> None:

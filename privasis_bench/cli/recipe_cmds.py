@@ -13,7 +13,7 @@ from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.options import ENGINE_OPTIONS, Opts, answer_policy, retry_policy, with_options
-from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.engine.executor import Engine
 from privasis_bench.fsutil import ensure_dir
 from privasis_bench.errors import PrivasisError
@@ -42,7 +42,7 @@ class _Engines:
 
     def __init__(self, opts: Opts) -> None:
         self.opts = opts
-        self.cache = None if opts.no_cache else ResponseCache((opts.cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
+        self.cache = open_response_cache(opts.cache_dir, opts.no_cache)
         self.engines: dict[str, Engine] = {}
 
     def get(self, spec: ModelSpec, role: str) -> Engine:

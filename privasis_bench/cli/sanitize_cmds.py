@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.cli.options import (DATA_OPTIONS, ENGINE_OPTIONS, TESTEE_OPTIONS, Opts, TasksOption, answer_policy,
                                         retry_policy, split_multi, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
@@ -62,7 +62,7 @@ def sanitize(
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     out_dir = ensure_dir(output if output is not None else Path("runs") / model_slug(spec), "--output")
-    cache = None if opts.no_cache else ResponseCache((opts.cache_dir or default_cache_dir()) / CACHE_FILE_NAME)
+    cache = open_response_cache(opts.cache_dir, opts.no_cache)
     engine = Engine(build_adapter(spec), spec, role="model", cache=cache, retry=retry_policy(opts), concurrency=opts.concurrency,
                     rpm=rpm, progress=opts.progress, answers=answer_policy(opts, "model"))
     any_failed = 0

@@ -65,7 +65,8 @@ def _print_report(report: ExportReport, out: Path, heldout: Path | None) -> None
 def export_sft_cmd(
     inputs: List[str] = typer.Option(..., "--input", "-i", help="Corpus rows: task names/YAMLs or benchmark-schema jsonl/json/parquet files (repeatable)."),
     output: Path = typer.Option(..., "--output", "-o", help="Training JSONL to write (chat format: messages)."),
-    instruction: str = typer.Option("base", "--instruction", help="Instruction variant in the prompt: base, smoothed, or mix (seeded 50/50 per record)."),
+    instruction: str = typer.Option("smoothed", "--instruction", help="Instruction variant in the prompt: smoothed (the paper's final instruction), base, or mix (seeded 50/50 per record)."),
+    only_successful: bool = typer.Option(False, "--only-successful", help="Keep only rows whose own rewrite is fully successful (a filter the paper does not describe; off by default)."),
     heldout: float = typer.Option(0.0, "--heldout", min=0.0, max=0.99, help="Fraction of kept rows sent to a held-out file (seeded by record id)."),
     heldout_output: Optional[Path] = typer.Option(None, "--heldout-output", help="Held-out JSONL (default: <output stem>.heldout.jsonl)."),
     seed: int = typer.Option(0, "--seed", min=0, max=2**32 - 1, help="Seed of the held-out and instruction-mix draws."),
@@ -79,7 +80,7 @@ def export_sft_cmd(
     skip_invalid: bool = typer.Option(False, "--skip-invalid", help="Skip malformed rows (counted) instead of stopping."),
 ) -> None:
     """Export chat-format SFT data whose user turn is exactly the prompt `sanitize` sends."""
-    settings = ExportSettings(instruction=instruction, heldout_fraction=heldout, seed=seed)
+    settings = ExportSettings(instruction=instruction, heldout_fraction=heldout, seed=seed, only_successful=only_successful)
     sources = resolve_sources(inputs, prompt_task=prompt_task, include_paths=include_path, skip_invalid=skip_invalid, limit=limit)
     index = None
     if not allow_eval_overlap:

@@ -121,11 +121,11 @@ def _no_calls(requests: Any) -> Any:  # pragma: no cover - a half that must not 
 
 @dataclass
 class FinishBatch:
-    """A drafted batch and the diversity pool it is refined against."""
+    """A drafted batch and the diversity pool each of its rows is refined against."""
 
     key: str
     rows: Rows
-    pool: np.ndarray | None
+    pools: dict[str, np.ndarray | None]
 
 
 class DraftStage(BatchStage):
@@ -135,13 +135,13 @@ class DraftStage(BatchStage):
         self.recipe, self.files, self.model = recipe, files, model
         self.engine = build_worker_engine(model)
 
-    def run(self, item: tuple[str, list[str]]) -> Rows:
-        """Draft the ids of one chunk (answers cached in the chunk's shard)."""
-        key, ids = item
+    def run(self, item: tuple[str, list[str], dict[str, int]]) -> Rows:
+        """Draft the ids of one chunk, each at its retry round (answers cached in the chunk's shard)."""
+        key, ids, rounds = item
         shard = use_shard(self.engine, self.model, "gen-draft-" + key)
         try:
             ctx = SynthesisContext(recipe=self.recipe, files=self.files, ask=engine_ask(self.engine), judge_ask=_no_calls,
-                                   embed=_no_calls)
+                                   embed=_no_calls, rounds=rounds)
             return draft_batch(ids, ctx)
         finally:
             close_shard(self.engine, shard)
@@ -162,7 +162,7 @@ class FinishWorker(BatchStage):
                   (self.judge_engine, use_shard(self.judge_engine, self.judge, "gen-finish-judge"))]
         try:
             ctx = SynthesisContext(recipe=self.recipe, files=self.files, ask=engine_ask(self.engine),
-                                   judge_ask=engine_ask(self.judge_engine), embed=self.embed, pool=item.pool)
+                                   judge_ask=engine_ask(self.judge_engine), embed=self.embed, pools=item.pools)
             return finish_batch(item.rows, ctx)
         finally:
             for engine, shard in shards:
@@ -192,13 +192,16 @@ class RaySynthesis:
         self.waves: list[Generator[Rows, None, None]] = []
         self._actor: Any = None
 
-    def drafted(self, batch: list[str], ahead: Callable[[], list[str]]) -> Rows:
-        """The drafted rows of ``batch``, drafting a new wave first when one of its ids is not planned yet."""
+    def drafted(self, batch: list[str], ahead: Callable[[], list[str]], rounds: dict[str, int] | None = None) -> Rows:
+        """The drafted rows of ``batch``, drafting a new wave first when one of its ids is not planned yet (ids
+        are drafted at the retry round ``rounds`` gives them, default 0)."""
+        rounds = rounds or {}
         if any(i not in self.planned for i in batch):
             wave = [i for i in ahead() if i not in self.planned]
             chunks = [wave[k : k + self.batch_size] for k in range(0, len(wave), self.batch_size)]
             self.planned.update(wave)
-            self.waves.append(run_stages(self.ray, [(batch_key(*c), c) for c in chunks], [self.draft_stage]))
+            items = [(batch_key(*c), c, {i: rounds[i] for i in c if i in rounds}) for c in chunks]
+            self.waves.append(run_stages(self.ray, items, [self.draft_stage]))
         while any(i not in self.ready for i in batch):
             if not self.waves:
                 raise RuntimeError(f"generate on ray: no draft for {[i for i in batch if i not in self.ready][0]}")
@@ -209,14 +212,15 @@ class RaySynthesis:
             self.ready.update((r["id"], r) for r in rows)
         return [self.ready.pop(i) for i in batch]
 
-    def finished(self, rows: Rows, pool: np.ndarray | None) -> Rows:
-        """``rows`` finished by the actor against ``pool`` (an actor that dies is restarted and the batch run again)."""
+    def finished(self, rows: Rows, pools: dict[str, np.ndarray | None], *, again: bool = False) -> Rows:
+        """``rows`` finished by the actor against their ``pools`` (an actor that dies is restarted and the batch run
+        again; a row finished ``again`` finds its earlier calls in the run's cache shard)."""
         ray = connect(self.ray)
         if self._actor is None:
             actor_class = ray.remote(FinishWorker).options(num_cpus=self.ray.cpus_per_worker, num_gpus=self.ray.gpus_per_worker or None,
                                                           max_restarts=3, max_task_retries=3)
             self._actor = actor_class.remote(**self.finish_args)
-        item = FinishBatch(batch_key(*(r["id"] for r in rows)), rows, pool)
+        item = FinishBatch(batch_key(*(r["id"] for r in rows)), rows, pools)
         try:
             payload = ray.get(self._actor.run_pickled.remote(pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)))
         except Exception as exc:  # noqa: BLE001 - a failure of Ray itself or an actor that cannot be restarted

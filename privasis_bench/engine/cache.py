@@ -56,6 +56,24 @@ def default_cache_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "privasis-bench"
 
 
+_SESSION: dict[str, Any] = {}
+
+
+def open_response_cache(cache_dir: Path | None, no_cache: bool) -> "ResponseCache | None":
+    """The response cache a command uses (``--cache-dir`` / ``--no-cache``), remembered for this process so that
+    engines an adapter builds inside itself (``decomp:``, ``intact:`` sub-calls) use the same one."""
+    path = None if no_cache else (cache_dir or default_cache_dir()) / CACHE_FILE_NAME
+    _SESSION["path"] = path
+    return None if path is None else ResponseCache(path)
+
+
+def session_cache() -> "ResponseCache | None":
+    """The cache :func:`open_response_cache` opened in this process (None after ``--no-cache``); the default
+    cache when no command opened one (library use)."""
+    path = _SESSION.get("path", default_cache_dir() / CACHE_FILE_NAME)
+    return None if path is None else ResponseCache(path)
+
+
 def result_from_dict(data: dict[str, Any]) -> ChatResult:
     """Rebuild a :class:`ChatResult` from :meth:`ChatResult.to_dict` output."""
     usage = data.get("usage") or {}

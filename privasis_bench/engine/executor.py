@@ -80,7 +80,7 @@ class Engine:
         self.cache = cache if adapter.cacheable else None
         self.retry, self.concurrency, self.rpm = retry, concurrency, rpm
         self.progress, self.call_timeout = progress, call_timeout
-        self.batch_size = batch_size or max(concurrency, 8)
+        self.batch_size = batch_size or (1 if adapter.sequential else max(concurrency, 8))
         self.answers = answers if adapter.cacheable else ACCEPT_ALL  # a deterministic baseline's answer is final
         self.stats = EngineStats()
         self.clock = BusyClock()  # for --profile: when calls were in flight
@@ -158,6 +158,8 @@ class Engine:
         try:
             # Work left over by an interrupted run (Ctrl-C) must not resume while we close.
             leftovers = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            if leftovers:  # an in-process model stops its current generation instead of finishing it
+                self.adapter.interrupt()
             for task in leftovers:
                 task.cancel()
             if leftovers:

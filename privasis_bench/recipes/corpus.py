@@ -10,7 +10,6 @@ holds no state beyond its arguments, so a distributed engine can map it over bat
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -25,7 +24,8 @@ from privasis_bench.protocol.metrics import is_full_success
 from privasis_bench.recipes.chunking import chunk_text
 from privasis_bench.recipes.config import RecipeConfig
 from privasis_bench.recipes.decompose import find_spans, merged, rewrite_chunks, write_strategies
-from privasis_bench.recipes.steps import Ask, Call, StepFailure, alive, fail, make_request, ranked_names, run_calls
+from privasis_bench.recipes.steps import (Ask, Call, StepFailure, alive, fail, make_request, ranked_names, rng_for, row_rng,
+                                          run_calls)
 from privasis_bench.recipes.targets import Unit, choose_keep, keep_column, select_targets, selection_column
 
 
@@ -40,12 +40,6 @@ class CorpusContext:
     judge_ask: Callable[[list[ChatRequest]], list[ChatResult]] | None
 
 
-def row_rng(seed: int, row_id: str, step: str) -> np.random.Generator:
-    """A generator that depends only on the recipe seed, the row id and the step (no global state)."""
-    digest = hashlib.sha256(f"{seed}/{row_id}/{step}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
-
-
 def _mapping(row: dict[str, Any], *names: str) -> dict[str, Any]:
     for name in names:
         value = row.get(name)
@@ -57,10 +51,12 @@ def _mapping(row: dict[str, Any], *names: str) -> dict[str, Any]:
 
 
 def prepare(inputs: list[dict[str, Any]], recipe: RecipeConfig) -> list[dict[str, Any]]:
-    """Working rows from input corpus rows (``record``, ``attributes``, ``grouped_attributes``), chunked."""
+    """Working rows from input rows, chunked: ``generate`` output (``record``, ``attributes``,
+    ``grouped_attributes``) or benchmark rows (``original_record``, ``grouped_annotated_attributes``: the
+    attributes are then the union of the groups' members). ``_round`` (set by the driver) is the retry round."""
     rows = []
     for n, src in enumerate(inputs):
-        row: dict[str, Any] = {"id": str(src.get("id", f"row-{n}"))}
+        row: dict[str, Any] = {"id": str(src.get("id", f"row-{n}")), "round": int(src.get("_round", 0) or 0)}
         rows.append(row)
         try:
             text = src.get("record") or src.get("original_record") or ""
@@ -70,10 +66,12 @@ def prepare(inputs: list[dict[str, Any]], recipe: RecipeConfig) -> list[dict[str
             fail(row, "input", f"invalid JSON in an attribute column: {exc}")
             continue
         if not isinstance(text, str) or not text.strip():
-            fail(row, "input", "field 'record' is missing or empty")
+            fail(row, "input", "field 'record' (or 'original_record') is missing or empty")
             continue
+        if not attributes:  # a benchmark row: its attributes are the members of its groups
+            attributes = {a: v for members in groups.values() if isinstance(members, dict) for a, v in members.items()}
         if not attributes:
-            fail(row, "input", "field 'attributes' is missing or empty")
+            fail(row, "input", "no attributes: fields 'attributes' and 'grouped_annotated_attributes' are missing or empty")
             continue
         row.update(text=text, record_type=str(src.get("record_type") or ""), attributes=attributes,
                    groups={g: {a: attributes.get(a, v) for a, v in attrs.items()} for g, attrs in groups.items() if isinstance(attrs, dict)},
@@ -93,9 +91,11 @@ def rank(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask) -> None:
 
             def apply(answer: str, row=row, key=key, names=names) -> None:
                 row["ranking"][key] = ranked_names(answer, names)
+                if not row["ranking"][key]:  # recorded (row and statistics); targets are then drawn uniformly
+                    row["ranking"].setdefault("unparsed", []).append(key)
 
             listing = "\n".join(f"- {n}" for n in names)
-            calls.append(Call(row, make_request(recipe, "rank", text=row["text"], items=listing), apply))
+            calls.append(Call(row, make_request(recipe, "rank", row=row, draw=f"rank {key}", text=row["text"], items=listing), apply))
     run_calls(calls, ask, "rank")
 
 
@@ -114,9 +114,9 @@ def choose(rows: list[dict[str, Any]], recipe: RecipeConfig) -> None:
     """Targets and keep attributes per row; drop targets get their fixed strategy here."""
     params = recipe.corpus
     for row in alive(rows):
-        rng = row_rng(recipe.seed, row["id"], "targets")
+        rng = rng_for(recipe.seed, row, "targets")
         sel = select_targets(row["attributes"], row["groups"], row["ranking"], params, rng)
-        keep = choose_keep(sel, row["attributes"], params, rng)
+        keep = choose_keep(sel, row["attributes"], params, rng, row["groups"])
         list_attrs = bool(rng.random() < params.list_group_attributes_probability)
         row["targets"] = []
         for kind, unit in sel.targets():
@@ -156,7 +156,7 @@ def instructions(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask) -> 
                 raise StepFailure("the smoothed instruction is empty")
             row["smoothed_instruction"] = answer.strip()
 
-        calls.append(Call(row, make_request(recipe, "smooth", instruction=row["base_instruction"]), apply))
+        calls.append(Call(row, make_request(recipe, "smooth", row=row, instruction=row["base_instruction"]), apply))
     run_calls(calls, ask, "smooth")
 
 

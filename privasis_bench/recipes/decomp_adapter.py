@@ -108,8 +108,12 @@ def row_results(rows: list[dict[str, Any]], wrapper: str) -> list[ChatResult]:
 
 
 def wrapped_engine(spec: ModelSpec, role: str, concurrency: int) -> Engine:
-    """An engine (retries, concurrency, no cache of its own) for a model a wrapper adapter calls step by step."""
-    return Engine(build_adapter(spec), spec, role=role, cache=None, retry=RetryPolicy(), concurrency=concurrency,
+    """An engine (retries, concurrency) for a model a wrapper adapter calls step by step. Its calls go through the
+    response cache of the command (``--cache-dir``; none after ``--no-cache``), so an interrupted batch does not
+    pay for its finished sub-calls again."""
+    from privasis_bench.engine.cache import session_cache
+
+    return Engine(build_adapter(spec), spec, role=role, cache=session_cache(), retry=RetryPolicy(), concurrency=concurrency,
                   progress=False, answers=RECIPE_STEPS)
 
 

@@ -50,54 +50,72 @@ def _span_answer(answer: str) -> list[str]:
     return [s for s in list_items(answer) if not _NONE.match(s)]
 
 
+def _probes(target: dict[str, Any]) -> list[tuple[str, list[Any]]]:
+    """What the spans step asks about for a target: (label, values) per member attribute of a group target (each
+    must be found, as in the reference), else the target itself."""
+    attrs = target.get("attrs") or {}
+    if target.get("group") and attrs:
+        return [(f"{target['label']}: {name.replace('_', ' ')}", [value]) for name, value in attrs.items()]
+    return [(target["label"], list(target.get("values") or []))]
+
+
 def find_spans(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask, *, require: bool) -> None:
     """Ask, per (chunk, target), which spans refer to the target; locate them; re-ask once for unlocated ones
     (when the recipe has a ``spans_retry`` prompt).
 
-    Verbatim occurrences of known values count as spans too. With ``require``, a target with no span in any
-    chunk fails its row; otherwise it is left with no spans (nothing to rewrite).
+    A group target is asked about attribute by attribute. Verbatim occurrences of known values count as spans
+    too. With ``require``, a target (or a member attribute of a group target) with no span in any chunk fails
+    its row; otherwise it is left with what was found (possibly nothing to rewrite).
     """
-    unlocated: list[tuple[dict[str, Any], dict[str, Any], int, list[str]]] = []
+    unlocated: list[tuple[dict[str, Any], dict[str, Any], int, str, list[str]]] = []
     calls: list[Call] = []
     for row in alive(rows):
-        for target in row["targets"]:
+        for t, target in enumerate(row["targets"]):
             target["spans"] = {}
-            for i, chunk in enumerate(row["chunks"]):
-                if not chunk.strip():
-                    continue
+            target["found"] = {}
+            for p, (label, values) in enumerate(_probes(target)):
+                target["found"][label] = False
+                for i, chunk in enumerate(row["chunks"]):
+                    if not chunk.strip():
+                        continue
 
-                def apply(answer: str, row=row, target=target, i=i, chunk=chunk) -> None:
-                    found, missing = [], []
-                    for span in _span_answer(answer):
-                        (found if (hit := locate(span, chunk)) else missing).append(hit or span)
-                    found += verbatim_values(target["values"], chunk)
-                    _add(target, i, found)
-                    if missing:
-                        unlocated.append((row, target, i, missing))
+                    def apply(answer: str, row=row, target=target, i=i, chunk=chunk, label=label, values=values) -> None:
+                        found, missing = [], []
+                        for span in _span_answer(answer):
+                            (found if (hit := locate(span, chunk)) else missing).append(hit or span)
+                        found += verbatim_values(values, chunk)
+                        _add(target, i, found, label)
+                        if missing:
+                            unlocated.append((row, target, i, label, missing))
 
-                request = make_request(recipe, "spans", chunk=chunk, target=target["label"], values=_values_text(target["values"]))
-                calls.append(Call(row, request, apply))
+                    request = make_request(recipe, "spans", row=row, draw=f"spans {t}/{p}/{i}", chunk=chunk, target=label,
+                                           values=_values_text(values))
+                    calls.append(Call(row, request, apply))
     run_calls(calls, ask, "spans")
     retry: list[Call] = []
-    for row, target, i, missing in unlocated if "spans_retry" in recipe.prompts else ():
+    for n, (row, target, i, label, missing) in enumerate(unlocated if "spans_retry" in recipe.prompts else ()):
         chunk = row["chunks"][i]
 
-        def apply_retry(answer: str, target=target, i=i, chunk=chunk) -> None:
-            _add(target, i, [hit for span in _span_answer(answer) if (hit := locate(span, chunk))])
+        def apply_retry(answer: str, target=target, i=i, chunk=chunk, label=label) -> None:
+            _add(target, i, [hit for span in _span_answer(answer) if (hit := locate(span, chunk))], label)
 
-        request = make_request(recipe, "spans_retry", chunk=chunk, target=target["label"], unlocated="\n".join(f"- {m}" for m in missing))
+        request = make_request(recipe, "spans_retry", row=row, draw=f"spans retry {label}/{i}", chunk=chunk, target=label,
+                               unlocated="\n".join(f"- {m}" for m in missing))
         retry.append(Call(row, request, apply_retry))
     run_calls(retry, ask, "spans_retry")
     for row in alive(rows):
         for target in row["targets"]:
-            if require and not target["spans"]:
-                fail(row, "spans", f"target {target['label']!r}: no span found in any chunk")
+            lost = [label for label, ok in target.pop("found", {}).items() if not ok]
+            if require and lost:
+                what = f"target {target['label']!r}" if lost == [target["label"]] else f"{lost[0]!r} (of target {target['label']!r})"
+                fail(row, "spans", f"{what}: no span found in any chunk")
                 break
 
 
-def _add(target: dict[str, Any], index: int, spans: list[str]) -> None:
+def _add(target: dict[str, Any], index: int, spans: list[str], label: str) -> None:
     unique = [s for s in dict.fromkeys(spans) if s.strip()]
     if unique:
+        target["found"][label] = True
         target["spans"].setdefault(str(index), [])
         target["spans"][str(index)] = list(dict.fromkeys(target["spans"][str(index)] + unique))
 
@@ -117,7 +135,7 @@ def write_strategies(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask)
                     raise StepFailure(f"target {target['label']!r}: the strategy answer is empty")
                 target["strategy"] = lines[0]
 
-            request = make_request(recipe, "strategy", context=context, target=target["label"], values=_values_text(target["values"]))
+            request = make_request(recipe, "strategy", row=row, draw=f"strategy {target['label']}", context=context, target=target["label"], values=_values_text(target["values"]))
             calls.append(Call(row, request, apply))
     run_calls(calls, ask, "strategy")
 
@@ -158,7 +176,7 @@ def rewrite_chunks(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask) -
 
                 body = _edges(chunk)[1]
                 # a rewrite is about as long as its chunk (~4 characters per token): twice that is plenty
-                request = make_request(recipe, "rewrite", chunk=body, strategy=target["strategy"],
+                request = make_request(recipe, "rewrite", row=row, draw=f"rewrite {k}/{i}", chunk=body, strategy=target["strategy"],
                                        spans="\n".join(f"- {s}" for s in spans), max_tokens=len(body) // 2 + 64)
                 calls.append(Call(row, request, apply))
         run_calls(calls, ask, f"rewrite target {k + 1}")

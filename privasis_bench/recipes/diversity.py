@@ -39,8 +39,9 @@ def delta_vendi(pool: np.ndarray | None, current: np.ndarray, new: np.ndarray) -
 
 
 def accept(preference: float, gain: float, alpha: float = 0.5, beta: float = 0.5, tau: float = 0.5) -> bool:
-    """The refinement rule: keep the revision iff ``alpha * preference + beta * gain > tau``."""
-    return alpha * preference + beta * gain > tau
+    """The refinement rule: keep the revision iff ``alpha * preference + beta * gain > tau`` (the gain is taken to
+    6 decimals, as recorded, so floating-point noise cannot flip a decision)."""
+    return alpha * preference + beta * round(gain, 6) > tau
 
 
 def model_folder(name: str) -> Path:
@@ -62,18 +63,60 @@ def model_folder(name: str) -> Path:
 
 
 class Embedder:
-    """Encodes texts with a local sentence-transformers model (loaded once per instance, offline)."""
+    """Encodes whole texts with a local sentence-transformers model (loaded once per instance, offline).
 
-    def __init__(self, name: str) -> None:
+    The model reads at most ``max_seq_length`` word pieces (256 for all-MiniLM-L6-v2, about a quarter of a
+    500-word record), so a text is cut into consecutive windows of that many word pieces, each window is
+    embedded, and the text's embedding is the token-weighted mean of its windows, normalized: a change anywhere
+    in the record moves it. Each text is encoded on its own (no padding against other texts), so a text's
+    embedding does not depend on what it is batched with; results are remembered per text.
+    """
+
+    def __init__(self, name: str, *, memo_size: int = 4096) -> None:
         self.name = name
         self._model = None
+        self._memo: dict[str, np.ndarray] = {}
+        self._memo_size = memo_size
 
-    def __call__(self, texts: Sequence[str]) -> np.ndarray:
-        """One normalized embedding row per text."""
+    def _load(self) -> object:
         if self._model is None:
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError as exc:
                 raise PrivasisError(f"embeddings need sentence-transformers: pip install 'privasis-bench[recipes]' ({exc})") from None
             self._model = SentenceTransformer(str(model_folder(self.name)), device="cpu", local_files_only=True)
-        return np.asarray(self._model.encode(list(texts), normalize_embeddings=True, show_progress_bar=False))
+        return self._model
+
+    def windows(self, text: str) -> list[tuple[str, int]]:
+        """(window text, word pieces) for consecutive windows covering the whole of ``text``."""
+        model = self._load()
+        tokenizer = model.tokenizer  # type: ignore[attr-defined]
+        width = max(8, int(model.max_seq_length) - 2)  # type: ignore[attr-defined]  # room for [CLS] and [SEP]
+        enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        offsets = enc["offset_mapping"]
+        if len(offsets) <= width:
+            return [(text, max(1, len(offsets)))]
+        out = []
+        for start in range(0, len(offsets), width):
+            part = offsets[start : start + width]
+            out.append((text[part[0][0] : part[-1][1]], len(part)))
+        return out
+
+    def embed_one(self, text: str) -> np.ndarray:
+        """The normalized, token-weighted mean of the window embeddings of ``text``."""
+        if text in self._memo:
+            return self._memo[text]
+        parts = self.windows(text)
+        vectors = np.asarray(self._load().encode([p for p, _ in parts], normalize_embeddings=True,  # type: ignore[attr-defined]
+                                                 show_progress_bar=False), dtype=float)
+        weights = np.asarray([n for _, n in parts], dtype=float)
+        mean = (vectors * weights[:, None]).sum(axis=0) / weights.sum()
+        vector = mean / (np.linalg.norm(mean) or 1.0)
+        if len(self._memo) >= self._memo_size:
+            self._memo.pop(next(iter(self._memo)))
+        self._memo[text] = vector
+        return vector
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        """One normalized embedding row per text (each covering the whole text)."""
+        return np.vstack([self.embed_one(t) for t in texts]) if texts else np.zeros((0, 0))

@@ -1,12 +1,13 @@
 """Resumable drivers: feed batches of rows to a recipe's batch function and persist what each batch produced.
 
-Finished rows are appended the moment their batch ends; failed rows go to ``failures.jsonl`` with the step and
-the reason (a re-run tries them again; calls already answered come from the response cache). Rows whose id is
-already finished are skipped.
+Finished rows are appended the moment their batch ends; failed rows go to ``failures.jsonl`` with the step, the
+reason and the retry round (a later run tries them again with new samples; see :mod:`~privasis_bench.recipes.store`).
+Rows whose id is already finished are skipped; calls already answered come from the response cache.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 from dataclasses import replace
@@ -17,7 +18,8 @@ import numpy as np
 
 from privasis_bench.fsutil import read_text
 from privasis_bench.errors import DataError
-from privasis_bench.recipes.corpus import CorpusContext, build_batch, row_rng, to_benchmark_row
+from privasis_bench.recipes.corpus import CorpusContext, build_batch, to_benchmark_row
+from privasis_bench.recipes.steps import row_rng
 from privasis_bench.recipes.store import RowStore, read_jsonl
 from privasis_bench.recipes.synthesis import (SynthesisContext, draft_batch, finish_batch, to_corpus_row,
                                               validate_corpus_row)
@@ -53,8 +55,12 @@ def run_build_corpus(inputs: list[dict[str, Any]], ctx: CorpusContext, store: Ro
     ``map_batches`` runs the batches elsewhere (e.g. on a Ray cluster) and yields each batch's rows in order;
     by default each batch is built here with ``ctx``."""
     done = store.done_ids()
-    todo = [r for r in inputs if str(r.get("id")) not in done]
-    counts = {"inputs": len(inputs), "resumed": len(inputs) - len(todo), "built": 0, "failed": 0}
+    retry, skip = store.retry_plan()
+    todo = [{**r, "_round": retry.get(str(r.get("id")), 0)} for r in inputs
+            if str(r.get("id")) not in done and str(r.get("id")) not in skip]
+    counts = {"inputs": len(inputs), "resumed": len(done & {str(r.get("id")) for r in inputs}), "built": 0, "failed": 0,
+              "retried": sum(r["_round"] > 0 for r in todo), "not_retried_this_round": len(skip),
+              "round": store.rounds_completed, "ranking_unparsed": 0}
     starts = range(0, len(todo), batch_size)
     batches = [todo[start : start + batch_size] for start in starts]
     built = map_batches(batches) if map_batches is not None else (build_batch(b, ctx) for b in batches)
@@ -65,6 +71,7 @@ def run_build_corpus(inputs: list[dict[str, Any]], ctx: CorpusContext, store: Ro
         store.add_failures(bad)
         counts["built"] += len(ok)
         counts["failed"] += len(bad)
+        counts["ranking_unparsed"] += sum(bool(r.get("ranking", {}).get("unparsed")) for r in ok)
         for r in bad:
             log(f"{r['id']}: failed at {r['error']['step']}: {r['error']['message']}")
         log(f"{min(start + batch_size, len(todo))}/{len(todo)} rows processed ({counts['built']} built, {counts['failed']} failed)")
@@ -72,7 +79,7 @@ def run_build_corpus(inputs: list[dict[str, Any]], ctx: CorpusContext, store: Ro
     final = store.rows()
     summary = {**counts, "rows": len(final), **{s: sum(r.get("split") == s for r in final) for s in (*SPLITS, "unscored")},
                "failures_pending": len(store.failures())}
-    store.write_meta(summary)
+    store.complete_round(summary)
     return summary
 
 
@@ -101,78 +108,138 @@ def task_yaml(name: str, data_file: str) -> str:
     return f"task: {safe}\ninclude: {base}\ndataset: {{path: null, revision: null, data_files: {data_file}}}\n"
 
 
-def _pool(embeddings: list[np.ndarray], size: int, rng: np.random.Generator) -> np.ndarray | None:
-    if not embeddings:
+def pool_before(row_id: str, vectors: dict[str, np.ndarray], size: int, seed: int) -> np.ndarray | None:
+    """The diversity pool of ``row_id``: embeddings of the records finished before it in id order (at most
+    ``size`` of them, drawn with a generator keyed by the row), stacked in id order; None when there is none."""
+    earlier = sorted(i for i in vectors if i < row_id)
+    if not earlier:
         return None
-    if len(embeddings) > size:
-        embeddings = [embeddings[i] for i in rng.choice(len(embeddings), size=size, replace=False)]
-    return np.vstack(embeddings)
+    if len(earlier) > size:
+        picked = row_rng(seed, row_id, "pool").choice(len(earlier), size=size, replace=False)
+        earlier = [earlier[k] for k in sorted(picked)]
+    return np.vstack([vectors[i] for i in earlier])
+
+
+def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and a.shape == b.shape and bool(np.array_equal(a, b)))
+
+
+class _MemoAsk:
+    """An :data:`Ask` that remembers the answers of one batch, so a row refined again (against a larger pool)
+    re-asks nothing it already asked, even without the response cache."""
+
+    def __init__(self, ask: Callable[[list[Any], str], list[Any]]) -> None:
+        self.ask, self.answers = ask, {}
+
+    def __call__(self, requests: list[Any], desc: str) -> list[Any]:
+        keys = [r.cache_key("") for r in requests]
+        todo = [(k, r) for k, r in dict(zip(keys, requests)).items() if k not in self.answers]
+        if todo:
+            for (key, _), result in zip(todo, self.ask([r for _, r in todo], desc), strict=True):
+                self.answers[key] = result
+        results = [self.answers[k] for k in keys]
+        for key, result in zip(keys, results):
+            if not result.ok:  # a failed call is asked again next time
+                self.answers.pop(key, None)
+        return results
 
 
 class LocalSynthesis:
     """Where ``generate`` runs its batches by default: both halves of each batch in this process, one after another.
 
-    Another executor (e.g. :class:`~privasis_bench.distributed.recipes.RaySynthesis`) offers the same two methods.
+    Another executor (e.g. :class:`~privasis_bench.distributed.recipes.RaySynthesis`) offers the same methods.
     """
 
     def __init__(self, ctx: SynthesisContext) -> None:
         self.ctx = ctx
+        self.ask, self.judge_ask = _MemoAsk(ctx.ask), _MemoAsk(ctx.judge_ask)
 
-    def drafted(self, batch: list[str], ahead: Callable[[], list[str]]) -> list[dict[str, Any]]:
-        """The working rows of ``batch`` up to their drafts; ``ahead()`` lists the ids the run will try next if no
-        row fails from here on (``batch`` first), for executors that draft ahead of time."""
-        return draft_batch(batch, self.ctx)
+    def drafted(self, batch: list[str], ahead: Callable[[], list[str]], rounds: dict[str, int] | None = None) -> list[dict[str, Any]]:
+        """The working rows of ``batch`` up to their drafts (``rounds``: retry round per id, default 0); ``ahead()``
+        lists the ids the run will try next if no row fails from here on (``batch`` first), for executors that
+        draft ahead of time."""
+        return draft_batch(batch, replace(self.ctx, rounds=rounds or {}))
 
-    def finished(self, rows: list[dict[str, Any]], pool: np.ndarray | None) -> list[dict[str, Any]]:
-        """``rows`` refined against ``pool``, filtered, annotated and grouped."""
-        return finish_batch(rows, replace(self.ctx, pool=pool))
+    def finished(self, rows: list[dict[str, Any]], pools: dict[str, np.ndarray | None], *, again: bool = False) -> list[dict[str, Any]]:
+        """``rows`` refined against their pools, filtered, annotated and grouped (``again``: a row of the batch
+        just finished, refined again against its complete pool; its calls are remembered from the batch)."""
+        if not again:
+            self.ask.answers.clear()
+            self.judge_ask.answers.clear()
+        return finish_batch(rows, replace(self.ctx, ask=self.ask, judge_ask=self.judge_ask, pools=pools))
 
 
 def run_generate(n: int, ctx: SynthesisContext, store: RowStore, *, batch_size: int = 4, log: Log = print,
                  steps: LocalSynthesis | None = None) -> dict[str, Any]:
     """Synthesize until ``n`` corpus rows are finished (trying at most ``n * max_attempts_factor`` ids).
 
-    Ids are ``<recipe>-00000``, ``<recipe>-00001``, ...; finished ids are skipped, failed ones tried again
-    (their answered calls come from the cache). The diversity pool holds the embeddings of finished rows, so
-    batches finish one after another; ``steps`` says where their halves run (default: here, with ``ctx``).
+    Ids are ``<recipe>-00000``, ``<recipe>-00001``, ... and are tried in order; finished ids are skipped, ids that
+    failed in an earlier round are tried again with new samples (see :mod:`store`). A row's refinement is measured
+    against the records finished before it in id order, so what a row becomes does not depend on batching or on
+    where an earlier run stopped: a batch is refined against what earlier batches finished, then, in id order, a
+    row with an earlier row of its own batch finished is refined again against that complete pool (its repeated
+    calls come from memory). ``steps`` says where the halves run (default: here, with ``ctx``).
     """
     recipe = ctx.recipe
     steps = steps or LocalSynthesis(ctx)
-    finished = store.rows()
-    needed = len(finished) < n and recipe.synthesis.refine_steps > 0
-    embeddings = list(ctx.embed([r["record"] for r in finished])) if finished and needed else []
-    done = {r["id"] for r in finished}
+    finished = {r["id"]: r for r in store.rows()}
+    retry, skip = store.retry_plan()
+    diverse = recipe.synthesis.refine_steps > 0
+    vectors: dict[str, np.ndarray] = {}
+    if finished and diverse and len(finished) < n:
+        order = sorted(finished)
+        vectors = dict(zip(order, ctx.embed([finished[i]["record"] for i in order])))
+    done = set(finished)
     ids = [f"{recipe.recipe}-{i:05d}" for i in range(n * recipe.synthesis.max_attempts_factor)]
-    counts: dict[str, Any] = {"requested": n, "resumed": len(done), "generated": 0, "failed": 0, "failed_steps": {}}
+    counts: dict[str, Any] = {"requested": n, "resumed": len(done), "generated": 0, "failed": 0, "failed_steps": {},
+                              "retried": 0, "round": store.rounds_completed, "refined_again": 0}
     refinement: list[dict[str, Any]] = []
     cursor = 0
+
+    def pool(row_id: str, known: dict[str, np.ndarray]) -> np.ndarray | None:
+        return pool_before(row_id, known, recipe.synthesis.pool_size, recipe.seed) if diverse else None
+
     while len(done) < n and cursor < len(ids):
         batch, start = [], cursor
         while cursor < len(ids) and len(batch) < min(batch_size, n - len(done)):
-            if ids[cursor] not in done:
+            if ids[cursor] not in done and ids[cursor] not in skip:
                 batch.append(ids[cursor])
             cursor += 1
         if not batch:
             break
 
         def ahead(start: int = start, wanted: int = n - len(done)) -> list[str]:
-            return list(itertools.islice((i for i in ids[start:] if i not in done), wanted))
+            return list(itertools.islice((i for i in ids[start:] if i not in done and i not in skip), wanted))
 
-        pool = _pool(embeddings, recipe.synthesis.pool_size, row_rng(recipe.seed, batch[0], "pool"))
-        rows = steps.finished(steps.drafted(batch, ahead), pool)
+        pools = {i: pool(i, vectors) for i in batch}
+        drafted = steps.drafted(batch, ahead, retry)
+        snapshot = copy.deepcopy(drafted)
+        first_pass = {r["id"]: r for r in steps.finished(drafted, pools)}
+        rows, here = [], {}
+        for draft in sorted(snapshot, key=lambda r: r["id"]):
+            rid, row = draft["id"], first_pass[draft["id"]]
+            if diverse and not draft.get("error") and any(i < rid for i in here):
+                complete = pool(rid, {**vectors, **here})
+                if not _same(complete, pools[rid]):
+                    row = steps.finished([copy.deepcopy(draft)], {rid: complete}, again=True)[0]
+                    counts["refined_again"] += 1
+            if not row.get("error") and diverse:
+                here[rid] = ctx.embed([row["text"]])[0]
+            rows.append(row)
         ok = [r for r in rows if not r.get("error")]
         bad = [r for r in rows if r.get("error")]
         out = [to_corpus_row(r) for r in ok]
         for row in out:
             validate_corpus_row(row)
-            refinement += row["stats"].get("refinement", [])
+        for row in rows:  # every revision tried counts, also on rows that failed later
+            refinement += row.get("stats", {}).get("refinement", [])
         store.add(out)
         store.add_failures(bad)
-        if out and recipe.synthesis.refine_steps:
-            embeddings += list(ctx.embed([r["record"] for r in out]))
+        vectors.update(here)
         done |= {r["id"] for r in out}
         counts["generated"] += len(out)
         counts["failed"] += len(bad)
+        counts["retried"] += sum(i in retry for i in batch)
         for r in bad:
             step = r["error"]["step"]
             counts["failed_steps"][step] = counts["failed_steps"].get(step, 0) + 1
@@ -186,5 +253,5 @@ def run_generate(n: int, ctx: SynthesisContext, store: RowStore, *, batch_size: 
         "judge_unparsed": sum(s["judge"] == "unparsed" for s in refinement),
         "mean_delta_vendi": float(np.mean([s["delta_vendi"] for s in refinement])) if refinement else None,
     }
-    store.write_meta(counts)
+    store.complete_round(counts)
     return counts

@@ -9,9 +9,12 @@ batches.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.protocol.judge_prompts import render
@@ -50,15 +53,40 @@ def fail(row: dict[str, Any], step: str, message: str) -> None:
         row["error"] = {"step": step, "message": message}
 
 
+def row_rng(seed: int, row_id: str, step: str, round_: int = 0) -> np.random.Generator:
+    """A generator that depends only on the recipe seed, the row id, the step and the row's retry round (round 0,
+    a row's first attempt, keeps the key it always had; no global state)."""
+    key = f"{seed}/{row_id}/{step}" + (f"/round{round_}" if round_ else "")
+    digest = hashlib.sha256(key.encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
+
+
+def rng_for(seed: int, row: dict[str, Any], step: str) -> np.random.Generator:
+    """:func:`row_rng` for a working row (its id and retry round)."""
+    return row_rng(seed, row["id"], step, int(row.get("round", 0)))
+
+
+def draw_seed(recipe_seed: int, row: dict[str, Any], label: str) -> int:
+    """The sampling seed of one draw: a function of the recipe seed, the row id, the row's retry round and the
+    draw's label (e.g. ``"revise 2"``), so every attempt is a new sample and a re-run repeats it exactly."""
+    key = f"{recipe_seed}/{row['id']}/{int(row.get('round', 0))}/{label}"
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:4], "big") & 0x7FFFFFFF
+
+
 def make_request(recipe: RecipeConfig, step: str, *, temperature: float | None = None, max_tokens: int | None = None,
-                 **fields: Any) -> ChatRequest:
+                 row: dict[str, Any] | None = None, draw: str | None = None, **fields: Any) -> ChatRequest:
     """The step's template with ``fields`` filled in, as one user message with the step's settings.
 
-    ``max_tokens`` can only lower the step's budget (e.g. to fit the length of the text being rewritten)."""
+    ``max_tokens`` can only lower the step's budget (e.g. to fit the length of the text being rewritten). A step
+    that samples (temperature above 0) on behalf of ``row`` gets a seed from :func:`draw_seed` (label ``draw``,
+    default the step name): the seed is part of the request and of its cache key, so two attempts at the same
+    prompt are two samples, while a re-run of the same command finds each attempt in the cache."""
     gen = recipe.step(step)
     prompt = render(recipe.prompt(step), **{k: str(v) for k, v in fields.items()})
     budget = gen.max_tokens if max_tokens is None else min(gen.max_tokens, max_tokens)
-    return ChatRequest.user(prompt, max_tokens=budget, temperature=gen.temperature if temperature is None else temperature)
+    temp = gen.temperature if temperature is None else temperature
+    seed = draw_seed(recipe.seed, row, draw or step) if row is not None and temp > 0 else None
+    return ChatRequest.user(prompt, max_tokens=budget, temperature=temp, seed=seed)
 
 
 def run_calls(calls: list[Call], ask: Ask, step: str) -> None:

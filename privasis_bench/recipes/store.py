@@ -1,8 +1,13 @@
 """Resumable recipe outputs: finished rows are appended as they land and skipped on a re-run.
 
 ``<dir>/<name>.jsonl`` holds finished rows (one per id), ``<dir>/failures.jsonl`` the rows that failed (id,
-step, message: a re-run tries them again), ``<dir>/<name>.meta.json`` the settings fingerprint (a re-run with
-other settings refuses to mix its rows in) and the counts of the last run.
+step, message, retry round), ``<dir>/<name>.meta.json`` the settings fingerprint (a re-run with other settings
+refuses to mix its rows in), the counts of the last run and how many runs completed.
+
+Retry rounds make re-runs deterministic: a run is round ``r`` = the number of runs that completed before it. It
+tries again, with new samples (round ``r`` seeds), the rows that failed in earlier rounds; rows that failed in
+round ``r`` itself (a run of this round that was interrupted) are not tried again, so an interrupted run that is
+resumed writes exactly what the uninterrupted run would have written.
 """
 
 from __future__ import annotations
@@ -60,13 +65,16 @@ class RowStore:
         self.failures_path = self.dir / "failures.jsonl"
         self.meta_path = self.dir / f"{name}.meta.json"
         self.settings = settings
+        self.rounds_completed = 0
         if overwrite:
             for p in (self.path, self.failures_path, self.meta_path):
                 p.unlink(missing_ok=True)
         if self.meta_path.exists() and self.path.exists():
             try:
-                previous = json.loads(self.meta_path.read_text(encoding="utf-8")).get("settings")
-            except (OSError, ValueError):
+                meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
+                previous = meta.get("settings")
+                self.rounds_completed = int(meta.get("rounds_completed") or 0)
+            except (OSError, ValueError, TypeError, AttributeError):
                 previous = None
             if previous != settings:
                 diffs = sorted(k for k in set(settings) | set(previous or {}) if (previous or {}).get(k) != settings.get(k))
@@ -89,16 +97,33 @@ class RowStore:
         _append(self.path, rows)
 
     def add_failures(self, rows: Iterable[dict[str, Any]]) -> None:
-        """Append failed rows: id, the step and message, and the row's usage."""
-        _append(self.failures_path, ({"id": r["id"], **r["error"], "usage": r.get("usage")} for r in rows))
+        """Append failed rows: id, the step and message, this run's round, and the row's usage."""
+        _append(self.failures_path, ({"id": r["id"], **r["error"], "round": self.rounds_completed, "usage": r.get("usage")}
+                                     for r in rows))
 
     def failures(self) -> list[dict[str, Any]]:
         """Failures whose id has no finished row (the last failure per id)."""
         done = self.done_ids()
         return list({f["id"]: f for f in read_jsonl(self.failures_path) if f.get("id") not in done}.values())
 
+    def retry_plan(self) -> tuple[dict[str, int], set[str]]:
+        """(ids to try again with this run's round, ids that already failed in this round and are not retried)."""
+        done, now = self.done_ids(), self.rounds_completed
+        rounds: dict[str, set[int]] = {}
+        for f in read_jsonl(self.failures_path):
+            if f.get("id") not in done:
+                rounds.setdefault(str(f.get("id")), set()).add(int(f.get("round") or 0))
+        retry = {i: now for i, seen in rounds.items() if now not in seen}
+        return retry, {i for i, seen in rounds.items() if now in seen}
+
+    def complete_round(self, counts: dict[str, Any]) -> None:
+        """Record a finished run (its counts) and start the next round."""
+        self.rounds_completed += 1
+        self.write_meta(counts)
+
     def write_meta(self, counts: dict[str, Any] | None) -> None:
-        body = {"settings": self.settings, "counts": counts}
+        """Write the sidecar: settings, counts (None while a run is under way) and completed rounds."""
+        body = {"settings": self.settings, "counts": counts, "rounds_completed": self.rounds_completed}
         tmp = self.meta_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(body, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp, self.meta_path)

@@ -2,42 +2,44 @@
 
 Each function below is one step over a batch of working rows (plain dicts); :func:`synthesize_batch` chains
 them, in two halves: :func:`draft_batch` (seed to draft, independent of every other row) and :func:`finish_batch`
-(refinement against the pool, filters, annotation, grouping). Random choices come from a generator seeded by (recipe seed, row id, step), so a batch needs nothing
-but its ids and a :class:`SynthesisContext`. The diversity pool (embeddings of records accepted by earlier
-batches) is an input of the batch, not state kept here.
+(refinement against the row's diversity pool, filters, annotation, grouping). Random choices come from a
+generator seeded by (recipe seed, row id, retry round, step), and every sampled model call carries a seed from
+the same key, so a batch needs nothing but its ids and a :class:`SynthesisContext`. Each row's pool (embeddings
+of records finished before it in id order) is an input of the batch, not state kept here.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
 from privasis_bench.errors import DataError
 from privasis_bench.recipes.config import RecipeConfig
-from privasis_bench.recipes.corpus import row_rng
 from privasis_bench.recipes.decompose import locate
 from privasis_bench.recipes.diversity import accept, delta_vendi
 from privasis_bench.recipes.seeds import SeedFiles, draw_seed
 from privasis_bench.recipes.steps import (REFUSAL, Ask, Call, StepFailure, alive, fail, key_values, list_items,
-                                          make_request, match_name, run_calls, snake)
+                                          make_request, match_name, rng_for, row_rng, run_calls, snake)
 
 CORPUS_FIELDS = ("id", "record", "profile", "record_type", "context", "format", "event", "attributes", "grouped_attributes")
 
 
 @dataclass
 class SynthesisContext:
-    """What a batch needs: recipe, seed files, the model, the preference judge, embeddings and the pool."""
+    """What a batch needs: recipe, seed files, the model, the preference judge, embeddings, each row's diversity
+    pool (embeddings of records finished before it in id order; None: no record yet) and retry round."""
 
     recipe: RecipeConfig
     files: SeedFiles
     ask: Ask
     judge_ask: Ask
     embed: Callable[[list[str]], np.ndarray]
-    pool: np.ndarray | None = None
+    pools: dict[str, np.ndarray | None] = field(default_factory=dict)
+    rounds: dict[str, int] = field(default_factory=dict)
 
 
 def _lines(mapping: dict[str, Any]) -> str:
@@ -45,8 +47,13 @@ def _lines(mapping: dict[str, Any]) -> str:
 
 
 def seed_rows(ids: list[str], ctx: SynthesisContext) -> list[dict[str, Any]]:
-    """Working rows with their seed drawn from the seed files."""
-    return [{"id": i, "seed": draw_seed(ctx.files, ctx.recipe, row_rng(ctx.recipe.seed, i, "seed")), "stats": {}} for i in ids]
+    """Working rows with their seed drawn from the seed files (a retried row, round > 0, draws a new seed)."""
+    rows = []
+    for i in ids:
+        round_ = int(ctx.rounds.get(i, 0))
+        rows.append({"id": i, "round": round_, "seed": draw_seed(ctx.files, ctx.recipe, row_rng(ctx.recipe.seed, i, "seed", round_)),
+                     "stats": {}})
+    return rows
 
 
 def profiles(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
@@ -61,12 +68,16 @@ def profiles(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
             fields = key_values(answer)
             if len(fields) < 3:
                 raise StepFailure(f"the profile answer has {len(fields)} 'Field: value' line(s), at least 3 are needed")
-            profile = {**{k: str(v) for k, v in demographics.items()}, **fields}
+            seeded = {k: str(v) for k, v in demographics.items()}
+            changed = sorted(k for k in seeded if k in fields and fields[k] != seeded[k])
+            if changed:  # the seed wins: the model may not rename, re-age or re-date the person
+                row["stats"]["profile_overrides_ignored"] = changed
+            profile = {**fields, **seeded}
             profile["full_name"] = " ".join(p for p in (profile.get("first_name"), profile.get("last_name")) if p)
             row["profile"] = profile
 
         request = make_request(
-            ctx.recipe, "profile", seed=_lines(demographics), event=s["event"], event_attributes=", ".join(s["event_attributes"]),
+            ctx.recipe, "profile", row=row, seed=_lines(demographics), event=s["event"], event_attributes=", ".join(s["event_attributes"]),
             sexes=", ".join(ctx.files.values["sex"]), ethnicities=", ".join(ctx.files.values["ethnicity"]),
             event_fields="\n".join(f"{a[:1].upper()}{a[1:]}:" for a in s["event_attributes"]))
         calls.append(Call(row, request, apply))
@@ -87,11 +98,11 @@ def pick_from_list(rows: list[dict[str, Any]], ctx: SynthesisContext, step: str,
             items = [i for i in list_items(answer, limit=keep) if len(i) > 3]
             if not items:
                 raise StepFailure(f"the {step} answer holds no list item")
-            rng = row_rng(ctx.recipe.seed, row["id"], step)
+            rng = rng_for(ctx.recipe.seed, row, step)
             row[field] = items[int(rng.integers(len(items)))]
             row["stats"][f"{step}_options"] = len(items)
 
-        calls.append(Call(row, make_request(ctx.recipe, step, **fields(row)), apply))
+        calls.append(Call(row, make_request(ctx.recipe, step, row=row, **fields(row)), apply))
     run_calls(calls, ctx.ask, step)
 
 
@@ -130,7 +141,8 @@ def drafts(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
                     raise StepFailure(f"{problem} (after a retry)")
 
             fields = {**_who(row), "context": row["context"], "record_type": row["record_type"], "format": row["format"]}
-            calls.append(Call(row, make_request(ctx.recipe, "draft", temperature=gen.temperature + 0.1 * attempt, **fields), apply))
+            calls.append(Call(row, make_request(ctx.recipe, "draft", temperature=gen.temperature + 0.1 * attempt,
+                                                    row=row, draw=f"draft {attempt + 1}", **fields), apply))
         run_calls(calls, ctx.ask, "draft" if attempt == 0 else "draft retry")
 
 
@@ -140,7 +152,10 @@ def _preference(answer: str) -> str | None:
 
 
 def refine(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
-    """Up to ``refine_steps`` revisions, each kept iff ``alpha * judge preference + beta * delta Vendi > tau``."""
+    """``refine_steps`` revisions, each kept iff ``alpha * judge preference + beta * delta Vendi > tau``.
+
+    Every step draws a new candidate (its own sampling seed: a rejected revision is not asked for again
+    verbatim); delta Vendi is measured against the row's own pool, ``ctx.pools[id]``."""
     p = ctx.recipe.synthesis
     for step in range(p.refine_steps):
         candidates: dict[str, str] = {}
@@ -150,14 +165,14 @@ def refine(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
                 raise StepFailure(f"revision {step + 1} is empty")
             candidates[row["id"]] = answer.strip()
 
-        calls = [Call(row, make_request(ctx.recipe, "revise", text=row["text"]), lambda a, row=row: keep_candidate(a, row))
+        calls = [Call(row, make_request(ctx.recipe, "revise", row=row, draw=f"revise {step + 1}", text=row["text"]), lambda a, row=row: keep_candidate(a, row))
                  for row in alive(rows)]
         run_calls(calls, ctx.ask, f"revise {step + 1}")
         live = [r for r in alive(rows) if r["id"] in candidates]
         prefs: dict[str, str | None] = {}
         judge_calls = []
         for row in live:
-            revised_first = bool(row_rng(ctx.recipe.seed, row["id"], f"order{step}").random() < 0.5)
+            revised_first = bool(rng_for(ctx.recipe.seed, row, f"order{step}").random() < 0.5)
             a, b = (candidates[row["id"]], row["text"]) if revised_first else (row["text"], candidates[row["id"]])
             revised_letter = "A" if revised_first else "B"
 
@@ -165,14 +180,14 @@ def refine(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
                 picked = _preference(answer)
                 prefs[row["id"]] = None if picked is None else ("revised" if picked == revised_letter else "current")
 
-            judge_calls.append(Call(row, make_request(ctx.recipe, "prefer", text_a=a, text_b=b), apply))
+            judge_calls.append(Call(row, make_request(ctx.recipe, "prefer", row=row, draw=f"prefer {step + 1}", text_a=a, text_b=b), apply))
         run_calls(judge_calls, ctx.judge_ask, f"prefer {step + 1}")
         live = [r for r in alive(rows) if r["id"] in prefs]
         if not live:
             continue
         vectors = ctx.embed([t for r in live for t in (r["text"], candidates[r["id"]])])
         for n, row in enumerate(live):
-            gain = delta_vendi(ctx.pool, vectors[2 * n], vectors[2 * n + 1])
+            gain = delta_vendi(ctx.pools.get(row["id"]), vectors[2 * n], vectors[2 * n + 1])
             preference = 1.0 if prefs[row["id"]] == "revised" else 0.0
             ok = accept(preference, gain, p.alpha, p.beta, p.tau)
             row["stats"].setdefault("refinement", []).append(
@@ -207,25 +222,62 @@ def filters(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
             fail(row, "filter", f"degenerate output (a sentence repeated {_most_repeated_sentence(text)} times)")
 
 
+_NOT_A_VALUE = re.compile(r"^(yes|no|true|false|none|unknown|n/?a|not (stated|given|mentioned)|-)$", re.I)
+
+
+def _supported(value: str, text: str) -> bool:
+    """A value the text states: verbatim, or every word of it (2+ characters) occurs in the text."""
+    if locate(value, text):
+        return True
+    words = set(re.findall(r"\w{2,}", text.lower()))
+    wanted = re.findall(r"\w{2,}", value.lower())
+    return bool(wanted) and all(w in words for w in wanted)
+
+
 def annotate(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
-    """Profile values found in the text plus the attributes the model extracts; only values the text contains."""
+    """The record's attributes, as the recipe describes them: profile attributes the record states (found verbatim,
+    or named by the model when asked which profile facts the text gives away, e.g. an implied marital status),
+    then the attributes the model extracts (event details included; short, specific values the text supports, no
+    yes/no), merged without duplicates."""
+    present: dict[str, set[str]] = {}
+    extracted: dict[str, dict[str, str]] = {}
     calls = []
     for row in alive(rows):
+        facts = "\n".join(f"- {snake(k)}: {v}" for k, v in row["profile"].items() if k != "full_name")
 
-        def apply(answer: str, row=row) -> None:
-            text = row["text"]
-            found: dict[str, Any] = {}
-            for key, value in [*row["profile"].items(), *key_values(answer).items()]:
-                key = snake(key)
-                if key and key not in found and len(str(value)) > 1 and locate(str(value), text):
-                    found[key] = str(value)
-            row["stats"]["annotated"] = len(key_values(answer))
-            if not found:
-                raise StepFailure("no annotated value occurs in the record text")
-            row["attributes"] = found
+        def apply_present(answer: str, row=row) -> None:
+            names = [snake(k) for k in row["profile"]]
+            present[row["id"]] = {n for item in list_items(answer) if (n := match_name(item.split(":")[0].strip(), names))}
 
-        calls.append(Call(row, make_request(ctx.recipe, "annotate", text=row["text"]), apply))
+        def apply_extract(answer: str, row=row) -> None:
+            extracted[row["id"]] = key_values(answer)
+
+        calls.append(Call(row, make_request(ctx.recipe, "profile_check", row=row, text=row["text"], facts=facts), apply_present))
+        calls.append(Call(row, make_request(ctx.recipe, "annotate", row=row, text=row["text"],
+                                            event_attributes=", ".join(row["seed"]["event_attributes"])), apply_extract))
     run_calls(calls, ctx.ask, "annotate")
+    for row in alive(rows):
+        text, found = row["text"], {}
+        named = present.get(row["id"], set())
+        for key, value in row["profile"].items():
+            key, value = snake(key), str(value)
+            if key and len(value) > 1 and (locate(value, text) or key in named):
+                found[key] = value
+        if found.get("first_name") and found.get("last_name") and row["profile"].get("full_name"):
+            found["full_name"] = row["profile"]["full_name"]
+        answer = extracted.get(row["id"], {})
+        kept = 0
+        for key, value in answer.items():
+            key = snake(key)
+            if (key and key not in found and 1 < len(value) <= 120 and len(value.split()) <= 12
+                    and not _NOT_A_VALUE.match(value.strip()) and _supported(value, text)):
+                found[key] = value
+                kept += 1
+        row["stats"]["annotated"] = {"profile": len(found) - kept, "extracted": kept, "extracted_answered": len(answer)}
+        if not found:
+            fail(row, "annotate", "no annotated value occurs in the record text")
+            continue
+        row["attributes"] = found
 
 
 def group(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
@@ -241,15 +293,19 @@ def group(rows: list[dict[str, Any]], ctx: SynthesisContext) -> None:
                 head, sep, tail = line.partition(":")
                 title = re.sub(r"^\W*\d*[.)]?\s*", "", head).strip(" *")
                 members = [m for part in re.split(r"[,;]", tail) if (m := match_name(part.strip(" *-`'\""), names))]
-                if sep and title and members and len(groups) < high:
+                if sep and title and members:
                     groups.setdefault(title, {}).update({m: row["attributes"][m] for m in members})
-            if not groups:
-                raise StepFailure("the grouping answer has no 'Group: attribute, ...' line naming known attributes")
+            if len(groups) < low:
+                raise StepFailure(f"the grouping answer has {len(groups)} usable 'Group: attribute, ...' line(s); "
+                                  f"the recipe asks for {low} to {high} groups")
+            if len(groups) > high:  # the first ones are kept; how many were cut is recorded
+                row["stats"]["groups_cut"] = len(groups) - high
+                groups = dict(list(groups.items())[:high])
             row["grouped_attributes"] = groups
             row["stats"]["groups"] = len(groups)
 
         example = f"Identity: {', '.join(names[:2])}"  # the line format, shown with this record's own names
-        request = make_request(ctx.recipe, "group", attributes="\n".join(f"- {n}" for n in names), min_groups=low,
+        request = make_request(ctx.recipe, "group", row=row, attributes="\n".join(f"- {n}" for n in names), min_groups=low,
                                max_groups=high, example=example)
         calls.append(Call(row, request, apply))
     run_calls(calls, ctx.ask, "group")
@@ -301,7 +357,7 @@ def draft_batch(ids: list[str], ctx: SynthesisContext) -> list[dict[str, Any]]:
 
 
 def finish_batch(rows: list[dict[str, Any]], ctx: SynthesisContext) -> list[dict[str, Any]]:
-    """The second half: refinement against ``ctx.pool``, filters, annotation and grouping (in place; returns ``rows``)."""
+    """The second half: refinement against ``ctx.pools``, filters, annotation and grouping (in place; returns ``rows``)."""
     refine(rows, ctx)
     filters(rows, ctx)
     annotate(rows, ctx)

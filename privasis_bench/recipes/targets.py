@@ -114,7 +114,8 @@ def select_targets(
             count = 1
         names = [u.name for u in pool]
         order = ranking.get("groups" if as_group else "attributes", [])
-        candidates = top_ranked(order, names, params.keep_top_fraction)
+        # no usable ranking (recorded by the rank step): every unit is a candidate, with equal weights
+        candidates = top_ranked(order, names, params.keep_top_fraction) if order else names
         weights = rank_weights(order, candidates, params.weight_floor)
         chosen = [next(u for u in pool if u.name == n) for n in weighted_sample(candidates, weights, count, rng)]
         setattr(sel, kind, chosen)
@@ -140,16 +141,21 @@ def unigram_overlap(a: str, b: str) -> float:
     return rouge_scorer.RougeScorer(["rouge1"]).score(a, b)["rouge1"].fmeasure
 
 
-def choose_keep(sel: Selection, attributes: dict[str, Any], params: CorpusParams, rng: np.random.Generator) -> list[Unit]:
-    """1 or 2 remaining attributes whose values share no word with the targets' values (ROUGE-1 = 0)."""
+def choose_keep(sel: Selection, attributes: dict[str, Any], params: CorpusParams, rng: np.random.Generator,
+                groups: dict[str, dict[str, Any]] | None = None) -> list[Unit]:
+    """1 or 2 remaining attributes or groups whose values share no word with the targets' values (ROUGE-1 = 0).
+
+    A group is a candidate when none of its members is a target and its values together pass the same test."""
     taken = {a for _, u in sel.targets() for a in u.attrs}
     target_text = " ".join(s for _, u in sel.targets() for s in _flatten(list(u.attrs.values())))
-    candidates = [
-        Unit(n, {n: v}, False)
-        for n, v in attributes.items()
-        if n not in taken and _flatten(v) and unigram_overlap(target_text, " ".join(_flatten(v))) == 0.0
-        and any(ch.isalnum() for ch in " ".join(_flatten(v)))
-    ]
+
+    def clear(values: list[Any]) -> bool:
+        words = " ".join(s for v in values for s in _flatten(v))
+        return bool(words) and any(ch.isalnum() for ch in words) and unigram_overlap(target_text, words) == 0.0
+
+    candidates = [Unit(n, {n: v}, False) for n, v in attributes.items() if n not in taken and clear([v])]
+    candidates += [Unit(g, dict(attrs), True) for g, attrs in (groups or {}).items()
+                   if attrs and not taken & set(attrs) and clear(list(attrs.values()))]
     if not candidates:
         return []
     low, high = params.keep_count
@@ -168,6 +174,11 @@ def selection_column(units: list[Unit], as_group: bool) -> dict[str, Any]:
 
 
 def keep_column(units: list[Unit], groups: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The benchmark schema for ``attributes_to_keep``: ``{name: {value, sanitization, group_name}}``."""
+    """The benchmark schema for ``attributes_to_keep``: ``{name: {value, sanitization, group_name}}`` (a kept group
+    contributes one entry per member, each naming the group)."""
     group_of = {a: g for g, attrs in groups.items() for a in attrs}
-    return {u.name: {"value": u.attrs[u.name], "sanitization": "keep", "group_name": group_of.get(u.name)} for u in units}
+    column: dict[str, Any] = {}
+    for u in units:
+        for name, value in u.attrs.items():
+            column.setdefault(name, {"value": value, "sanitization": "keep", "group_name": u.name if u.group else group_of.get(name)})
+    return column

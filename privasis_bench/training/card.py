@@ -72,6 +72,16 @@ def card_data(recipe: TrainRecipe, result: TrainResult, data_path: str | Path, e
     }
 
 
+def _export_line(data: dict[str, Any]) -> str:
+    """Which instruction the examples use and whether rows were filtered, from the export report."""
+    settings = (data.get("export") or {}).get("settings")
+    if not isinstance(settings, dict):
+        return "export settings unknown (no export report next to the data)"
+    kept = ("only rows whose own rewrite is fully successful (--only-successful)" if settings.get("only_successful")
+            else "every corpus row, as in the paper (no success filter)")
+    return f"{settings.get('instruction', '?')} instruction; {kept}"
+
+
 def _markdown(card: dict[str, Any]) -> str:
     recipe, run, data = card["recipe"], card["run"], card["data"]
     losses = run["losses"]
@@ -95,6 +105,7 @@ def _markdown(card: dict[str, Any]) -> str:
         f"- recipe: `{recipe['recipe']}` (sha256 `{card['recipe_sha256'][:16]}…`), {run['steps']} steps, "
         f"global batch {run['global_batch_size']} on {run['devices']} {run['device']} device(s)",
         f"- data: {data['examples']} examples{skipped}, sha256 `{data['sha256']}`",
+        f"- examples: {_export_line(data)}",
         f"- training loss: {curve}",
         "",
         "Evaluate it in-process with `privasis-bench run -m hf:THIS_DIR -t privasis_vanilla`.",

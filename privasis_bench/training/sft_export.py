@@ -1,15 +1,18 @@
-"""Export supervised fine-tuning data: one chat example per corpus row whose own rewrite is fully successful.
+"""Export supervised fine-tuning data: one chat example per corpus row (instruction, input, the row's own rewrite).
 
 Each line of the output is ``{"messages": [user, assistant], "id", "instruction", "source"}``. The user turn
 is built by :func:`~privasis_bench.protocol.testee.build_sanitize_request`, the function ``sanitize`` uses, so
 training and evaluation prompts are the same bytes; the assistant turn is the row's ``sanitized_record``.
 
-Which rows are kept, in this order (each drop is counted in the :class:`ExportReport`):
+By default this follows the paper (Appendix C): every triple of the corpus, with the final (smoothed)
+instruction in the user turn. Which rows are kept, in this order (each drop is counted in the
+:class:`ExportReport`):
 
-1. rows without keep attributes are never scored (protocol §1), so they cannot be fully successful;
-2. the row's rewrite must be a Full Successful Record (protocol §5): by the verdict the row carries
-   (``verdict`` or ``pipeline.verdict``, as ``build-corpus`` writes it) or else by the deterministic judge
-   (direct leaks and verbatim retention, the ``--judge none`` rules);
+1. only with ``only_successful`` (``--only-successful``; not described in the paper): rows without keep
+   attributes are dropped (they are never scored, protocol §1), and the row's rewrite must be a Full Successful
+   Record (protocol §5), by the verdict the row carries (``verdict`` or ``pipeline.verdict``, as
+   ``build-corpus`` writes it) or else by the deterministic judge (the ``--judge none`` rules);
+2. a row with an empty rewrite is dropped;
 3. unless overlap checks are off, no evaluation record may share the row's id, its text or a near-duplicate
    of its text;
 4. an id already exported from an earlier source is skipped.
@@ -43,11 +46,12 @@ EXPORT_FORMAT = "privasis-bench/sft/1"
 
 @dataclass(frozen=True)
 class ExportSettings:
-    """How rows become examples: instruction variant, held-out fraction and seed."""
+    """How rows become examples: instruction variant, the success filter, held-out fraction and seed."""
 
-    instruction: str = "base"  # base | smoothed | mix (a seeded per-record choice)
+    instruction: str = "smoothed"  # smoothed (the paper) | base | mix (a seeded per-record choice)
     heldout_fraction: float = 0.0
     seed: int = 0
+    only_successful: bool = False  # keep only rows whose own rewrite is fully successful (not in the paper)
 
     def __post_init__(self) -> None:
         if self.instruction not in INSTRUCTION_MODES:
@@ -136,8 +140,11 @@ def sft_example(record: Record, source: RowSource, variant: str, template: str) 
     }
 
 
-def _successful(records: list[Record], report: ExportReport) -> list[Record]:
-    """Rows whose own rewrite is a Full Successful Record (recorded verdict first, else deterministic)."""
+def _successful(records: list[Record], report: ExportReport, only_successful: bool) -> list[Record]:
+    """Rows whose own rewrite is a Full Successful Record (recorded verdict first, else deterministic); every row
+    when ``only_successful`` is off."""
+    if not only_successful:
+        return list(records)
     scored = [r for r in records if not r.excluded]
     report.no_keep_attributes += len(records) - len(scored)
     recorded = {r.id: recorded_verdict(r) for r in scored}
@@ -170,7 +177,7 @@ def export_sft(
         report.rows += len(source.loaded.records) + len(source.loaded.invalid)
         report.invalid_rows += len(source.loaded.invalid)
         template = read_template(source.task)
-        for record in _successful(source.loaded.records, report):
+        for record in _successful(source.loaded.records, report, settings.only_successful):
             if not record.reference_sanitized.strip():
                 report.empty_sanitized += 1
                 continue

@@ -137,7 +137,7 @@ def synthesis_model(requests, step):
         elif step == "annotate":
             out.append(_result("clinic_name: Elm Street Clinic\ncity: Porto\nvisit_date: 2021-03-04\nbogus: not in the text"))
         elif step == "group":
-            out.append(_result("Identity: full_name, last_name\nVisit details: clinic_name, visit_date, city"))
+            out.append(_result("Identity: full_name, last_name\nVisit details: clinic_name, visit_date, city\nPlaces: city, clinic_name"))
         else:
             out.append(_result("?"))
     return out

@@ -36,7 +36,7 @@ def test_first_record_uses_one_minus_cosine():
 
 @pytest.mark.parametrize(
     "preference, gain, accepted",
-    [(1.0, 0.3, True), (1.0, 0.0, False), (0.0, 0.9, False), (0.0, 1.2, True), (1.0, 1e-9, True)],
+    [(1.0, 0.3, True), (1.0, 0.0, False), (0.0, 0.9, False), (0.0, 1.2, True), (1.0, 1e-6, True), (1.0, 4e-7, False)],
 )
 def test_accept_iff_weighted_sum_exceeds_tau(preference: float, gain: float, accepted: bool):
     assert accept(preference, gain) is accepted
