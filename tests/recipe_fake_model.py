@@ -4,8 +4,8 @@
 recognised from its prompt (the shipped templates under ``tasks/recipes/prompts``); answers are deterministic
 functions of the prompt and the request's ``seed``, so two draws with different seeds differ, as samples of a
 real model would, and a repeated request gets the same answer. Revisions carry their seed, and the preference
-judge always prefers the version with fewer revision marks: every revision is rejected, which is what the
-resampling test needs (each refinement step must still see a new candidate).
+judge always prefers the revised version, so whether a revision is kept depends on the diversity gain against
+the row's pool (:func:`reject_revisions` makes a judge that never prefers them).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def answer(body: dict) -> str:
     if prompt.startswith("Two versions of the same document"):
         a = _section(prompt, "Text A:\n", "\n\nText B:")
         b = _section(prompt, "Text B:\n", "\n\nWhich one")
-        return "A" if a.count("Revision note") <= b.count("Revision note") else "B"
+        return "A" if a.count("Revision note") >= b.count("Revision note") else "B"
     if prompt.startswith("Below is a document and a list of facts"):
         return "none"
     if prompt.startswith("Read the document below and list"):
@@ -102,3 +102,13 @@ def answer(body: dict) -> str:
     if prompt.startswith("Here is a list of instructions for cleaning"):
         return f"Please clean up my document as listed (draw {seed % 1000}): remove or blur the private details."
     return "NONE"
+
+
+def reject_revisions(body: dict) -> str:
+    """:func:`answer`, except that the preference judge always picks the version with fewer revision notes."""
+    prompt = str(body["messages"][-1]["content"])
+    if prompt.startswith("Two versions of the same document"):
+        a = _section(prompt, "Text A:\n", "\n\nText B:")
+        b = _section(prompt, "Text B:\n", "\n\nWhich one")
+        return "A" if a.count("Revision note") <= b.count("Revision note") else "B"
+    return answer(body)

@@ -58,7 +58,7 @@ ENGINE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "retry_base_delay": (float, typer.Option(1.0, "--retry-base-delay", min=0.0, max=3600.0, help="First backoff delay in seconds (doubles per retry).")),
     "retry_max_delay": (float, typer.Option(60.0, "--retry-max-delay", min=0.0, max=3600.0, help="Longest backoff delay in seconds.")),
     "empty_answers": (str, typer.Option("retry", "--empty-answers", help="Empty answers (HTTP 200, no content): retry (default; a failed call, asked again, never cached) or accept.")),
-    "truncated_answers": (str, typer.Option("retry", "--truncated-answers", help="Model answers cut at the token budget: retry (default; a failed call if it persists, never cached) or accept (kept and counted).")),
+    "truncated_answers": (Optional[str], typer.Option(None, "--truncated-answers", help="Model answers cut at the token budget: retry (a failed call if it persists, never cached) or accept (kept and counted). Default: retry; accept for the data recipes' steps, each of which parses what its small budget gives.")),
     "cache_dir": (Optional[Path], typer.Option(None, "--cache-dir", help="Response cache directory (default $PRIVASIS_BENCH_CACHE_DIR or ~/.cache/privasis-bench).")),
     "no_cache": (bool, typer.Option(False, "--no-cache", help="Neither read nor write the response cache.")),
     "progress": (bool, typer.Option(True, "--progress/--no-progress", help="Show progress bars (only on a terminal).")),
@@ -92,12 +92,14 @@ def retry_policy(opts: "Opts") -> RetryPolicy:
                        max_delay=max(opts.retry_max_delay, opts.retry_base_delay))
 
 
-def answer_policy(opts: "Opts", role: str) -> AnswerPolicy:
-    """How empty and truncated answers of ``role`` ("model" or "judge") are handled."""
+def answer_policy(opts: "Opts", role: str, *, truncated_default: str = "retry") -> AnswerPolicy:
+    """How empty and truncated answers of ``role`` ("model" or "judge") are handled (``truncated_default``: what
+    an unset ``--truncated-answers`` means for this command)."""
     empty = _handling("--empty-answers", opts.empty_answers)
     if role == "judge":
         return AnswerPolicy(empty=empty, truncated=_handling("--judge-truncated-answers", opts.judge_truncated_answers))
-    return AnswerPolicy(empty=empty, truncated=_handling("--truncated-answers", opts.truncated_answers))  # type: ignore[arg-type]
+    truncated = opts.truncated_answers or truncated_default
+    return AnswerPolicy(empty=empty, truncated=_handling("--truncated-answers", truncated))  # type: ignore[arg-type]
 
 
 class Opts:

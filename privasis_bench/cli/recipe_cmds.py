@@ -50,7 +50,7 @@ class _Engines:
             self.engines[spec.key()] = Engine(build_adapter(spec), spec, role=role, cache=self.cache,
                                               retry=retry_policy(self.opts), concurrency=self.opts.concurrency,
                                               progress=self.opts.progress,
-                                              answers=answer_policy(self.opts, "model"))
+                                              answers=answer_policy(self.opts, "model", truncated_default="accept"))
         return self.engines[spec.key()]
 
     def close(self) -> None:
@@ -93,8 +93,9 @@ def build_corpus(
     try:
         engine = engines.get(spec, "model")
         judge_engine = engines.get(judge_spec, "judge") if judge_spec else None
-        cfg = task.judge
-        _say(f"judge: {judge_spec.key() if judge_spec else 'none (direct/verbatim checks only)'}; settings of task {task.task}: "
+        cfg = _judge_config(task, config)
+        changed = f" with the recipe's changes {config.judge}" if config.judge else ""
+        _say(f"judge: {judge_spec.key() if judge_spec else 'none (direct/verbatim checks only)'}; settings of task {task.task}{changed}: "
              f"guess_max_tokens={cfg.guess_max_tokens}, compare_max_tokens={cfg.compare_max_tokens}, "
              f"temperature={cfg.temperature}, parse_mode={cfg.parse_mode}")
         ctx = CorpusContext(
@@ -115,6 +116,21 @@ def build_corpus(
     if summary["failures_pending"]:
         _say(f"{summary['failures_pending']} input row(s) failed (see {store.failures_path}); re-run the same command to retry them")
         raise typer.Exit(1)
+
+
+def _judge_config(task: Any, recipe: Any) -> Any:
+    """The task's judge settings with the recipe's ``judge:`` changes (validated like a task file's)."""
+    from pydantic import ValidationError
+
+    allowed = {"guess_max_tokens", "compare_max_tokens", "temperature", "parse_mode"}
+    unknown = sorted(set(recipe.judge) - allowed)
+    if unknown:
+        raise PrivasisError(f"recipe {recipe.source_file}: judge.{unknown[0]} cannot be changed (allowed: {', '.join(sorted(allowed))})")
+    try:
+        return type(task.judge).model_validate({**task.judge.model_dump(), **recipe.judge})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise PrivasisError(f"recipe {recipe.source_file}: judge.{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
 
 
 def _corpus_on_ray(ray_opts: Any, engines: _Engines, output: Path, ctx: CorpusContext, spec: ModelSpec,
@@ -179,7 +195,7 @@ def _ray_engines(engines: _Engines) -> Any:
     """How the recipe's engines are rebuilt on Ray workers: the local settings and the shared cache."""
     from privasis_bench.distributed.recipes import RecipeEngines
 
-    return RecipeEngines(retry=retry_policy(engines.opts), answers=answer_policy(engines.opts, "model"), concurrency=engines.opts.concurrency,
+    return RecipeEngines(retry=retry_policy(engines.opts), answers=answer_policy(engines.opts, "model", truncated_default="accept"), concurrency=engines.opts.concurrency,
                          cache=engines.cache)
 
 

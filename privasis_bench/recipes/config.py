@@ -78,6 +78,9 @@ class RecipeConfig(_Strict):
     synthesis: SynthesisParams = Field(default_factory=SynthesisParams)
     seeds: dict[str, str] = Field(default_factory=dict)  # seed files (synthesis)
     judge_task: str | None = None  # task whose judge settings label corpus rows (default: privasis_vanilla, the protocol's)
+    #: what the recipe changes in that task's judge settings (guess_max_tokens, compare_max_tokens, temperature,
+    #: parse_mode); empty: the protocol's settings
+    judge: dict[str, Any] = Field(default_factory=dict)
     source_file: str | None = None
 
     def step(self, name: str) -> StepGeneration:

@@ -90,16 +90,19 @@ def make_request(recipe: RecipeConfig, step: str, *, temperature: float | None =
 
 
 def run_calls(calls: list[Call], ask: Ask, step: str) -> None:
-    """Send every call in one batch; record each answer, failure and its token usage on its row."""
+    """Send every call in one batch; record each answer, failure and its token usage on its row.
+
+    A row's usage is what its calls cost when they were made (an answer from the cache counts the tokens it cost
+    then), so a resumed run writes the same rows as an uninterrupted one; what an invocation actually paid is in
+    the engine's statistics and the spend ledger."""
     if not calls:
         return
     results = ask([c.request for c in calls], step)
     for call, result in zip(calls, results, strict=True):
         usage = call.row.setdefault("usage", {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
         usage["calls"] += 1
-        if not result.cached:
-            usage["prompt_tokens"] += result.usage.prompt_tokens
-            usage["completion_tokens"] += result.usage.completion_tokens
+        usage["prompt_tokens"] += result.usage.prompt_tokens
+        usage["completion_tokens"] += result.usage.completion_tokens
         if call.row.get("error"):
             continue
         if not result.ok:

@@ -1,7 +1,9 @@
 """Data recipes end to end with the in-process llama.cpp SmolLM2 as every model.
 
-``generate -n 2`` -> 2 schema-valid corpus rows, ``build-corpus`` -> benchmark rows, ``run`` on the task YAML
-build-corpus wrote. SmolLM2-135M is a plumbing model: the test checks that the pipeline is real and robust
+``generate -n 1`` -> a schema-valid corpus row, ``build-corpus`` over it and two benchmark-schema rows of the
+sample task -> benchmark rows labelled by SmolLM2 as the protocol judge, ``run`` on the task YAML build-corpus
+wrote. (The whole documented loop, every step's parsing included, runs against a scripted server in
+tests/recipes/test_recipe_loop.py; this test is about a real model.) SmolLM2-135M is a plumbing model: the test checks that the pipeline is real and robust
 (rows come out, failures are recorded with their step), not the quality of what it writes. Small token
 budgets keep it to a few minutes on 2 CPU cores.
 """
@@ -34,10 +36,12 @@ generation:
   draft: {{temperature: 0.3, max_tokens: 140}}
   revise: {{temperature: 0.3, max_tokens: 140}}
   prefer: {{temperature: 0.0, max_tokens: 4}}
+  profile_check: {{temperature: 0.0, max_tokens: 48}}
   annotate: {{temperature: 0.0, max_tokens: 160}}
   group: {{temperature: 0.0, max_tokens: 120}}
 synthesis:
   refine_steps: 1
+  groups_range: [1, 8]        # SmolLM2-135M rarely writes three groups
   min_words: 12
   max_attempts_factor: 10
   max_sentence_repeats: 100   # SmolLM2-135M loops; this plumbing test keeps its loops
@@ -54,10 +58,13 @@ generation:
   smooth: {{temperature: 1.0, max_tokens: 80}}
 corpus:
   count_beta: [1.0, 30.0]   # few targets: SmolLM2 annotates few attributes, and keep attributes need what is left
+judge: {{guess_max_tokens: 48, compare_max_tokens: 8}}   # the protocol's 512 / 4096 would take SmolLM2 minutes per row
 """
 ENGINE = ["--no-progress", "--concurrency", "2"]
 #: Rows to synthesize: SmolLM2 fails most attempts (recorded in failures.jsonl), so each row costs minutes on 2 cores.
-ROWS = 2
+ROWS = 1
+#: Benchmark-schema rows of the sample task that build-corpus also decomposes.
+SAMPLE_ROWS = 2
 
 
 def _require() -> None:
@@ -96,16 +103,20 @@ def test_generate_build_corpus_and_run_with_smollm2(tmp_path: Path):
     assert all(f["step"] and f["message"] for f in failures)
 
     corpus_dir = tmp_path / "bench"
-    _cli("build-corpus", "--recipe", str(corpus_recipe), "-m", "llamacpp:smollm2", "--input", str(gen_dir / "corpus.jsonl"),
-         "-o", str(corpus_dir), "--cache-dir", cache, *ENGINE, expect=(0, 1))
+    sample = tmp_path / "sample_rows.jsonl"
+    sample_file = Path(__file__).resolve().parents[2] / "tasks" / "sample" / "privasis_sample.jsonl"
+    sample.write_text("".join(sample_file.read_text(encoding="utf-8").splitlines(keepends=True)[:SAMPLE_ROWS]), encoding="utf-8")
+    output = _cli("build-corpus", "--recipe", str(corpus_recipe), "-m", "llamacpp:smollm2", "--input", str(gen_dir / "corpus.jsonl"),
+                  "--input", str(sample), "-o", str(corpus_dir), "--cache-dir", cache, *ENGINE, expect=(0, 1))
+    assert "guess_max_tokens=48, compare_max_tokens=8" in output
     bench = _jsonl(corpus_dir / "benchmark.jsonl")
     failed = _jsonl(corpus_dir / "failures.jsonl") if (corpus_dir / "failures.jsonl").exists() else []
-    assert len(bench) + len(failed) == ROWS and bench, failed
+    assert len(bench) + len(failed) == ROWS + SAMPLE_ROWS and bench, failed
     for i, row in enumerate(bench):
         record = normalize_row(row, row_number=i)
         assert record.targets and row["split"] in ("vanilla", "hard", "unscored")
     task_yaml = corpus_dir / "task.yaml"
-    assert len(task_yaml.read_text().splitlines()) == 3
+    assert "_privasis_base.yaml" in task_yaml.read_text()
 
     run_dir = tmp_path / "run"
     _cli("run", "-m", "llamacpp:smollm2", "--tasks", str(task_yaml), "--judge", "llamacpp:smollm2", "-o", str(run_dir),

@@ -9,15 +9,19 @@ the loop documented in docs/recipes.md runs as written.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from cli_main import run_main
 from fake_openai_server import REPO_ROOT, FakeOpenAIServer
-from recipe_fake_model import answer
+from recipe_fake_model import answer, reject_revisions
 
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("vendi_score")
@@ -51,16 +55,12 @@ def _rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _content(path: Path) -> list[str]:
-    """The rows of a recipe output without their token usage (a cached call costs nothing), in id order."""
-    return sorted(json.dumps({k: v for k, v in r.items() if k != "usage"}, sort_keys=True) for r in _rows(path))
-
-
 def _prompt(body: dict) -> str:
     return body["messages"][-1]["content"]
 
 
 def test_each_refinement_step_draws_a_new_candidate(server, tmp_path, monkeypatch, capsys):
+    server.answer = reject_revisions
     code, out, err = _generate(server, tmp_path / "gen", 1, monkeypatch, capsys, "--batch-size", "1")
     assert code == 0, (out, err)
     row = _rows(tmp_path / "gen" / "corpus.jsonl")[0]
@@ -79,10 +79,10 @@ def test_each_refinement_step_draws_a_new_candidate(server, tmp_path, monkeypatc
 def test_rerun_reuses_every_paid_draw(server, tmp_path, monkeypatch, capsys):
     assert _generate(server, tmp_path / "gen", 2, monkeypatch, capsys)[0] == 0
     first = len(server.bodies)
-    first_rows = _content(tmp_path / "gen" / "corpus.jsonl")
+    first_rows = (tmp_path / "gen" / "corpus.jsonl").read_bytes()
     assert _generate(server, tmp_path / "gen2", 2, monkeypatch, capsys)[0] == 0  # same command, new output dir
     assert len(server.bodies) == first  # every draw (seeded requests included) came from the cache
-    assert _content(tmp_path / "gen2" / "corpus.jsonl") == first_rows
+    assert (tmp_path / "gen2" / "corpus.jsonl").read_bytes() == first_rows
 
 
 def test_a_failed_row_is_retried_with_new_samples_in_the_next_round(server, tmp_path, monkeypatch, capsys):
@@ -111,19 +111,31 @@ def test_a_failed_row_is_retried_with_new_samples_in_the_next_round(server, tmp_
     assert len(_rows(out / "corpus.jsonl")) == 1
 
 
-def test_interrupted_and_resumed_generate_writes_the_same_rows(server, tmp_path, monkeypatch, capsys):
+def test_killed_and_resumed_generate_writes_the_same_file(server, tmp_path, monkeypatch, capsys):
     whole = tmp_path / "whole"
     assert _generate(server, whole, 4, monkeypatch, capsys, "--batch-size", "4")[0] == 0
-    # the same rows, made one batch of 1 at a time, then 3 at once after an "interruption" at one row
+    # the same command one row per batch in another process, killed (SIGKILL) once its first row is written...
     parts = tmp_path / "parts"
+    env = {**os.environ, "PRIVASIS_BENCH_CACHE_DIR": str(tmp_path / "cache-parts"), "PYTHONPATH": str(REPO_ROOT)}
+    argv = [sys.executable, "-m", "privasis_bench", "generate", "-r", "synthesis", "-m", _spec(server), "-n", "4",
+            "-o", str(parts), "--no-progress", "--batch-size", "1"]
+    server.delay = 0.05  # slow enough to be caught in the middle
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        rows_file = parts / "corpus.jsonl"
+        assert server.wait_for(lambda s: rows_file.exists() and rows_file.read_text().count("\n") >= 1 or proc.poll() is not None, 120)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    assert 1 <= len(_rows(parts / "corpus.jsonl")) < 4
+    # ...then resumed with a batch size that groups the rest differently
+    server.delay = 0.0
     monkeypatch.setenv("PRIVASIS_BENCH_CACHE_DIR", str(tmp_path / "cache-parts"))
-    assert _generate(server, parts, 1, monkeypatch, capsys, "--batch-size", "1")[0] == 0
-    meta = json.loads((parts / "corpus.meta.json").read_text())
-    meta["rounds_completed"] = 0  # as a killed run leaves it: the round never completed
-    (parts / "corpus.meta.json").write_text(json.dumps(meta))
     assert _generate(server, parts, 4, monkeypatch, capsys, "--batch-size", "3")[0] == 0
-    assert (parts / "corpus.jsonl").read_text() != ""
-    assert _content(whole / "corpus.jsonl") == _content(parts / "corpus.jsonl")
+    assert (parts / "corpus.jsonl").read_bytes() == (whole / "corpus.jsonl").read_bytes()
+    decisions = [s["accepted"] for r in _rows(whole / "corpus.jsonl") for s in r["stats"]["refinement"]]
+    assert True in decisions and False in decisions  # the pool decided: some revisions kept, some not
 
 
 def test_build_corpus_reads_benchmark_rows_and_uses_the_protocol_judge_settings(server, tmp_path, monkeypatch, capsys):
@@ -167,3 +179,15 @@ def test_the_documented_loop_runs_as_written(server, tmp_path, monkeypatch, caps
         assert code == 0, (argv, out[-2000:], err[-2000:])
     assert _rows(tmp_path / "train.jsonl")
     assert json.loads((tmp_path / "runs" / "eval" / "results.json").read_text()) if (tmp_path / "runs" / "eval" / "results.json").exists() else list((tmp_path / "runs" / "eval").rglob("results.json"))
+
+
+def test_decomp_sub_calls_are_paid_once(server, tmp_path, monkeypatch, capsys):
+    argv = ["sanitize", "-m", f"decomp:{_spec(server)}", "-t", "privasis_sample", "--limit", "2", "--no-progress"]
+    code, out, err = run_main([*argv, "-o", str(tmp_path / "one")], monkeypatch, capsys)
+    assert code == 0, (out, err)
+    paid = len(server.bodies)
+    assert paid > 0
+    # another outer budget: the decomp: request itself is new (as an interrupted batch's would be), its sub-calls are not
+    code, out, err = run_main([*argv, "--max-tokens", "777", "-o", str(tmp_path / "two")], monkeypatch, capsys)
+    assert code == 0, (out, err)
+    assert len(server.bodies) == paid  # every sub-call of the second run came from the response cache
