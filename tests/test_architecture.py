@@ -159,3 +159,9 @@ def test_help_and_version_import_no_command_module_and_no_heavy_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "LOADED []"
+
+
+def test_only_the_inspect_task_module_imports_inspect_ai_at_top_level():
+    """inspect_ai is an optional extra: the module inspect loads by entry point is the one place it is imported eagerly."""
+    importers = sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if "inspect_ai" in _top_level_imports(p))
+    assert importers == ["interop/inspect_task.py"]

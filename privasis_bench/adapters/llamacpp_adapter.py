@@ -267,7 +267,8 @@ class LlamaCppAdapter(Adapter):
         return (await asyncio.to_thread(self.generate_batch, [request]))[0]
 
     async def aclose(self) -> None:
-        """Free the model."""
+        """Free the model (and forget an interrupt: a later load starts afresh)."""
+        self._stop.clear()
         with self._lock:
             if self._llm is not None:
                 close = getattr(self._llm, "close", None)

@@ -203,14 +203,14 @@ def _print_profile(clock: tuple[float, float], engines: list[Engine]) -> None:
 
 @with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS, EXECUTOR_OPTIONS)
 def evaluate(
-    predictions: Path = typer.Option(..., "--predictions", "-p", help="Saved outputs: our sanitized JSONL, lm-eval samples or {id, model_sanitized_text} JSONL."),
+    predictions: Path = typer.Option(..., "--predictions", "-p", help="Saved outputs: our sanitized JSONL, lm-eval samples, an inspect_ai log (.eval or .json) or {id, model_sanitized_text} JSONL."),
     tasks: List[str] = TasksOption,
     output: Path = OutputOpt,
-    prediction_format: str = typer.Option("auto", "--format", help="auto, sanitized, lmeval or reference."),
+    prediction_format: str = typer.Option("auto", "--predictions-format", "--format", help="auto (detected), sanitized, lmeval, inspect or reference."),
     model_label: Optional[str] = typer.Option(None, "--model-label", help="Name of the model that produced the predictions."),
     postprocess: str = typer.Option(
         "auto", "--predictions-postprocess",
-        help="auto (default: reference-format text judged verbatim, raw lm-eval answers cleaned), none (judge the "
+        help="auto (default: reference-format text judged verbatim, raw lm-eval and inspect answers cleaned), none (judge the "
              "stored text verbatim) or testee (apply the testee post-processing); recorded in results."),
     opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
 ) -> None:

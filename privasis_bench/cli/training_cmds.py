@@ -56,7 +56,11 @@ def _print_report(report: ExportReport, out: Path, heldout: Path | None) -> None
     ):
         table.add_row(name, str(value))
     console.print(table)
-    console.print(f"verdicts: {verdicts}", highlight=False)
+    if report.verdicts_recorded or report.verdicts_deterministic:
+        console.print(f"success filter (--only-successful) on; verdicts: {verdicts}", highlight=False)
+    else:
+        console.print("success filter off: every row is a training example, as in the paper (--only-successful to filter)",
+                      highlight=False)
     console.print(f"evaluation overlap dropped ({report.eval_records_indexed} evaluation records): {overlap}", highlight=False)
     console.print(f"instructions: {report.instructions}", highlight=False)
     console.print(f"wrote {escape(str(out))}" + (f" and {escape(str(heldout))}" if heldout else ""), highlight=False)

@@ -68,10 +68,15 @@ def open_response_cache(cache_dir: Path | None, no_cache: bool) -> "ResponseCach
 
 
 def session_cache() -> "ResponseCache | None":
-    """The cache :func:`open_response_cache` opened in this process (None after ``--no-cache``); the default
-    cache when no command opened one (library use)."""
-    path = _SESSION.get("path", default_cache_dir() / CACHE_FILE_NAME)
+    """The cache :func:`open_response_cache` opened in this process; None after ``--no-cache`` or when no command
+    opened one (library use: an adapter built directly caches nothing behind its caller's back)."""
+    path = _SESSION.get("path")
     return None if path is None else ResponseCache(path)
+
+
+def end_session() -> None:
+    """Forget the command's cache (called when a command ends)."""
+    _SESSION.clear()
 
 
 def result_from_dict(data: dict[str, Any]) -> ChatResult:

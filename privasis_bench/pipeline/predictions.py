@@ -1,5 +1,7 @@
 """Import saved model outputs for judging (``privasis-bench evaluate --predictions FILE``).
 
+inspect_ai logs (``.eval``, or a ``.json`` log) are read as the ``inspect`` format: each sample's raw completion,
+by sample id, post-processed with the protocol §2 testee rules (:mod:`privasis_bench.interop.inspect_logs`).
 Three JSONL formats are read, detected from the keys of the first record line:
 
 * ``sanitized`` — privasis-bench's own sanitize output (``id``, ``prompt_hash``, ``raw_output``,
@@ -32,6 +34,7 @@ from privasis_bench.adapters.base import Usage
 from privasis_bench.data.records import Record
 from privasis_bench.errors import DataError
 from privasis_bench.fsutil import read_text
+from privasis_bench.interop.inspect_logs import InspectSample, looks_like_inspect_log, read_inspect_log
 from privasis_bench.interop.lmeval import messages_prompt_hash, sample_messages
 from privasis_bench.pipeline.sanitize import SanitizedOutput
 from privasis_bench.protocol.testee import (
@@ -44,11 +47,11 @@ from privasis_bench.tasks.paths import file_ref
 
 log = logging.getLogger(__name__)
 
-PredictionFormat = Literal["sanitized", "lmeval", "reference"]
-FORMATS: tuple[str, ...] = ("auto", "sanitized", "lmeval", "reference")
+PredictionFormat = Literal["sanitized", "lmeval", "reference", "inspect"]
+FORMATS: tuple[str, ...] = ("auto", "sanitized", "lmeval", "reference", "inspect")
 POSTPROCESS_CHOICES: tuple[str, ...] = ("auto", "none", "testee")
 #: What ``postprocess="auto"`` means per format: the text each format holds is raw (testee) or final (none).
-DEFAULT_POSTPROCESS: dict[str, str] = {"sanitized": "none", "lmeval": "testee", "reference": "none"}
+DEFAULT_POSTPROCESS: dict[str, str] = {"sanitized": "none", "lmeval": "testee", "reference": "none", "inspect": "testee"}
 MISSING_ERROR = "no prediction for this record in the predictions file"
 _LMEVAL_KEYS = ("doc_id", "doc", "resps")
 
@@ -219,6 +222,15 @@ def _from_reference(path: Path, number: int, item: dict[str, Any], cue: str | No
     return str(record_id), out
 
 
+def _from_inspect(sample: InspectSample, cue: str | None, model: str) -> tuple[str, SanitizedOutput]:
+    sent_hash = messages_prompt_hash(sample.messages) if sample.messages else ""
+    if sample.raw is None:
+        return sample.id, SanitizedOutput(id=sample.id, prompt_hash=sent_hash, raw_output=None, output=None,
+                                          error=f"inspect: {sample.error}", model=model)
+    return sample.id, SanitizedOutput(id=sample.id, prompt_hash=sent_hash, raw_output=sample.raw, output=_clean(sample.raw, cue),
+                                      model=model)
+
+
 def _from_sanitized(path: Path, number: int, item: dict[str, Any], cue: str | None) -> tuple[str, SanitizedOutput]:
     try:
         out = SanitizedOutput.from_dict(item)
@@ -274,7 +286,14 @@ def load_predictions(
     fmt: str | None = None if format == "auto" else format
     lm_model = model
     template: str | None = None
-    for number, item in _iter_lines(path):
+    lines: Any
+    if format == "inspect" or (format == "auto" and looks_like_inspect_log(path)):
+        inspect_model, lines = read_inspect_log(path)
+        fmt = report.format = "inspect"
+        lm_model = model or inspect_model
+    else:
+        lines = _iter_lines(path)
+    for number, item in lines:
         report.lines += 1
         if fmt is None:
             try:
@@ -288,7 +307,9 @@ def load_predictions(
                 raise DataError(f"{path}: {fmt} predictions are post-processed with the task's answer cue; pass the task")
         clean_cue = cue if report.postprocess == "testee" else None
         doc_hash = None
-        if fmt == "lmeval":
+        if fmt == "inspect":
+            record_id, out = _from_inspect(item, clean_cue, lm_model or f"inspect:{path.name}")
+        elif fmt == "lmeval":
             if not all(k in item for k in _LMEVAL_KEYS):
                 raise DataError(f"{path}:{number}: not an lm-eval sample line (needs doc_id, doc, resps)")
             if lm_model is None:
@@ -312,7 +333,7 @@ def load_predictions(
             else:
                 report.unknown.append(record_id)
             continue
-        if fmt in ("lmeval", "sanitized") and out.prompt_hash and task is not None:
+        if fmt in ("lmeval", "sanitized", "inspect") and out.prompt_hash and task is not None:
             if template is None:
                 template = read_template(task)
             expected = build_sanitize_request(by_id[record_id], task, instruction=instruction, template=template).prompt_hash()

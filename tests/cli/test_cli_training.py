@@ -22,7 +22,7 @@ def test_export_refuses_records_of_an_evaluation_task(tmp_path: Path):
     assert "no training example survived the filters" in proc.stderr
     assert out.read_text() == ""
     report = json.loads((tmp_path / "train.jsonl.export.json").read_text())["report"]
-    assert report["eval_overlap"]["id"] == 27 and report["train"] == 0
+    assert report["eval_overlap"]["id"] == 29 and report["train"] == 0  # every row, the 2 never scored included
 
 
 def test_export_by_default_checks_every_builtin_task_and_says_what_to_do_when_one_cannot_load(tmp_path: Path):
@@ -36,10 +36,15 @@ def test_export_when_told_to_allow_overlap_reports_counts(tmp_path: Path):
     proc = cli("export-sft", "-i", "privasis_sample", "-o", str(tmp_path / "t.jsonl"), "--allow-eval-overlap",
                "--heldout", "0.2", "--instruction", "mix", tmp=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "deterministic (--judge none rules) 27" in proc.stdout and "not checked" in proc.stdout
+    assert "success filter off" in proc.stdout and "not checked" in proc.stdout
     train = (tmp_path / "t.jsonl").read_text().splitlines()
     held = (tmp_path / "t.heldout.jsonl").read_text().splitlines()
-    assert len(train) + len(held) == 27 and held
+    assert len(train) + len(held) == 29 and held
+    filtered = cli("export-sft", "-i", "privasis_sample", "-o", str(tmp_path / "f.jsonl"), "--allow-eval-overlap",
+                   "--only-successful", tmp=tmp_path)
+    assert filtered.returncode == 0, filtered.stderr
+    assert "deterministic (--judge none rules) 27" in filtered.stdout
+    assert len((tmp_path / "f.jsonl").read_text().splitlines()) == 27
 
 
 def test_train_errors_are_one_line(tmp_path: Path):

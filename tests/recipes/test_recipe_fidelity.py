@@ -250,3 +250,39 @@ def test_wrapped_engines_use_the_commands_cache(tmp_path, monkeypatch):
     assert opened is not None and session_cache().path == opened.path
     open_response_cache(tmp_path / "mine", True)
     assert session_cache() is None
+
+
+def test_recipe_help_shows_the_ray_extra(monkeypatch, capsys):
+    from cli_main import run_main
+
+    monkeypatch.setenv("COLUMNS", "250")  # one help line per option: nothing wrapped
+    code, out, _ = run_main(["generate", "--help"], monkeypatch, capsys)
+    assert code == 0 and "pip install 'privasis-bench[ray]'" in out
+
+
+def test_generate_statistics_count_revisions_of_rows_that_failed_later(tmp_path):
+    from privasis_bench.recipes.drivers import run_generate
+    from privasis_bench.recipes.store import RowStore
+
+    recipe = load_recipe("synthesis")
+    body = " ".join(["The clinic visit went well and the invoice was paid in full by card."] * 8)
+
+    def answers(prompt: str) -> str:
+        if prompt.startswith("Invent a complete"):
+            return "Last Name: Varga\nSex: female\nEmail: v@x.org"
+        if "Answer with a numbered list" in prompt:
+            return "1. A clinic letter from Elm Street Clinic\n2. A bank statement from Acme Bank"
+        if prompt.startswith("Profile:"):
+            return body
+        if prompt.startswith("Here is a document:"):
+            return body + " Revised."
+        if prompt.startswith("Two versions"):
+            return "A"
+        return "none"  # annotation finds nothing: every row fails after its refinement
+
+    ctx = SynthesisContext(recipe, SeedFiles.load(recipe), _scripted(answers), _scripted(answers),
+                           lambda texts: np.ones((len(texts), 4)))
+    store = RowStore(tmp_path, "corpus", {"k": 1})
+    counts = run_generate(1, ctx, store, batch_size=1, log=lambda m: None)
+    assert counts["rows"] == 0 and counts["failed"] == counts["requested"] * recipe.synthesis.max_attempts_factor
+    assert counts["acceptance"]["revisions"] == counts["failed"] * recipe.synthesis.refine_steps

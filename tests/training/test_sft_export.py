@@ -60,12 +60,28 @@ def test_user_turn_is_byte_identical_to_what_sanitize_sends(tmp_path: Path, vari
     engine.close()
     export_sft(sources, tmp_path / "train.jsonl", settings=ExportSettings(instruction=variant))
     examples = read_jsonl(tmp_path / "train.jsonl")
-    assert len(examples) == len(adapter.sent) == 27  # every scored sample row is fully successful
+    assert len(examples) == 29 and len(adapter.sent) == 27  # every row is a triple; sanitize skips the 2 never scored
+    examples = [e for e in examples if e["id"] in adapter.sent]
+    assert len(examples) == 27
     for example in examples:
         user, assistant = example["messages"]
         assert user["role"] == "user" and assistant["role"] == "assistant"
         assert user["content"].encode("utf-8") == adapter.sent[example["id"]].encode("utf-8")
         assert example["instruction"] == variant
+
+
+def test_defaults_follow_the_paper_and_the_card_says_which_rows_were_used(tmp_path: Path):
+    from privasis_bench.training.card import _export_line
+
+    sources = resolve_sources(["privasis_sample"])
+    export_sft(sources, tmp_path / "train.jsonl")
+    examples = read_jsonl(tmp_path / "train.jsonl")
+    assert {e["instruction"] for e in examples} == {"smoothed"} and len(examples) == 29
+    meta = json.loads(report_path(tmp_path / "train.jsonl").read_text())
+    assert _export_line({"export": meta}) == "smoothed instruction; every corpus row, as in the paper (no success filter)"
+    export_sft(sources, tmp_path / "f.jsonl", settings=ExportSettings(only_successful=True, instruction="base"))
+    meta = json.loads(report_path(tmp_path / "f.jsonl").read_text())
+    assert _export_line({"export": meta}).startswith("base instruction; only rows whose own rewrite is fully successful")
 
 
 def test_a_file_in_the_benchmark_schema_gets_the_prompt_tasks_prompt(tmp_path: Path):
@@ -85,7 +101,10 @@ def test_only_rows_whose_own_rewrite_fully_succeeds_are_kept(tmp_path: Path):
     keep = next(k for k in lossy.keep if isinstance(k.value, str))
     rows[0]["sanitized_record"] += f"\n{target.value}"  # a direct leak of a target
     rows[1]["sanitized_record"] = rows[1]["sanitized_record"].replace(keep.value, "")  # a keep value lost
-    report = export_sft(resolve_sources([str(write_rows(tmp_path / "rows.jsonl", rows))]), tmp_path / "train.jsonl")
+    sources = resolve_sources([str(write_rows(tmp_path / "rows.jsonl", rows))])
+    everything = export_sft(sources, tmp_path / "all.jsonl")  # the paper's default: no filter
+    assert everything.train == len(rows) and everything.not_fully_successful == 0
+    report = export_sft(sources, tmp_path / "train.jsonl", settings=ExportSettings(only_successful=True))
     ids = {e["id"] for e in read_jsonl(tmp_path / "train.jsonl")}
     assert leaky.id not in ids and lossy.id not in ids
     assert report.not_fully_successful == 2
@@ -101,7 +120,8 @@ def test_a_recorded_verdict_is_used_instead_of_the_deterministic_one(tmp_path: P
     passed = dict(failed, record_id=rows[1]["id"], targets=[dict(failed["targets"][0], tier="sanitized")])
     rows[0]["pipeline"] = {"verdict": failed}  # as build-corpus writes it
     rows[1]["verdict"] = json.dumps(passed)
-    report = export_sft(resolve_sources([str(write_rows(tmp_path / "rows.jsonl", rows))]), tmp_path / "train.jsonl")
+    report = export_sft(resolve_sources([str(write_rows(tmp_path / "rows.jsonl", rows))]), tmp_path / "train.jsonl",
+                        settings=ExportSettings(only_successful=True))
     assert (report.verdicts_recorded, report.verdicts_deterministic) == (2, 1)
     assert [e["id"] for e in read_jsonl(tmp_path / "train.jsonl")] == [rows[1]["id"], rows[2]["id"]]
 
@@ -137,7 +157,7 @@ def test_heldout_split_is_seeded_stable_and_disjoint_and_mix_uses_both_variants(
     train_ids = {e["id"] for e in read_jsonl(tmp_path / "t1.jsonl")}
     held_ids = {e["id"] for e in read_jsonl(tmp_path / "h1.jsonl")}
     assert train_ids and held_ids and not train_ids & held_ids
-    assert first.train + first.heldout == 27
+    assert first.train + first.heldout == 29
     assert set(first.instructions) == {"base", "smoothed"}
     meta = json.loads(report_path(tmp_path / "t1.jsonl").read_text())
     assert meta["report"]["heldout"] == len(held_ids) and meta["settings"]["seed"] == 7
