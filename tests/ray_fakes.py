@@ -90,7 +90,8 @@ def synthesis_reply(prompt: str) -> str:
         return "clinic_name: Elm Street Clinic\ncity: Porto\nvisit_date: 2021-03-04\nbilling_code: 7731-B"
     if prompt.startswith("Here are attributes found"):
         names = re.findall(r"^- (.+)$", prompt, re.M)
-        return f"Identity: {', '.join(names[:2])}\nVisit details: {', '.join(names[2:] or names)}"
+        return (f"Identity: {', '.join(names[:2])}\nVisit details: {', '.join(names[2:] or names)}\n"
+                f"Everything: {', '.join(names)}")  # the recipe asks for 3 to 8 groups
     return reply_for(prompt)
 
 

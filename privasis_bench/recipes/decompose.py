@@ -55,7 +55,8 @@ def _probes(target: dict[str, Any]) -> list[tuple[str, list[Any]]]:
     must be found, as in the reference), else the target itself."""
     attrs = target.get("attrs") or {}
     if target.get("group") and attrs:
-        return [(f"{target['label']}: {name.replace('_', ' ')}", [value]) for name, value in attrs.items()]
+        group = target.get("name") or target["label"]
+        return [(f"{group}: {name.replace('_', ' ')}", [value]) for name, value in attrs.items()]
     return [(target["label"], list(target.get("values") or []))]
 
 
@@ -107,7 +108,7 @@ def find_spans(rows: list[dict[str, Any]], recipe: RecipeConfig, ask: Ask, *, re
         for target in row["targets"]:
             lost = [label for label, ok in target.pop("found", {}).items() if not ok]
             if require and lost:
-                what = f"target {target['label']!r}" if lost == [target["label"]] else f"{lost[0]!r} (of target {target['label']!r})"
+                what = f"target {target['label']!r}" if lost == [target["label"]] else f"{lost[0]!r} (a member of group target {target['label']!r})"
                 fail(row, "spans", f"{what}: no span found in any chunk")
                 break
 

@@ -40,7 +40,8 @@ def test_export_train_and_evaluate_a_tiny_cleaner(tmp_path: Path, tiny_vllm_mode
     out = cli(["export-sft", "-i", "privasis_sample", "-o", str(data), "--allow-eval-overlap"], env, tmp_path)
     assert "train examples" in out.stdout
     examples = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines()]
-    assert len(examples) == 27
+    assert len(examples) == 29  # every sample row is a triple (the paper's default: no success filter)
+    assert {e["instruction"] for e in examples} == {"smoothed"}
 
     # 2. train a few steps on the CPU; the logged loss falls.
     model_dir = tmp_path / "cleaner"
@@ -51,11 +52,13 @@ def test_export_train_and_evaluate_a_tiny_cleaner(tmp_path: Path, tiny_vllm_mode
     assert sum(losses[-3:]) / 3 < sum(losses[:3]) / 3 - 0.2, losses
     card = json.loads((model_dir / "privasis_training.json").read_text())
     assert card["data"]["sha256"] == hashlib.sha256(data.read_bytes()).hexdigest()
-    assert card["data"]["export"]["report"]["train"] == 27
+    assert card["data"]["export"]["report"]["train"] == 29
+    readme = (model_dir / "README.md").read_text()
+    assert "smoothed instruction; every corpus row, as in the paper (no success filter)" in readme
     assert card["recipe"]["recipe"] == "train_cleaner_cpu_smoke" and len(card["recipe_sha256"]) == 64
     assert card["harness"]["name"] == "privasis-bench" and card["harness"]["version"]
     assert card["run"]["steps"] == 8 and card["run"]["losses"][0]["loss"] == losses[0]
-    assert 0 < card["run"]["examples_used"] <= card["run"]["examples"] == 27
+    assert 0 < card["run"]["examples_used"] <= card["run"]["examples"] == 29
     assert (model_dir / "README.md").read_text().startswith("---\nbase_model:")
 
     # 3. the directory has the Hugging Face layout that transformers and vLLM read.
