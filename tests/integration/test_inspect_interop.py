@@ -27,7 +27,7 @@ except ImportError:
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-LIMIT = 2
+LIMIT = 1  # one record (6 targets, 3 keep attributes: a few dozen judge questions) keeps it near a minute
 MAX_TOKENS = 48
 GUESS, COMPARE = 24, 8
 TIMEOUT_S = 900

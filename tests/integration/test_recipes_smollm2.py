@@ -1,6 +1,6 @@
 """Data recipes end to end with the in-process llama.cpp SmolLM2 as every model.
 
-``generate -n 1`` -> a schema-valid corpus row, ``build-corpus`` over it and two benchmark-schema rows of the
+``generate -n 1`` -> a schema-valid corpus row, ``build-corpus`` over it and one benchmark-schema row of the
 sample task -> benchmark rows labelled by SmolLM2 as the protocol judge, ``run`` on the task YAML build-corpus
 wrote. (The whole documented loop, every step's parsing included, runs against a scripted server in
 tests/recipes/test_recipe_loop.py; this test is about a real model.) SmolLM2-135M is a plumbing model: the test checks that the pipeline is real and robust
@@ -54,7 +54,7 @@ generation:
   spans: {{temperature: 0.0, max_tokens: 40}}
   spans_retry: {{temperature: 0.0, max_tokens: 40}}
   strategy: {{temperature: 0.0, max_tokens: 40}}
-  rewrite: {{temperature: 0.0, max_tokens: 160}}
+  rewrite: {{temperature: 0.0, max_tokens: 112}}
   smooth: {{temperature: 1.0, max_tokens: 80}}
 corpus:
   count_beta: [1.0, 30.0]   # few targets: SmolLM2 annotates few attributes, and keep attributes need what is left
@@ -64,7 +64,7 @@ ENGINE = ["--no-progress", "--concurrency", "2"]
 #: Rows to synthesize: SmolLM2 fails most attempts (recorded in failures.jsonl), so each row costs minutes on 2 cores.
 ROWS = 1
 #: Benchmark-schema rows of the sample task that build-corpus also decomposes.
-SAMPLE_ROWS = 2
+SAMPLE_ROWS = 1
 
 
 def _require() -> None:
