@@ -165,3 +165,12 @@ def test_only_the_inspect_task_module_imports_inspect_ai_at_top_level():
     """inspect_ai is an optional extra: the module inspect loads by entry point is the one place it is imported eagerly."""
     importers = sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if "inspect_ai" in _top_level_imports(p))
     assert importers == ["interop/inspect_task.py"]
+
+
+def test_one_deep_merge_for_task_and_recipe_yaml():
+    """Task YAMLs and recipe YAMLs merge their ``include:`` the same way: one implementation, used by both."""
+    definers = sorted(p.relative_to(PACKAGE).as_posix() for p in _modules()
+                      for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                      if isinstance(node, ast.FunctionDef) and "merge" in node.name and "deep" in node.name)
+    assert definers == ["tasks/registry.py"]
+    assert "deep_merge" in (PACKAGE / "recipes" / "config.py").read_text(encoding="utf-8")

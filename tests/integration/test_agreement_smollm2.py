@@ -2,7 +2,7 @@
 the task's judge prompts and once with another wording (``--judge-prompts``), then compared.
 
 The outputs come from the rule-based ``regex-scrubber`` so that both judgings see exactly the same text and
-nothing but the judge wording differs. Two records and short judge budgets keep it to a few minutes on 2 CPU cores.
+nothing but the judge wording differs. One record and short judge budgets keep it to a few minutes on 2 CPU cores.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from privasis_bench.results.rescore import rescore_run
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 TASK = "privasis_sample"
-LIMIT = ["--limit", "2"]
+LIMIT = ["--limit", "1"]
 # SmolLM2 rarely answers with a clean label; off-label answers are counted in the results and tolerated here.
 BUDGET = ["--judge-guess-max-tokens", "16", "--judge-compare-max-tokens", "6", "--concurrency", "2", "--no-progress",
           "--max-off-label", "1000", "--bootstrap-samples", "50", "--judge-truncated-answers", "accept"]

@@ -1,9 +1,9 @@
 """Data recipes end to end with the in-process llama.cpp SmolLM2 as every model.
 
-``generate -n 1`` -> a schema-valid corpus row, ``build-corpus`` over it and one benchmark-schema row of the
-sample task -> benchmark rows labelled by SmolLM2 as the protocol judge, ``run`` on the task YAML build-corpus
-wrote. (The whole documented loop, every step's parsing included, runs against a scripted server in
-tests/recipes/test_recipe_loop.py; this test is about a real model.) SmolLM2-135M is a plumbing model: the test checks that the pipeline is real and robust
+``generate -n 1`` -> a schema-valid corpus row, ``build-corpus`` over it -> a benchmark row labelled by SmolLM2
+as the protocol judge, ``run`` on the task YAML build-corpus wrote. (The whole documented loop, benchmark-schema
+input and every step's parsing included, runs against a scripted server in tests/recipes/test_recipe_loop.py;
+this test is about a real model.) SmolLM2-135M is a plumbing model: the test checks that the pipeline is real and robust
 (rows come out, failures are recorded with their step), not the quality of what it writes. Small token
 budgets keep it to a few minutes on 2 CPU cores.
 """
@@ -39,6 +39,7 @@ generation:
   profile_check: {{temperature: 0.0, max_tokens: 48}}
   annotate: {{temperature: 0.0, max_tokens: 160}}
   group: {{temperature: 0.0, max_tokens: 120}}
+seed: 1                       # any seed works; with this one SmolLM2's first attempt passes (~40 s, not minutes)
 synthesis:
   refine_steps: 1
   groups_range: [1, 8]        # SmolLM2-135M rarely writes three groups
@@ -61,10 +62,8 @@ corpus:
 judge: {{guess_max_tokens: 48, compare_max_tokens: 8}}   # the protocol's 512 / 4096 would take SmolLM2 minutes per row
 """
 ENGINE = ["--no-progress", "--concurrency", "2"]
-#: Rows to synthesize: SmolLM2 fails most attempts (recorded in failures.jsonl), so each row costs minutes on 2 cores.
+#: Rows to synthesize: SmolLM2 fails many attempts (recorded in failures.jsonl), so a row can cost minutes on 2 cores.
 ROWS = 1
-#: Benchmark-schema rows of the sample task that build-corpus also decomposes.
-SAMPLE_ROWS = 1
 
 
 def _require() -> None:
@@ -103,15 +102,12 @@ def test_generate_build_corpus_and_run_with_smollm2(tmp_path: Path):
     assert all(f["step"] and f["message"] for f in failures)
 
     corpus_dir = tmp_path / "bench"
-    sample = tmp_path / "sample_rows.jsonl"
-    sample_file = Path(__file__).resolve().parents[2] / "tasks" / "sample" / "privasis_sample.jsonl"
-    sample.write_text("".join(sample_file.read_text(encoding="utf-8").splitlines(keepends=True)[:SAMPLE_ROWS]), encoding="utf-8")
     output = _cli("build-corpus", "--recipe", str(corpus_recipe), "-m", "llamacpp:smollm2", "--input", str(gen_dir / "corpus.jsonl"),
-                  "--input", str(sample), "-o", str(corpus_dir), "--cache-dir", cache, *ENGINE, expect=(0, 1))
+                  "-o", str(corpus_dir), "--cache-dir", cache, *ENGINE, expect=(0, 1))
     assert "guess_max_tokens=48, compare_max_tokens=8" in output
     bench = _jsonl(corpus_dir / "benchmark.jsonl")
     failed = _jsonl(corpus_dir / "failures.jsonl") if (corpus_dir / "failures.jsonl").exists() else []
-    assert len(bench) + len(failed) == ROWS + SAMPLE_ROWS and bench, failed
+    assert len(bench) + len(failed) == ROWS and bench, failed
     for i, row in enumerate(bench):
         record = normalize_row(row, row_number=i)
         assert record.targets and row["split"] in ("vanilla", "hard", "unscored")

@@ -191,3 +191,32 @@ def test_decomp_sub_calls_are_paid_once(server, tmp_path, monkeypatch, capsys):
     code, out, err = run_main([*argv, "--max-tokens", "777", "-o", str(tmp_path / "two")], monkeypatch, capsys)
     assert code == 0, (out, err)
     assert len(server.bodies) == paid  # every sub-call of the second run came from the response cache
+
+
+PROFILE = "Invent a complete, realistic"
+
+
+@pytest.mark.parametrize(("fault", "flags", "asked"), [
+    ("length", [], 1),  # recipe steps keep a cut answer by default: each parses what its budget gives
+    ("length", ["--truncated-answers", "retry"], 2),
+    ("empty", [], 2),  # an empty answer is asked again by default
+    ("empty", ["--empty-answers", "accept"], 1),
+])
+def test_recipe_commands_follow_the_answer_policy_flags(server, tmp_path, monkeypatch, capsys, fault, flags, asked):
+    from fake_openai_server import OK, Action
+
+    bad = Action(finish_reason="length") if fault == "length" else Action(content="")
+    first_profile: list[str] = []
+
+    def script(prompt: str, seen: int) -> Action:
+        if prompt.startswith(PROFILE) and (not first_profile or first_profile[0] == prompt) and seen == 0:
+            first_profile.append(prompt)
+            return bad
+        return OK
+
+    server.script = script
+    code, out, err = _generate(server, tmp_path / "gen", 1, monkeypatch, capsys, "--batch-size", "1",
+                               "--retry-base-delay", "0.01", *flags)
+    assert first_profile, "no profile request reached the server"
+    assert server.received[first_profile[0]] == asked, (out, err)
+    assert code == 0, (out, err)
