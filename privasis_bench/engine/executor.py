@@ -50,6 +50,7 @@ _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")
 
 OnResult = Callable[[int, ChatResult], None]
 T = TypeVar("T")
+_WAKE_SECONDS = 0.2  # how often the loop wakes while an in-process batch runs
 
 
 
@@ -219,7 +220,16 @@ class Engine:
         return await (asyncio.wait_for(coro, self.call_timeout) if self.call_timeout else coro)
 
     async def _batch(self, batch: list[ChatRequest]) -> list[ChatResult]:
-        results = await asyncio.to_thread(self.adapter.generate_batch, batch)
+        running = asyncio.ensure_future(asyncio.to_thread(self.adapter.generate_batch, batch))
+        try:
+            # Wake the loop now and then while the model thread works: a Ctrl-C that reached another thread
+            # (or arrived while the loop slept in select) is only raised when the main thread runs Python code.
+            while not running.done():
+                await asyncio.wait({running}, timeout=_WAKE_SECONDS)
+        except BaseException:
+            running.cancel()
+            raise
+        results = running.result()
         if len(results) != len(batch):
             raise AdapterError(f"batch returned {len(results)} results for {len(batch)} requests", retryable=False)
         return results

@@ -128,3 +128,4 @@ class RequestStream:
             for (_, future), result in zip(chunk, results):
                 if not future.done():
                     future.set_result(result)
+            await asyncio.sleep(0)  # the waiting requests store their answers before the next chunk starts

@@ -260,3 +260,28 @@ def test_close_after_an_interrupted_run_cancels_leftover_calls() -> None:
     engine.close()
     assert time.monotonic() - start < 5 and task.cancelled()
     assert sum(adapter.calls.values()) == 2 and adapter.closed
+
+
+def test_a_batch_is_stored_and_handed_on_before_the_next_batch_starts(tmp_path: Path) -> None:
+    """An in-process model runs batch after batch; an interrupt during one must never lose the one before it."""
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    landed: list[int] = []
+    seen_at_start: list[tuple[list[int], bool]] = []
+
+    class Sequential(BatchAdapter):
+        sequential = True
+
+        def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
+            if requests[0].messages[-1][1] == "b":  # the second batch: the first must be saved by now
+                seen_at_start.append((list(landed), cache.get(first.cache_key(engine.spec_key)) is not None))
+            return super().generate_batch(requests)
+
+    first, second = _reqs("a", "b")
+    with _engine(Sequential(), cache=cache, concurrency=1) as engine:
+        assert engine.batch_size == 1
+        def persist(index: int, result: ChatResult) -> None:
+            time.sleep(0.3)  # a slow write of the caller's own file: the next batch must wait for it
+            landed.append(index)
+
+        engine.run([first, second], desc="t", on_result=persist)
+    assert seen_at_start == [([0], True)]

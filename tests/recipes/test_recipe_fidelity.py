@@ -192,6 +192,7 @@ def test_export_defaults_to_the_smoothed_instruction_without_a_success_filter():
 
 # -- point 8: an in-process model stops promptly on Ctrl-C and keeps what finished ------------------------------
 def test_interrupting_a_sequential_in_process_adapter_keeps_finished_answers(tmp_path):
+    import signal
     import threading
 
     from privasis_bench.adapters.base import Adapter
@@ -232,8 +233,13 @@ def test_interrupting_a_sequential_in_process_adapter_keeps_finished_answers(tmp
     assert engine.batch_size == 1
     requests = [ChatRequest.user(f"q{i}", max_tokens=8) for i in (1, 2, 3)]
     threading.Thread(target=lambda: (started.wait(10), __import__("_thread").interrupt_main()), daemon=True).start()
-    with pytest.raises(KeyboardInterrupt):
-        engine.run(requests, desc="slow")
+    # Ctrl-C as Python delivers it by default, whatever handler a library loaded by an earlier test left behind.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            engine.run(requests, desc="slow")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     engine.close()
     assert adapter.interrupted
     assert cache.get(requests[0].cache_key(engine.spec_key)) is not None  # finished before Ctrl-C: kept
