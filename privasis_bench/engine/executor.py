@@ -50,7 +50,7 @@ _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")
 
 OnResult = Callable[[int, ChatResult], None]
 T = TypeVar("T")
-_WAKE_SECONDS = 0.2  # how often the loop wakes while an in-process batch runs
+_WAKE_SECONDS = 0.2  # how often the engine's own loop wakes while it runs (so Ctrl-C is noticed)
 
 
 
@@ -181,7 +181,21 @@ class Engine:
 
     # ------------------------------------------------------------------ internals
     def _on_own_loop(self, make: Callable[[], Awaitable[T]]) -> T:
-        return self._box().loop.run_until_complete(make())
+        # The loop wakes every _WAKE_SECONDS while it runs: Python raises a Ctrl-C only when the main thread runs
+        # Python code, and a loop asleep in select while a model thread works would otherwise not notice it.
+        loop = self._box().loop
+        beat: asyncio.TimerHandle | None = None
+
+        def wake() -> None:
+            nonlocal beat
+            beat = loop.call_later(_WAKE_SECONDS, wake)
+
+        wake()
+        try:
+            return loop.run_until_complete(make())
+        finally:
+            if beat is not None:
+                beat.cancel()
 
     def _box(self) -> "_LoopBox":
         if self._loop_box is None or self._loop_box.loop.is_closed():
@@ -220,16 +234,7 @@ class Engine:
         return await (asyncio.wait_for(coro, self.call_timeout) if self.call_timeout else coro)
 
     async def _batch(self, batch: list[ChatRequest]) -> list[ChatResult]:
-        running = asyncio.ensure_future(asyncio.to_thread(self.adapter.generate_batch, batch))
-        try:
-            # Wake the loop now and then while the model thread works: a Ctrl-C that reached another thread
-            # (or arrived while the loop slept in select) is only raised when the main thread runs Python code.
-            while not running.done():
-                await asyncio.wait({running}, timeout=_WAKE_SECONDS)
-        except BaseException:
-            running.cancel()
-            raise
-        results = running.result()
+        results = await asyncio.to_thread(self.adapter.generate_batch, batch)
         if len(results) != len(batch):
             raise AdapterError(f"batch returned {len(results)} results for {len(batch)} requests", retryable=False)
         return results

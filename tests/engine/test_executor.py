@@ -276,12 +276,59 @@ def test_a_batch_is_stored_and_handed_on_before_the_next_batch_starts(tmp_path: 
                 seen_at_start.append((list(landed), cache.get(first.cache_key(engine.spec_key)) is not None))
             return super().generate_batch(requests)
 
+    def persist(index: int, result: ChatResult) -> None:
+        time.sleep(0.3)  # a slow write of the caller's own file: the next batch must wait for it
+        landed.append(index)
+
     first, second = _reqs("a", "b")
     with _engine(Sequential(), cache=cache, concurrency=1) as engine:
         assert engine.batch_size == 1
-        def persist(index: int, result: ChatResult) -> None:
-            time.sleep(0.3)  # a slow write of the caller's own file: the next batch must wait for it
-            landed.append(index)
-
         engine.run([first, second], desc="t", on_result=persist)
     assert seen_at_start == [([0], True)]
+
+
+def test_ctrl_c_is_noticed_while_the_loop_waits_on_a_model_thread() -> None:
+    """A Ctrl-C flagged while the loop sleeps in select (a model thread working) stops the run at once."""
+    import _thread
+    import signal
+    import sys
+    import threading
+
+    release, started = threading.Event(), threading.Event()
+    blocked_until_released: list[bool] = []
+
+    class Threaded(Adapter):
+        provider = "threaded"
+
+        def __init__(self) -> None:
+            super().__init__("m")
+
+        async def agenerate(self, request: ChatRequest) -> ChatResult:
+            def work() -> ChatResult:
+                started.set()
+                blocked_until_released.append(release.wait(10))
+                return ChatResult(text="late", usage=Usage(1, 1))
+
+            return await asyncio.to_thread(work)
+
+    def main_thread_in_select() -> bool:
+        frame = sys._current_frames().get(threading.main_thread().ident)
+        return frame is not None and frame.f_code.co_name == "select" and frame.f_code.co_filename.endswith("selectors.py")
+
+    def interrupt_once_idle() -> None:
+        started.wait(10)
+        while not main_thread_in_select():  # the loop has gone to sleep waiting for the thread
+            time.sleep(0.001)
+        _thread.interrupt_main()
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    engine = _engine(Threaded())
+    threading.Thread(target=interrupt_once_idle, daemon=True).start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            engine.run(_reqs("a"), desc="t")
+        assert not blocked_until_released  # noticed while the model thread still worked
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        release.set()
+        engine.close()
