@@ -42,3 +42,12 @@ def test_ci_scripts_are_valid_bash_and_exit_5_is_a_failure() -> None:
     text = CI_RUN.read_text(encoding="utf-8")
     assert re.search(r'if \[ "\$rc" -eq 5 \]; then.*?exit 1', text, flags=re.S)
     assert text.rstrip().endswith('exit "$rc"')
+
+
+@pytest.mark.usefixtures("ci_files")
+def test_ci_run_rebuilds_the_board_after_the_tests_and_fails_on_a_difference() -> None:
+    text = CI_RUN.read_text(encoding="utf-8")
+    tests_at = text.index(readme_test_command())
+    check = re.search(r"privasis-bench leaderboard build --check[^\n]*-o leaderboards\n\s*brc=\$\?", text)
+    assert check and check.start() > tests_at
+    assert re.search(r'if \[ "\$rc" -eq 0 \] && \[ "\$brc" -ne 0 \]; then rc=1; fi', text)

@@ -12,7 +12,7 @@ from rich.markup import escape
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.loading import load_records
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.build import build_board
+from privasis_bench.leaderboard.build import build_board, check_board
 from privasis_bench.leaderboard.rejudge import rejudge
 from privasis_bench.leaderboard.submit import submit_run
 from privasis_bench.leaderboard.verify import Verified, verify_paths
@@ -112,8 +112,19 @@ def _rejudged(v: Verified, k: int, judge: Optional[str], judge_args: Optional[st
 def build(
     submissions: Path = typer.Option(Path("submissions"), "--submissions-dir", help="Where submissions live."),
     out_dir: Path = typer.Option(Path("leaderboards"), "--output", "-o", help="Where the board is written."),
+    check: bool = typer.Option(False, "--check", help="Write nothing: rebuild into a temporary directory and exit 1 "
+                               "when --output differs from the rebuild (CI runs this)."),
 ) -> None:
     """Aggregate verified submissions into privasis.json, README.md, index.html and per-run viewer pages."""
+    if check:
+        problems = check_board(submissions, out_dir)
+        for line in problems:
+            _say(line)
+        if problems:
+            _say(f"{out_dir} differs from a rebuild: run `privasis-bench leaderboard build -o {out_dir}` and commit it")
+            raise typer.Exit(1)
+        _say(f"{out_dir} equals a rebuild")
+        return
     files = build_board(submissions, out_dir)
     for path in (files.json, files.markdown, files.html, *files.viewers):
         _say(f"  -> {path}")

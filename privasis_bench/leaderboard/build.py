@@ -1,16 +1,24 @@
-"""``privasis-bench leaderboard build``: verified submissions -> privasis.json, a markdown table and index.html.
+"""``privasis-bench leaderboard build``: verified submissions -> privasis.json, README.md, index.html and viewers.
 
-Only submissions that pass :func:`~privasis_bench.leaderboard.verify.verify_paths` enter the board. Per task,
-each entry shows its seven headline numbers with their CIs as submitted (verification recomputed them);
-"overall" (shown only for an entry with more than one task) pools the records of its tasks and bootstraps again
-with the submitted settings. Each entry also shows what makes it partial or non-standard: failed outputs scored as
-empty, unjudged records, off-label and cut judge answers, custom judge prompts, a custom testee prompt.
-Output is a pure function of the submissions: no clock, no absolute path, sorted everywhere.
+Only submissions that pass :func:`~privasis_bench.leaderboard.verify.verify_paths` enter the board; the rows,
+their comparable groups and ranks are :mod:`.rows`'s. "overall" (only for an entry with more than one task) pools
+the records of its tasks and bootstraps again with the submitted settings.
+
+The output is a pure function of the submissions: no wall clock (the build date is the newest accepted submission's
+date), no absolute path, sorted everywhere, so CI can rebuild the board and compare it with the committed one
+(:func:`check_board`). All files are written into a staging directory beside the board, which then replaces the
+board's generated files in one swap: a build that fails leaves the previous board untouched. Files in the board
+directory that the build does not generate (such as ``seed_sample_board.sh``) are carried over.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
+import filecmp
 import json
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,31 +26,28 @@ from typing import Any
 
 import pandas as pd
 
+from privasis_bench import __version__
 from privasis_bench.errors import PrivasisError
+from privasis_bench.fsutil import FileProblem
+from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import render_board
-from privasis_bench.leaderboard.provenance import pinned_judge
+from privasis_bench.leaderboard.rows import HEADLINE, OVERALL, entry_row, pooled_row, rank_rows
 from privasis_bench.leaderboard.verify import Verified, verify_paths
 from privasis_bench.leaderboard.viewer import write_viewer
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.results.files import atomic_write_text, dumps_json, load_sample_rows, verdicts_from_rows
-from privasis_bench.tasks.registry import load_task
 
-BOARD_FORMAT = "privasis-bench/leaderboard/1"
-HEADLINE: tuple[tuple[str, str], ...] = (
-    ("full_successful_record", "Full Successful Record"),
-    ("sanitization_attribute", "San. Attr"),
-    ("sanitization_attribute_per_record", "San. Att/Rec"),
-    ("sanitization_record", "San. Rec"),
-    ("retention_attribute", "Ret. Attr"),
-    ("retention_attribute_per_record", "Ret. Att/Rec"),
-    ("retention_record", "Ret. Rec"),
-)
-OVERALL = "overall"
+BOARD_FORMAT = "privasis-bench/leaderboard/2"
+#: What a build writes; everything else in the board directory is carried over as it is.
+GENERATED = ("privasis.json", "README.md", "index.html", "view")
+#: Files that live in the board directory without being generated (the rebuild check accepts only these).
+KEPT = ("seed_sample_board.sh",)
+__all__ = ["BOARD_FORMAT", "HEADLINE", "BoardFiles", "board_rows", "board_table", "build_board", "check_board"]
 
 
 @dataclass(frozen=True)
 class BoardFiles:
-    """The files one build wrote (relative to the board directory)."""
+    """The files one build wrote (paths inside the board directory)."""
 
     json: Path
     markdown: Path
@@ -55,55 +60,6 @@ def paper_reported() -> dict[str, Any]:
     return json.loads(resources.files("privasis_bench.leaderboard").joinpath("paper_table4.json").read_text("utf-8"))
 
 
-def _entry(v: Verified, task: str, metrics: dict[str, Any], viewer: str | None) -> dict[str, Any]:
-    sub = v.submission
-    row: dict[str, Any] = {
-        "name": sub["name"], "label": sub.get("label"), "track": sub["track"], "reference": sub["reference"],
-        "task": task, "model": _model_label(sub["model"]), "judge": sub["judge"]["label"], "parse_mode": sub["parse_mode"],
-        "instruction": sub["instruction"], "records": metrics["scored_records"], "limit": sub["dataset"]["limit"],
-        "viewer": viewer,
-    }
-    for key, _ in HEADLINE:
-        ci = metrics["ci"].get(key) or {}
-        row.update({key: metrics["headline"].get(key), f"{key}_low": ci.get("low"), f"{key}_high": ci.get("high")})
-    row.update(health(v))
-    row["leaks"] = metrics["leaks"]
-    row["failures_by_category"] = metrics["failures_by_category"]
-    return row
-
-
-def _model_label(model: dict[str, Any]) -> str:
-    """The model's label, with the NER pipeline of a tool such as Presidio (``backend.spacy_model``)."""
-    backend = model.get("backend") or {}
-    extra = f" (spaCy {backend['spacy_model']})" if isinstance(backend, dict) and backend.get("spacy_model") else ""
-    return f"{model.get('label')}{extra}"
-
-
-def health(v: Verified) -> dict[str, Any]:
-    """What a reader must see to know an entry is partial or non-standard (zeros and no marks for a clean one)."""
-    res, sub = v.results, v.submission
-    counts = v.counts
-    marks = []
-    if (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty" and counts and counts.failed_outputs:
-        marks.append("failed outputs scored as empty")
-    try:
-        _, shipped = pinned_judge(load_task(res["task"]["name"]))
-        if (res.get("judge") or {}).get("mode") != "none" and (res.get("judge") or {}).get("prompt_hashes") != shipped:
-            marks.append("custom judge prompts")
-    except PrivasisError:
-        marks.append("custom judge prompts")
-    if (res.get("testee_prompt") or {}).get("shipped") is False:
-        marks.append("custom testee prompt")
-    return {
-        "failed_outputs": counts.failed_outputs if counts else None,
-        "unjudged": counts.unjudged if counts else None,
-        "off_label": counts.off_label if counts else None,
-        "cut_judge_answers": int(((res.get("usage") or {}).get("judge") or {}).get("truncated") or 0),
-        "harness_version": (sub.get("harness") or {}).get("version"),
-        "marks": marks,
-    }
-
-
 def _overall(entries: list[Verified]) -> dict[str, Any]:
     verdicts = [vd for v in entries for vd in verdicts_from_rows(load_sample_rows(v.path)) if vd.status == "judged"]
     boot = entries[0].results["metrics"]["bootstrap"]
@@ -112,69 +68,37 @@ def _overall(entries: list[Verified]) -> dict[str, Any]:
     return json.loads(json.dumps(metrics, allow_nan=False))
 
 
-def board_table(accepted: list[Verified], viewer_links: dict[Path, str]) -> pd.DataFrame:
-    """One row per (entry, task) plus one per entry for ``overall``, best Full Successful Record first."""
-    rows = [_entry(v, v.submission["task"]["name"], v.results["metrics"], viewer_links.get(v.path)) for v in accepted]
+def board_rows(accepted: list[Verified], viewer_links: dict[Path, str]) -> list[dict[str, Any]]:
+    """One row per (entry, task) plus one ``overall`` row per entry with several tasks, grouped and ranked."""
+    rows = [entry_row(v, v.submission["task"]["name"], v.results["metrics"], viewer_links.get(v.path)) for v in accepted]
     by_name: dict[str, list[Verified]] = {}
     for v in accepted:
-        by_name.setdefault(v.submission["name"], []).append(v)
-    for name, entries in sorted(by_name.items()):
+        by_name.setdefault(str(v.submission["name"]), []).append(v)
+    for _, entries in sorted(by_name.items()):
         if len(entries) < 2:
             continue  # with one task, "overall" would repeat the task row
         entries = sorted(entries, key=lambda v: v.submission["task"]["name"])
-        row = _entry(entries[0], OVERALL, _overall(entries), None)
-        parts = [_entry(v, OVERALL, v.results["metrics"], None) for v in entries]
-        for key in ("failed_outputs", "unjudged", "off_label", "cut_judge_answers"):
-            row[key] = sum(p[key] or 0 for p in parts)
-        row["marks"] = sorted({m for p in parts for m in p["marks"]})
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return frame
-    frame["limit"] = frame["limit"].astype("Int64")  # a missing limit must not turn the others into floats
-    frame = frame.sort_values(["task", "full_successful_record", "name"], ascending=[True, False, True], kind="mergesort")
-    return frame.reset_index(drop=True)
+        parts = [entry_row(v, v.submission["task"]["name"], v.results["metrics"], None) for v in entries]
+        rows.append(pooled_row(parts, entry_row(entries[0], OVERALL, _overall(entries), None)))
+    return rank_rows(rows)
 
 
-def markdown_table(frame: pd.DataFrame) -> str:
-    """The board as a markdown table (value [low, high] per headline number)."""
-    if frame.empty:
-        return "_No verified submission yet._\n"
-    shown = pd.DataFrame({"task": frame["task"], "entry": frame["name"], "track": frame["track"],
-                          "records": frame["records"]})
-    for key, title in HEADLINE:
-        shown[title] = [f"{v:.2f} [{lo:.2f}, {hi:.2f}]" for v, lo, hi in
-                        zip(frame[key], frame[f"{key}_low"], frame[f"{key}_high"])]
-    shown["failed / unjudged / off-label / cut"] = [
-        f"{f} / {u} / {o} / {c}" for f, u, o, c in
-        zip(frame["failed_outputs"], frame["unjudged"], frame["off_label"], frame["cut_judge_answers"])]
-    shown["note"] = ["; ".join(filter(None, [lbl, "reference" if ref else None, *marks, f"harness {ver}"]))
-                     for lbl, ref, marks, ver in zip(frame["label"], frame["reference"], frame["marks"],
-                                                     frame["harness_version"])]
-    return shown.to_markdown(index=False) + "\n"
+def board_table(accepted: list[Verified], viewer_links: dict[Path, str]) -> pd.DataFrame:
+    """:func:`board_rows` as a table (for analysis; the board files are written from the rows)."""
+    return pd.DataFrame(board_rows(accepted, viewer_links))
 
 
-def _readme(frame: pd.DataFrame, rejected: list[Verified]) -> str:
-    parts = [
-        "# leaderboards/\n\n",
-        "Built by `privasis-bench leaderboard build` from the verified submissions in `../submissions/` (do not edit by\n"
-        "hand: rebuild). Every number below was recomputed from the submitted per-record outputs by\n"
-        "`privasis-bench leaderboard verify`. Open `index.html` in a browser for the sortable table, charts and the\n"
-        "per-record viewers. Percentages with 95% bootstrap intervals over records; an `overall` row pools the tasks of an\n"
-        "entry that has more than one. `failed / unjudged / off-label / cut` counts failed model outputs, unjudged\n"
-        "records, off-label judge answers and judge answers cut at the token budget (all zero for a clean entry).\n\n",
-        "How entries get here: `privasis-bench submit RUN --name ORG/MODEL`, a pull request adding the folder under\n"
-        "`submissions/` (see its README), CI's `privasis-bench leaderboard verify`, then `privasis-bench leaderboard build`.\n"
-        "`seed_sample_board.sh` reproduces the seeded sample-task entries.\n\n",
-        "## Board\n\n", markdown_table(frame), "\n",
-    ]
-    if rejected:
-        parts.append("## Rejected submissions\n\n" + "".join(f"- `{v.path.as_posix()}`: {len(v.problems)} problem(s)\n"
-                                                           for v in rejected) + "\n")
-    parts.append("## Reported in the paper, not reproduced here\n\n"
-                 "Table 4 of the Privasis paper (judge GPT-OSS-120B) is shown in `index.html` in its own section. Those\n"
-                 "figures were not computed by this harness and are never ranked with the entries above.\n")
-    return "".join(parts)
+def build_date(accepted: list[Verified]) -> str:
+    """The newest accepted submission's date (``YYYY-MM-DD``, UTC): a build date that needs no clock."""
+    dates = []
+    for v in accepted:
+        try:
+            when = _dt.datetime.fromisoformat(str((v.submission.get("dates") or {}).get("submitted")))
+        except ValueError:
+            continue
+        if when.tzinfo is not None:
+            dates.append(when.astimezone(_dt.timezone.utc).date().isoformat())
+    return max(dates) if dates else "never (no accepted submission)"
 
 
 def _relative(path: Path, base: Path) -> str:
@@ -184,34 +108,98 @@ def _relative(path: Path, base: Path) -> str:
         return path.name
 
 
-def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "leaderboards") -> BoardFiles:
-    """Verify every submission, then write the board files and one viewer page per accepted submission."""
-    submissions, out_dir = Path(submissions), Path(out_dir)
+def _write_board(submissions: Path, out: Path, outcomes: list[Verified]) -> list[str]:
+    """Write every generated file under ``out`` (a fresh directory); returns the viewer pages' relative paths."""
+    accepted = [v for v in outcomes if v.ok]
+    rejected = [{"path": _relative(v.path, submissions), "problems": len(v.problems)} for v in outcomes if not v.ok]
+    viewers: dict[Path, str] = {}
+    for v in accepted:
+        rel = Path("view") / _relative(v.path, submissions).replace("/", "__")
+        page = write_viewer(v.path, out / rel.with_suffix(".html"),
+                            title=f"{v.submission['name']} on {v.submission['task']['name']}")
+        viewers[v.path] = page.relative_to(out).as_posix()
+    rows = board_rows(accepted, viewers)
+    built = {"date": build_date(accepted), "harness_version": __version__}
+    board = {"format": BOARD_FORMAT, "built": built, "entries": rows, "rejected": rejected,
+             "paper_reported": paper_reported()}
+    atomic_write_text(out / "privasis.json", dumps_json(board))
+    atomic_write_text(out / "README.md", readme(rows, rejected, built))
+    atomic_write_text(out / "index.html", render_board(rows, board["paper_reported"], built))
+    return sorted(viewers.values())
+
+
+def _verified(submissions: Path) -> list[Verified]:
     if not submissions.is_dir():
         raise PrivasisError(f"--submissions-dir {submissions}: not a directory")
     outcomes = verify_paths([submissions])
     if not outcomes:
         raise PrivasisError(f"no submission found under {submissions} (a submission folder holds submission.json; "
                             "publish a run with `privasis-bench submit RUN --name ORG/MODEL`)")
-    accepted = [v for v in outcomes if v.ok]
-    rejected = [v for v in outcomes if not v.ok]
-    viewers: dict[Path, str] = {}
-    for v in accepted:
-        rel = Path("view") / _relative(v.path, submissions).replace("/", "__")
-        page = write_viewer(v.path, out_dir / rel.with_suffix(".html"), title=f"{v.submission['name']} on "
-                            f"{v.submission['task']['name']}")
-        viewers[v.path] = page.relative_to(out_dir).as_posix()
-    frame = board_table(accepted, viewers)
-    records = json.loads(frame.to_json(orient="records")) if not frame.empty else []
-    board = {
-        "format": BOARD_FORMAT,
-        "entries": records,
-        "rejected": [{"path": _relative(v.path, submissions), "problems": len(v.problems)} for v in rejected],
-        "paper_reported": paper_reported(),
-    }
-    files = BoardFiles(out_dir / "privasis.json", out_dir / "README.md", out_dir / "index.html",
-                       sorted(out_dir / p for p in viewers.values()))
-    atomic_write_text(files.json, dumps_json(board))
-    atomic_write_text(files.markdown, _readme(frame, rejected))
-    atomic_write_text(files.html, render_board(records, board["paper_reported"], HEADLINE))
-    return files
+    return outcomes
+
+
+def _stage_dir(out_dir: Path) -> Path:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise FileProblem(f"{out_dir}: is a file; --output must be a directory")
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.build-", dir=out_dir.parent))
+    except (FileExistsError, NotADirectoryError):
+        raise FileProblem(f"{out_dir}: cannot write it, a part of its directory path is a file") from None
+    except OSError as exc:
+        raise FileProblem(f"{out_dir}: cannot create a staging directory beside it ({exc.strerror or exc})") from None
+
+
+def _swap(staged: Path, out_dir: Path) -> None:
+    """Carry the board directory's other files into ``staged``, then put ``staged`` in its place."""
+    if out_dir.is_dir():
+        for item in sorted(out_dir.iterdir()):
+            if item.name not in GENERATED and not item.name.startswith(f".{out_dir.name}."):
+                (shutil.copytree if item.is_dir() else shutil.copy2)(item, staged / item.name)
+        old = staged.with_name(staged.name + ".old")
+        os.rename(out_dir, old)
+        try:
+            os.rename(staged, out_dir)
+        except OSError:
+            os.rename(old, out_dir)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(staged, out_dir)
+
+
+def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "leaderboards") -> BoardFiles:
+    """Verify every submission, then write the board files and one viewer page per accepted submission (all or none)."""
+    submissions, out_dir = Path(submissions), Path(out_dir)
+    outcomes = _verified(submissions)
+    staged = _stage_dir(out_dir)
+    try:
+        viewers = _write_board(submissions, staged, outcomes)
+        _swap(staged, out_dir)
+    except OSError as exc:
+        raise FileProblem(f"{out_dir}: cannot write the board ({exc.strerror or exc})") from None
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+    return BoardFiles(out_dir / "privasis.json", out_dir / "README.md", out_dir / "index.html",
+                      [out_dir / p for p in viewers])
+
+
+def _files(directory: Path) -> set[str]:
+    return {p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()} if directory.is_dir() else set()
+
+
+def check_board(submissions: str | Path = "submissions", out_dir: str | Path = "leaderboards") -> list[str]:
+    """Rebuild the board into a temporary directory and list every way ``out_dir`` differs (empty: identical)."""
+    submissions, out_dir = Path(submissions), Path(out_dir)
+    outcomes = _verified(submissions)
+    with tempfile.TemporaryDirectory(prefix="privasis-board-") as tmp:
+        fresh = Path(tmp) / "board"
+        fresh.mkdir()
+        _write_board(submissions, fresh, outcomes)
+        built, committed = _files(fresh), _files(out_dir) - set(KEPT)
+        problems = [f"{out_dir / name}: missing (the rebuild writes it)" for name in sorted(built - committed)]
+        problems += [f"{out_dir / name}: not written by the build (remove it)" for name in sorted(committed - built)]
+        problems += [f"{out_dir / name}: differs from the rebuild" for name in sorted(built & committed)
+                     if not filecmp.cmp(fresh / name, out_dir / name, shallow=False)]
+    return problems
+

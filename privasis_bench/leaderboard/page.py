@@ -1,12 +1,26 @@
-"""The static leaderboard page: a template file filled with a sortable, filterable table and inline SVG charts."""
+"""The static leaderboard page: a template filled with one ranked table per comparable group and inline SVG charts.
+
+Verified (re-judged) and self-reported (not re-judged) entries are separate sections; within each, one table per
+group of comparable rows (same task, track and record set, see :mod:`.rows`) with a rank column, sorted by Full
+Successful Record. Every text a submitter controls is HTML-escaped. Narrow screens get one card per row (CSS only).
+"""
 
 from __future__ import annotations
 
 from html import escape
 from importlib import resources
+from itertools import groupby
 from typing import Any
 
 from privasis_bench.leaderboard.charts import leak_bars, scatter
+from privasis_bench.leaderboard.rows import HEADLINE, TRACK_ORDER, group_title
+
+#: Links from ``leaderboards/index.html`` (relative: the page works from disk and on the repository host).
+LINKS = (("How to submit", "../submissions/README.md"), ("Publishing and verification", "../docs/publishing.md"),
+         ("Documentation", "../docs/"), ("Board data (JSON)", "privasis.json"), ("Markdown board", "README.md"))
+COUNTS = ("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers")
+COUNTS_TITLE = ("failed model outputs / unjudged records / off-label judge answers / model outputs cut at the token "
+                "budget / judge answers cut at the token budget (all zero for a clean entry)")
 
 
 def template(name: str) -> str:
@@ -25,73 +39,91 @@ def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
 
-def _health_cell(e: dict[str, Any]) -> str:
-    """Failed outputs, unjudged records, off-label and cut judge answers; highlighted when any is non-zero."""
-    parts = [e.get(k) for k in ("failed_outputs", "unjudged", "off_label", "cut_judge_answers")]
+def _counts_cell(e: dict[str, Any]) -> str:
+    parts = [e.get(k) for k in COUNTS]
     total = sum(p or 0 for p in parts)
     text = " / ".join("–" if p is None else str(p) for p in parts)
-    version = f"<div class='sub'>harness {escape(str(e.get('harness_version')))}</div>" if e.get("harness_version") else ""
-    return f"<td data-v='{total}' class='health{' partial' if total else ''}'>{text}{version}</td>"
+    return (f"<td data-label='Failed / unjudged / off-label / cut' data-v='{total}' "
+            f"class='health{' partial' if total else ''}' title='{escape(COUNTS_TITLE)}'>{text}</td>")
 
 
-def _table(entries: list[dict[str, Any]], headline: tuple[tuple[str, str], ...]) -> str:
-    head = ["<th data-sort='text'>Entry</th><th data-sort='text' class='txt'>Task</th><th data-sort='text' class='txt'>Track</th>",
-            "<th data-sort='num'>Records</th>",
-            "<th data-sort='num' title='failed model outputs / unjudged records / off-label judge answers / judge "
-            "answers cut at the token budget (all zero for a clean entry)'>Failed / unjudged / off-label / cut</th>"]
-    head += [f"<th data-sort='num' data-key='{k}'>{escape(t)}</th>" for k, t in headline]
-    head.append("<th>Run</th>")
-    body = []
-    for e in entries:
-        notes = " ".join(f"<span class='tag'>{escape(n)}</span>" for n in
-                         [e.get("label"), "reference" if e["reference"] else None,
-                          f"limit {e['limit']}" if e.get("limit") else None, *(e.get("marks") or [])] if n)
-        cells = [f"<td data-v='{escape(e['name'])}'><b>{escape(e['name'])}</b> {notes}"
-                 f"<div class='sub'>{escape(e['model'])} · judge {escape(e['judge'])}</div></td>",
-                 f"<td class='txt' data-v='{escape(e['task'])}'>{escape(e['task'])}</td>",
-                 f"<td class='txt' data-v='{escape(e['track'])}'><span class='track {escape(e['track'])}'>{escape(e['track'])}</span></td>",
-                 f"<td data-v='{e['records']}'>{e['records']}</td>",
-                 _health_cell(e)]
-        for key, _ in headline:
-            v, lo, hi = e.get(key), e.get(f"{key}_low"), e.get(f"{key}_high")
-            cells.append(f"<td data-v='{'' if v is None else v}'>{_num(v)}<div class='ci'>[{_num(lo)}, {_num(hi)}]</div></td>")
-        link = f"<a href='{escape(e['viewer'])}'>records →</a>" if e.get("viewer") else ""
-        cells.append(f"<td>{link}</td>")
-        body.append(f"<tr data-task='{escape(e['task'])}' data-track='{escape(e['track'])}'>{''.join(cells)}</tr>")
-    return f"<table id='board'><thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+def _agreement(e: dict[str, Any]) -> str | None:
+    got = e.get("rejudge_agreement")
+    if isinstance(got, dict) and isinstance(got.get("rate"), (int, float)):
+        asked = f" of {got['asked']}" if got.get("asked") is not None else ""
+        return f"re-judge agreement {got['rate']:.1f}%{asked}"
+    if isinstance(got, (int, float)) and not isinstance(got, bool):
+        return f"re-judge agreement {got:.1f}%"
+    return None
 
 
-def _categories(entries: list[dict[str, Any]]) -> str:
-    cats = sorted({c["category"] for e in entries for c in e.get("failures_by_category") or []})
-    if not cats:
-        return "<p class='sub'>No scored record yet.</p>"
-    head = "<th>Entry · task</th>" + "".join(f"<th>{escape(c)}</th>" for c in cats)
-    rows = []
-    for e in entries:
-        rates = {c["category"]: c for c in e.get("failures_by_category") or []}
-        cells = []
-        for c in cats:
-            info = rates.get(c)
-            if info is None:
-                cells.append("<td class='none'>–</td>")
-                continue
-            rate = info["failure_rate"]
-            cells.append(f"<td style='background:rgba(220,38,38,{rate / 125:.2f})' title='{info['failed_records']} of "
-                         f"{info['records']} records failed'>{rate:.0f}%</td>")
-        rows.append(f"<tr data-task='{escape(e['task'])}' data-track='{escape(e['track'])}'><td>{escape(e['name'])} · "
-                    f"{escape(e['task'])}</td>{''.join(cells)}</tr>")
-    return f"<table class='heat'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+def _entry_cell(e: dict[str, Any]) -> str:
+    tags = [(e.get("label"), "tag")]
+    if e.get("gold_reading") or e.get("reference"):
+        tags.append(("reference: reads gold labels, never ranked", "tag warn"))
+    if e.get("partial"):
+        tags.append((f"partial: {e.get('records_loaded') or e['records']} of {e.get('task_records') or '?'} records", "tag warn"))
+    tags.append((_agreement(e), "tag ok"))
+    notes = " ".join(f"<span class='{cls}'>{escape(str(text))}</span>" for text, cls in tags if text)
+    tolerated = "".join(f"<li>{escape(t)}</li>" for t in e.get("tolerated") or [])
+    version = f" · harness {escape(str(e['harness_version']))}" if e.get("harness_version") else ""
+    return (f"<td class='entry' data-label='Entry' data-v='{escape(e['name'] or '')}'><b>{escape(e['name'] or '')}</b> "
+            f"{notes}<div class='sub'>{escape(e['model'])} · judge {escape(str(e['judge']))}{version}</div>"
+            + (f"<ul class='tolerated' title='conditions this run tolerated'>{tolerated}</ul>" if tolerated else "")
+            + "</td>")
 
 
-def _paper(reported: dict[str, Any], headline: tuple[tuple[str, str], ...]) -> str:
+def _row(e: dict[str, Any]) -> str:
+    rank = e.get("rank")
+    cells = [f"<td class='rank' data-label='Rank' data-v='{'' if rank is None else rank}'>"
+             f"{'–' if rank is None else rank}</td>", _entry_cell(e),
+             f"<td data-label='Records' data-v='{e['records']}'>{e['records']}</td>", _counts_cell(e)]
+    for key, title in HEADLINE:
+        v, lo, hi = e.get(key), e.get(f"{key}_low"), e.get(f"{key}_high")
+        cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{_num(v)}"
+                     f"<div class='ci'>[{_num(lo)}, {_num(hi)}]</div></td>")
+    link = f"<a href='{escape(e['viewer'])}'>records →</a>" if e.get("viewer") else ""
+    cells.append(f"<td class='link' data-label='Per record'>{link}</td>")
+    return f"<tr class='{'unranked' if rank is None else 'ranked'}'>{''.join(cells)}</tr>"
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    head = ["<th data-sort='num' class='rank' title='rank by Full Successful Record within this table'>#</th>",
+            "<th data-sort='text'>Entry</th>", "<th data-sort='num'>Records</th>",
+            f"<th data-sort='num' title='{escape(COUNTS_TITLE)}'>Failed / unjudged / off-label / cut</th>"]
+    head += [f"<th data-sort='num' data-key='{k}'>{escape(t)}</th>" for k, t in HEADLINE]
+    head.append("<th>Per record</th>")
+    first = rows[0]
+    return (f"<div class='group' data-task='{escape(first['task'])}' data-track='{escape(first['track'] or '')}'>"
+            f"<h3>{escape(group_title(first))}</h3><table class='board'><thead><tr>{''.join(head)}</tr></thead>"
+            f"<tbody>{''.join(_row(e) for e in rows)}</tbody></table></div>")
+
+
+def _tracks(entries: list[dict[str, Any]]) -> str:
+    if not entries:
+        return "<p>No verified submission yet.</p>"
+    out = []
+    order = {t: i for i, t in enumerate(TRACK_ORDER)}
+    for track, rows in groupby(entries, key=lambda e: e["track"]):
+        rows = list(rows)
+        heading = ("Verified: re-judged with the task's pinned judge" if track == "verified"
+                   else f"{track.capitalize() if track else 'Other'}: not re-judged")
+        tables = [_table(list(g)) for _, g in groupby(rows, key=lambda e: e["group"])]
+        out.append((order.get(track, len(order)), f"<section class='track-{escape(track or '')}'><h2>{escape(heading)}"
+                    f"</h2>{''.join(tables)}</section>"))
+    return "".join(html for _, html in sorted(out, key=lambda x: x[0]))
+
+
+def _paper(reported: dict[str, Any]) -> str:
     parts = [f"<p class='sub'>{escape(reported['source'])}. Records: "
              + ", ".join(f"{escape(k)} {v}" for k, v in sorted(reported["records"].items())) + ".</p>"]
     for split, rows in sorted(reported["splits"].items(), key=lambda kv: kv[0] != "vanilla"):
-        head = "<th>Model</th>" + "".join(f"<th>{escape(t)}</th>" for _, t in headline)
-        body = "".join("<tr><td>" + escape(r["model"]) + "</td>" + "".join(f"<td>{r[k]:.2f}</td>" for k, _ in headline)
+        head = "<th>Model</th>" + "".join(f"<th>{escape(t)}</th>" for _, t in HEADLINE)
+        body = "".join("<tr><td data-label='Model'>" + escape(r["model"]) + "</td>"
+                       + "".join(f"<td data-label='{escape(t)}'>{r[k]:.2f}</td>" for k, t in HEADLINE)
                        + "</tr>" for r in rows)
-        parts.append(f"<h3>{escape(split)} test split</h3><table class='paper'><thead><tr>{head}</tr></thead>"
-                     f"<tbody>{body}</tbody></table>")
+        parts.append(f"<h3>{escape(split)} test split</h3><div class='wide'><table class='paper'><thead><tr>{head}"
+                     f"</tr></thead><tbody>{body}</tbody></table></div>")
     return "".join(parts)
 
 
@@ -99,18 +131,21 @@ def _options(values: list[str]) -> str:
     return "<option value=''>all</option>" + "".join(f"<option value='{escape(v)}'>{escape(v)}</option>" for v in values)
 
 
-def render_board(entries: list[dict[str, Any]], reported: dict[str, Any], headline: tuple[tuple[str, str], ...]) -> str:
-    """The whole ``index.html`` (deterministic for the same entries)."""
+def render_board(entries: list[dict[str, Any]], reported: dict[str, Any], built: dict[str, Any]) -> str:
+    """The whole ``index.html`` (deterministic for the same entries and build facts)."""
     per_task = [e for e in entries if e["task"] != "overall"]
+    links = " · ".join(f"<a href='{escape(href)}'>{escape(text)}</a>" for text, href in LINKS)
     return fill(
         template("board.html"),
         style=template("style.css"),
+        links=links,
+        built=f"Built {escape(str(built['date']))} (newest submission) by privasis-bench "
+              f"{escape(str(built['harness_version']))}",
         task_options=_options(sorted({e["task"] for e in entries})),
-        track_options=_options(sorted({e["track"] for e in entries})),
-        table=_table(entries, headline) if entries else "<p>No verified submission yet.</p>",
+        track_options=_options(sorted({e["track"] for e in entries if e["track"]})),
+        tables=_tracks(entries),
         scatter=scatter(per_task, "sanitization_attribute", "retention_attribute",
                         "Sanitization · Successful Attribute", "Retention · Successful Attribute"),
         leaks=leak_bars(per_task),
-        categories=_categories(per_task),
-        paper=_paper(reported, headline),
+        paper=_paper(reported),
     )

@@ -1,6 +1,7 @@
 """A real browser (Debian chromium via Playwright) opens the board and a viewer page from disk.
 
-It sorts by Full Successful Record and checks the order, toggles filters, follows a viewer link, checks that no
+It checks the page at three widths (no horizontal overflow, ranked tables visible), sorts a table and checks
+the order, toggles filters, follows a viewer link, checks that no
 request leaves the page, and saves screenshots as test artifacts (``$PRIVASIS_TEST_ARTIFACTS`` or
 ``test-artifacts/``). In CI a missing browser fails; elsewhere the test is skipped.
 """
@@ -12,9 +13,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from leaderboard_fakes import TASK, make_runs
+from leaderboard_fakes import TASK, invoke, make_runs
 
 from privasis_bench.leaderboard.build import build_board
+from privasis_bench.leaderboard.submit import submit_run
 
 CHROMIUM = os.environ.get("PRIVASIS_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(os.environ.get("PRIVASIS_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
@@ -39,41 +41,77 @@ def browser():
         b.close()
 
 
-def _numbers(page, column: int) -> list[float]:
-    cells = page.locator(f"#board tbody tr:not(.hidden) td:nth-child({column})")
+def _numbers(table, column: int) -> list[float]:
+    cells = table.locator(f"tbody tr td:nth-child({column})")
     return [float(v) for v in cells.evaluate_all("cs => cs.map(c => c.getAttribute('data-v'))")]
 
 
-def test_board_and_viewer_in_a_real_browser(browser, tmp_path, monkeypatch):
-    made = make_runs(tmp_path, monkeypatch)
-    files = build_board(made["submissions"], tmp_path / "board")
+@pytest.fixture(scope="module")
+def board(tmp_path_factory):
+    """The two test entries plus ``empty`` judged by the pinned judge's name: two verified rows, one self-reported."""
+    base = tmp_path_factory.mktemp("browser")
+    mp = pytest.MonkeyPatch()
+    try:
+        made = make_runs(base, mp)
+        invoke("run", "-m", "empty", "--judge", "llamacpp:smollm2", "-o", str(base / "runs/empty"), "--tasks", TASK,
+               "--no-progress", "--bootstrap-samples", "100", "--cache-dir", str(base / "cache"), "--max-off-label", "100000")
+        submit_run(base / "runs/empty", "baselines/empty", track="verified", root=made["submissions"])
+        yield build_board(made["submissions"], base / "board")
+    finally:
+        mp.undo()
+
+
+@pytest.mark.parametrize("width", [390, 1024, 1400])
+def test_board_fits_every_width_with_visible_ranked_tables(browser, board, width):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(board.html.resolve().as_uri())
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    widest = page.evaluate("Math.max(...[...document.querySelectorAll('table.board, section')]"
+                           ".map(e => e.getBoundingClientRect().right))")
+    assert widest <= width
+    tables = page.locator("table.board")
+    assert tables.count() == 2 and all(tables.nth(i).is_visible() for i in range(2))
+    first_rank = page.locator("table.board tbody tr td.rank").first
+    assert first_rank.is_visible() and first_rank.inner_text().strip() == "1"
+    if width >= 1024:
+        assert page.locator("table.board thead th.rank").first.is_visible()
+    page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}px.png"), full_page=True)
+    page.close()
+
+
+def test_board_and_viewer_in_a_real_browser(browser, board):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     outside: list[str] = []
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.on("request", lambda r: None if r.url.startswith("file://") else outside.append(r.url))
-    page.goto(files.html.resolve().as_uri())
-    headers = page.locator("#board thead th")
-    column = [h.strip() for h in headers.all_inner_texts()].index("Full Successful Record") + 1
+    page.goto(board.html.resolve().as_uri())
+    verified = page.locator("section.track-verified table.board")
+    headers = [h.strip() for h in verified.locator("thead th").all_inner_texts()]
+    assert headers[0] == "#" and "Full Successful Record" in headers
+    column = headers.index("San. Attr") + 1
+    ranks = [r.strip() for r in verified.locator("tbody td.rank").all_inner_texts()]
+    assert ranks[0] == "1" and len(ranks) == 2
 
-    page.locator("#board thead th", has_text="Full Successful Record").click()
-    down = _numbers(page, column)
-    assert len(down) == 2 and down == sorted(down, reverse=True)  # one task per entry: no overall rows
-    page.locator("#board thead th", has_text="Full Successful Record").click()
-    assert _numbers(page, column) == sorted(down)
+    verified.locator("thead th", has_text="San. Attr").click()
+    down = _numbers(verified, column)
+    assert len(down) == 2 and down == sorted(down, reverse=True)
+    verified.locator("thead th", has_text="San. Attr").click()
+    assert _numbers(verified, column) == sorted(down)
     page.screenshot(path=str(ARTIFACTS / "leaderboard-sorted.png"), full_page=True)
 
     page.select_option("#filter-track", "verified")
-    tracks = page.locator("#board tbody tr:not(.hidden) td:nth-child(3)").all_inner_texts()
-    assert tracks and set(t.strip() for t in tracks) == {"verified"}
-    assert page.locator("#board tbody tr.hidden").count() == 1
+    assert page.locator("div.group:not(.hidden) table.board").count() == 1
+    assert page.locator("div.group.hidden").count() == 1
     page.select_option("#filter-track", "")
     page.select_option("#filter-task", TASK)
-    assert page.locator("#board tbody tr:not(.hidden)").count() == 2
+    assert page.locator("div.group:not(.hidden) tbody tr").count() == 3
+    page.select_option("#filter-track", "self-reported")
+    assert page.locator("div.group:not(.hidden) tbody tr").count() == 1
     page.select_option("#filter-track", "verified")
-    assert page.locator("#board tbody tr:not(.hidden)").count() == 1
     page.screenshot(path=str(ARTIFACTS / "leaderboard-filtered.png"), full_page=True)
 
-    page.locator("#board tbody tr:not(.hidden) a", has_text="records").click()
+    page.locator("tbody tr", has_text="baselines/regex-scrubber").locator("a", has_text="records").click()
     page.wait_for_load_state()
     assert "/view/" in page.url and page.locator("article").count() == 29
     page.select_option("#filter-tier", "proximity")
@@ -98,4 +136,4 @@ def test_board_and_viewer_in_a_real_browser(browser, tmp_path, monkeypatch):
     page.uncheck("#toggle-diff")
     assert first.locator("pre.plain").is_visible()
     assert outside == []
-    shutil.copy(files.html, ARTIFACTS / "index.html")
+    shutil.copy(board.html, ARTIFACTS / "index.html")

@@ -1,0 +1,230 @@
+"""One board row per verified (entry, task): what it scored, what it tolerated, and where it may rank.
+
+A row is a plain JSON-ready dict (the board's ``privasis.json`` holds them as they are). Each row says:
+
+* ``partial``: the run scored fewer records than its task holds (``--limit``); a partial run is never ranked with
+  full runs: its record set differs, so it lands in its own comparable group.
+* ``gold_reading``: the model reads the gold labels (``reference``, ``mask-targets``), derived from the model spec's
+  adapter class (``rankable = False``), never from a flag in the submission: such a row never gets a rank.
+* ``tolerated``: every condition the run accepted instead of failing (failed outputs scored as empty, off-label
+  and cut judge answers, cut model outputs, custom prompts), one readable line each.
+* ``group`` and ``rank``: rows are comparable only within the same task, track and record set (the dataset's
+  ids hash); within a group ranked rows are ordered by Full Successful Record (ties share a rank).
+
+Fields a verifier may add (``rejudge_agreement``, ``partial``, ``rankable``, ``tolerated``), on the verification
+object or in ``results.json``, are shown when present and tolerated when absent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from typing import Any, Iterable
+
+from privasis_bench.adapters.registry import load_adapter_class
+from privasis_bench.data.loading import load_records
+from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.provenance import pinned_judge
+from privasis_bench.leaderboard.verify import Verified
+from privasis_bench.tasks.registry import load_task
+
+HEADLINE: tuple[tuple[str, str], ...] = (
+    ("full_successful_record", "Full Successful Record"),
+    ("sanitization_attribute", "San. Attr"),
+    ("sanitization_attribute_per_record", "San. Att/Rec"),
+    ("sanitization_record", "San. Rec"),
+    ("retention_attribute", "Ret. Attr"),
+    ("retention_attribute_per_record", "Ret. Att/Rec"),
+    ("retention_record", "Ret. Rec"),
+)
+RANK_KEY = "full_successful_record"
+OVERALL = "overall"
+#: Track order on the board: re-judged entries first.
+TRACK_ORDER = ("verified", "self-reported")
+
+
+def _text(value: Any) -> str | None:
+    """A label as text: None for a missing one (never NaN, never a number where text is expected)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    return str(value)
+
+
+def _extra(v: Verified, key: str) -> Any:
+    """A field a verifier may add: on the verification object first, then in results.json."""
+    value = getattr(v, key, None)
+    return value if value is not None else (v.results or {}).get(key)
+
+
+@lru_cache(maxsize=None)
+def task_record_count(task_name: str) -> int | None:
+    """How many records the shipped task holds (None when its data cannot be loaded here)."""
+    try:
+        return len(load_records(load_task(task_name)))
+    except PrivasisError:
+        return None
+
+
+def reads_gold(model: dict[str, Any]) -> bool:
+    """True when the model spec's adapter reads gold labels (its class says ``rankable = False``).
+
+    Decided from the provider in the recorded spec, not from the submission's own ``rankable`` flag; an unknown
+    provider (a plugin not installed here) falls back to that flag.
+    """
+    provider = ((model or {}).get("spec") or {}).get("provider")
+    if isinstance(provider, str) and provider:
+        try:
+            return not bool(load_adapter_class(provider).rankable)
+        except PrivasisError:
+            pass
+    return (model or {}).get("rankable") is False
+
+
+def cut_counts(v: Verified) -> tuple[int, int]:
+    """(cut model outputs, cut judge answers) over the whole run, resumes included.
+
+    Counts the verifier re-derived from per-record fields win; otherwise the run's cumulative usage (every
+    invocation), never the last invocation's alone.
+    """
+    counts = v.counts
+    derived_out = getattr(counts, "cut_model_outputs", None) if counts else None
+    derived_judge = getattr(counts, "cut_judge_answers", None) if counts else None
+    res = v.results or {}
+    total = (((res.get("usage_cumulative") or {}).get("total") or {}).get("usage")) or res.get("usage") or {}
+    judge = derived_judge if derived_judge is not None else int((total.get("judge") or {}).get("truncated") or 0)
+    model = derived_out if derived_out is not None else int((res.get("counts") or {}).get("truncated_outputs") or 0)
+    return int(model), int(judge)
+
+
+def health(v: Verified) -> dict[str, Any]:
+    """Counts a reader must see, the tolerated conditions (one line each) and the marks of a non-standard run."""
+    res, counts = v.results, v.counts
+    cut_out, cut_judge = cut_counts(v)
+    failed = counts.failed_outputs if counts else None
+    off_label = counts.off_label if counts else None
+    marks: list[str] = []
+    try:
+        _, shipped = pinned_judge(load_task(res["task"]["name"]))
+        if (res.get("judge") or {}).get("mode") != "none" and (res.get("judge") or {}).get("prompt_hashes") != shipped:
+            marks.append("custom judge prompts")
+    except PrivasisError:
+        marks.append("custom judge prompts")
+    if (res.get("testee_prompt") or {}).get("shipped") is False:
+        marks.append("custom testee prompt")
+    tolerated: list[str] = []
+    if (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty" and failed:
+        marks.insert(0, "failed outputs scored as empty")
+        tolerated.append(f"failed outputs scored as empty: {failed}")
+    if off_label:
+        tolerated.append(f"off-label judge answers: {off_label} (allowed up to "
+                         f"{(res.get('checks') or {}).get('max_off_label')})")
+    if cut_out:
+        tolerated.append(f"model outputs cut at the token budget: {cut_out}")
+    if cut_judge:
+        tolerated.append(f"judge answers cut at the token budget: {cut_judge}")
+    tolerated += [m for m in marks if m.startswith("custom")]
+    more = _extra(v, "tolerated")
+    if isinstance(more, (list, tuple)):
+        tolerated += [str(t) for t in more if str(t) not in tolerated]
+    return {
+        "failed_outputs": failed, "unjudged": counts.unjudged if counts else None, "off_label": off_label,
+        "cut_model_outputs": cut_out, "cut_judge_answers": cut_judge, "tolerated": tolerated, "marks": marks,
+        "harness_version": _text((v.submission.get("harness") or {}).get("version")),
+    }
+
+
+def _model_label(model: dict[str, Any]) -> str:
+    """The model's label, with the NER pipeline of a tool such as Presidio (``backend.spacy_model``)."""
+    backend = model.get("backend") or {}
+    extra = f" (spaCy {backend['spacy_model']})" if isinstance(backend, dict) and backend.get("spacy_model") else ""
+    return f"{_text(model.get('label')) or '?'}{extra}"
+
+
+def entry_row(v: Verified, task: str, metrics: dict[str, Any], viewer: str | None) -> dict[str, Any]:
+    """The board row of one verified task folder (``task`` is ``overall`` for a pooled row)."""
+    sub, res = v.submission, v.results
+    loaded = (res.get("dataset") or {}).get("records_loaded")
+    full = task_record_count(sub["task"]["name"])
+    partial = _extra(v, "partial")
+    if partial is None:
+        partial = (loaded < full) if isinstance(loaded, int) and full is not None else sub["dataset"].get("limit") is not None
+    gold = reads_gold(res.get("model") or sub.get("model") or {})
+    rankable = _extra(v, "rankable")
+    row: dict[str, Any] = {
+        "name": _text(sub["name"]), "label": _text(sub.get("label")), "track": _text(sub["track"]),
+        "rejudged": sub["track"] == "verified", "reference": bool(sub.get("reference")), "task": task,
+        "model": _model_label(sub["model"]), "judge": _text((sub.get("judge") or {}).get("label")),
+        "parse_mode": _text(sub.get("parse_mode")), "instruction": _text(sub.get("instruction")),
+        "records": metrics["scored_records"], "records_loaded": loaded, "task_records": full,
+        "limit": sub["dataset"].get("limit"), "record_set": _text(sub["dataset"].get("ids_hash")),
+        "partial": bool(partial), "gold_reading": gold,
+        "rankable": (rankable is not False) and not gold and not sub.get("reference"),
+        "rejudge_agreement": _extra(v, "rejudge_agreement"), "viewer": viewer,
+    }
+    for key, _ in HEADLINE:
+        ci = metrics["ci"].get(key) or {}
+        row.update({key: metrics["headline"].get(key), f"{key}_low": ci.get("low"), f"{key}_high": ci.get("high")})
+    row.update(health(v))
+    row["leaks"] = metrics["leaks"]
+    return row
+
+
+def pooled_row(parts: list[dict[str, Any]], first: dict[str, Any]) -> dict[str, Any]:
+    """Fold the per-task rows of one entry into its ``overall`` row (``first`` carries the pooled metrics)."""
+    row = dict(first)
+    for key in ("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers"):
+        row[key] = sum(p[key] or 0 for p in parts)
+    row["marks"] = sorted({m for p in parts for m in p["marks"]})
+    row["tolerated"] = [f"{p['task']}: {t}" for p in parts for t in p["tolerated"]]
+    row["partial"] = any(p["partial"] for p in parts)
+    row["rankable"] = all(p["rankable"] for p in parts)
+    row["records"] = sum(p["records"] for p in parts)
+    row["task_records"] = None if any(p["task_records"] is None for p in parts) else sum(p["task_records"] for p in parts)
+    row["record_set"] = hashlib.sha256(json.dumps(sorted((p["task"], p["record_set"]) for p in parts)).encode()).hexdigest()
+    row["limit"] = None
+    return row
+
+
+def group_key(row: dict[str, Any]) -> tuple[str, str, str]:
+    """Rows are comparable only within one task, track and record set."""
+    return (row["task"], row["track"] or "", row["record_set"] or "")
+
+
+def _group_order(key: tuple[str, str, str], rows: list[dict[str, Any]]) -> tuple:
+    track = TRACK_ORDER.index(key[1]) if key[1] in TRACK_ORDER else len(TRACK_ORDER)
+    partial = any(r["partial"] for r in rows)
+    return (track, key[0] == OVERALL, key[0], partial, -max(r["records"] for r in rows), key[2])
+
+
+def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Group rows, rank each group by Full Successful Record (best first, ties share a rank, unrankable rows last
+    without a rank), and return them in board order with ``group`` (1, 2, ... in board order) and ``rank`` set."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(group_key(row), []).append(row)
+    out: list[dict[str, Any]] = []
+    for number, key in enumerate(sorted(groups, key=lambda k: _group_order(k, groups[k])), start=1):
+        members = sorted(groups[key], key=lambda r: (not r["rankable"], -(r[RANK_KEY] or 0.0), r["name"] or ""))
+        rank, previous = 0, None
+        for position, row in enumerate(members, start=1):
+            if row["rankable"]:
+                if row[RANK_KEY] != previous:
+                    rank, previous = position, row[RANK_KEY]
+                row["rank"] = rank
+            else:
+                row["rank"] = None
+            row["group"] = number
+            out.append(row)
+    return out
+
+
+def group_title(row: dict[str, Any]) -> str:
+    """A heading for a row's comparable group: task, track and which records it covers."""
+    track = "verified (re-judged)" if row["track"] == "verified" else f"{row['track']} (not re-judged)"
+    if row["partial"]:
+        of = f" of {row['task_records']}" if row.get("task_records") else ""
+        records = f"partial runs: {row['records_loaded'] or row['records']}{of} records, ranked only among themselves"
+    else:
+        records = "full runs"
+    return f"{row['task']} · {track} · {records}"
