@@ -2,7 +2,7 @@
 
 A submitter controls names and labels, so no cell may break the table or inject markup: line breaks become
 spaces, and every character Markdown or HTML gives a meaning to (pipes, backticks, brackets, angle brackets,
-emphasis, entities, math, autolink colons and the dot of ``www.``) is backslash-escaped, which CommonMark and GitHub render as the character.
+emphasis, entities, math, and the ``://`` and ``www.`` that start a bare link) is backslash-escaped, which CommonMark and GitHub render as the character.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any, Iterable
 
 from privasis_bench.leaderboard.rows import HEADLINE, group_title
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>!|~&:$@])")
-_WWW = re.compile(r"(?i)(www)\.")
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>!|~&$@])")
+_AUTOLINK = re.compile(r"(?i)(www)\.|:(?=//)")
 _BREAKS = re.compile(r"[\r\n\t\v\f\u0085\u2028\u2029]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -24,7 +24,7 @@ def md_cell(value: Any) -> str:
     if value is None:
         return ""
     text = _CONTROL.sub("", _BREAKS.sub(" ", str(value))).strip()
-    return _WWW.sub(r"\1\\.", _SPECIAL.sub(r"\\\1", text))
+    return _AUTOLINK.sub(lambda m: f"{m.group(1)}\\." if m.group(1) else "\\:", _SPECIAL.sub(r"\\\1", text))
 
 
 def md_table(header: list[str], rows: Iterable[list[Any]]) -> str:

@@ -11,8 +11,9 @@ A row is a plain JSON-ready dict (the board's ``privasis.json`` holds them as th
 * ``group`` and ``rank``: rows are comparable only within the same task, track and record set (the dataset's
   ids hash); within a group ranked rows are ordered by Full Successful Record (ties share a rank).
 
-Fields a verifier may add (``rejudge_agreement``, ``partial``, ``rankable``, ``tolerated``), on the verification
-object or in ``results.json``, are shown when present and tolerated when absent.
+Facts a verifier derives (``Verified.facts()``: ``partial``, ``rankable``, ``agreement`` or ``rejudge_agreement``,
+``records_of_task``, ``custom_inputs``) are used when present and derived here when absent. The tolerated
+conditions are always counted here, from the run's cumulative counts (a resume never hides a cut answer).
 """
 
 from __future__ import annotations
@@ -51,10 +52,27 @@ def _text(value: Any) -> str | None:
     return str(value)
 
 
+#: Other names a verifier may use for the same facts (``Verified.facts()``).
+_ALIASES = {"rejudge_agreement": ("rejudge_agreement", "agreement"), "task_records": ("task_records", "records_of_task")}
+
+
+def _facts(v: Verified) -> dict[str, Any]:
+    """The verifier's per-entry facts (``Verified.facts()`` when the verifier provides it, else nothing)."""
+    facts = getattr(v, "facts", None)
+    if callable(facts) and v.results:
+        got = facts()
+        return got if isinstance(got, dict) else {}
+    return {}
+
+
 def _extra(v: Verified, key: str) -> Any:
-    """A field a verifier may add: on the verification object first, then in results.json."""
-    value = getattr(v, key, None)
-    return value if value is not None else (v.results or {}).get(key)
+    """A fact the verifier derived (its facts, or an attribute of the verification), never a submitted file's field."""
+    facts = _facts(v)
+    for name in _ALIASES.get(key, (key,)):
+        for value in (facts.get(name), getattr(v, name, None)):
+            if value is not None and not callable(value):
+                return value
+    return None
 
 
 @lru_cache(maxsize=None)
@@ -76,7 +94,7 @@ def reads_gold(model: dict[str, Any]) -> bool:
     if isinstance(provider, str) and provider:
         try:
             return not bool(load_adapter_class(provider).rankable)
-        except PrivasisError:
+        except (PrivasisError, ImportError):
             pass
     return (model or {}).get("rankable") is False
 
@@ -124,9 +142,9 @@ def health(v: Verified) -> dict[str, Any]:
     if cut_judge:
         tolerated.append(f"judge answers cut at the token budget: {cut_judge}")
     tolerated += [m for m in marks if m.startswith("custom")]
-    more = _extra(v, "tolerated")
-    if isinstance(more, (list, tuple)):
-        tolerated += [str(t) for t in more if str(t) not in tolerated]
+    custom = _extra(v, "custom_inputs")
+    if isinstance(custom, (list, tuple)):
+        tolerated += [f"input of the user's own: {c}" for c in custom]
     return {
         "failed_outputs": failed, "unjudged": counts.unjudged if counts else None, "off_label": off_label,
         "cut_model_outputs": cut_out, "cut_judge_answers": cut_judge, "tolerated": tolerated, "marks": marks,
@@ -145,10 +163,11 @@ def entry_row(v: Verified, task: str, metrics: dict[str, Any], viewer: str | Non
     """The board row of one verified task folder (``task`` is ``overall`` for a pooled row)."""
     sub, res = v.submission, v.results
     loaded = (res.get("dataset") or {}).get("records_loaded")
-    full = task_record_count(sub["task"]["name"])
-    partial = _extra(v, "partial")
-    if partial is None:
-        partial = (loaded < full) if isinstance(loaded, int) and full is not None else sub["dataset"].get("limit") is not None
+    full = _extra(v, "task_records")
+    full = full if isinstance(full, int) else task_record_count(sub["task"]["name"])
+    limit = sub["dataset"].get("limit")
+    short = (loaded < full) if isinstance(loaded, int) and full is not None else limit is not None
+    partial = bool(_extra(v, "partial")) or short  # the verifier's word can add the mark, never remove it
     gold = reads_gold(res.get("model") or sub.get("model") or {})
     rankable = _extra(v, "rankable")
     row: dict[str, Any] = {
