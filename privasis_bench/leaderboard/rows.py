@@ -106,7 +106,8 @@ def cut_counts(v: Verified) -> tuple[int, int]:
     invocation), never the last invocation's alone.
     """
     counts = v.counts
-    derived_out = getattr(counts, "cut_model_outputs", None) if counts else None
+    derived_out = next((getattr(counts, n) for n in ("cut_outputs", "cut_model_outputs")
+                        if getattr(counts, n, None) is not None), None) if counts else None
     derived_judge = getattr(counts, "cut_judge_answers", None) if counts else None
     res = v.results or {}
     total = (((res.get("usage_cumulative") or {}).get("total") or {}).get("usage")) or res.get("usage") or {}

@@ -41,8 +41,27 @@ def original_records(results: dict[str, Any]) -> dict[str, Record]:
         return {}
 
 
+def _merge(spans: list[tuple[int, int, str, str]], found: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """Both lists sorted and non-overlapping: add each span of ``found`` that overlaps none of ``spans`` (one pass)."""
+    out: list[tuple[int, int, str, str]] = []
+    i = 0
+    for span in found:
+        while i < len(spans) and spans[i][1] <= span[0]:
+            out.append(spans[i])
+            i += 1
+        if (i < len(spans) and spans[i][0] < span[1]) or (out and out[-1][1] > span[0]):
+            continue  # an earlier mark already covers part of it: the first mark wins
+        out.append(span)
+    out.extend(spans[i:])
+    return out
+
+
 def highlight(text: str, marks: list[tuple[Any, str, str]]) -> str:
-    """``text`` as HTML with each (value, css class, title) highlighted where its items occur (first mark wins)."""
+    """``text`` as HTML with each (value, css class, title) highlighted where its items occur (first mark wins).
+
+    Linear in the text for a bounded number of marks: each value's matches are merged into the sorted spans in one
+    pass (a long output repeating a value thousands of times stays fast).
+    """
     spans: list[tuple[int, int, str, str]] = []
     lower = text.lower()
     for value, css, title in marks:
@@ -51,11 +70,11 @@ def highlight(text: str, marks: list[tuple[Any, str, str]]) -> str:
         for item in value_items(value):
             if not item.strip():
                 continue
-            for m in re.finditer(re.escape(item.lower()), lower):
-                if all(m.end() <= s or m.start() >= e for s, e, _, _ in spans):
-                    spans.append((m.start(), m.end(), css, title))
+            found = [(m.start(), m.end(), css, title) for m in re.finditer(re.escape(item.lower()), lower)]
+            if found:
+                spans = _merge(spans, found)
     out, pos = [], 0
-    for start, end, css, title in sorted(spans):
+    for start, end, css, title in spans:
         out.append(escape(text[pos:start]))
         out.append(f"<mark class='{css}' title='{escape(title)}'>{escape(text[start:end])}</mark>")
         pos = end
@@ -64,20 +83,35 @@ def highlight(text: str, marks: list[tuple[Any, str, str]]) -> str:
 
 
 _WORDS = re.compile(r"\S+|\s+")
+#: Above this many word pairs (after the common start and end are set aside) the changed middle is shown as one
+#: removal and one addition instead of a word alignment, which would take quadratic time.
+DIFF_BUDGET = 1_000_000
 
 
 def word_diff(original: str, sanitized: str) -> str:
     """``sanitized`` as HTML against ``original``, word by word: removed words in <del>, added ones in <ins>."""
     a, b = _WORDS.findall(original), _WORDS.findall(sanitized)
-    out = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    mid_a, mid_b = a[head:len(a) - tail], b[head:len(b) - tail]
+    if len(mid_a) * len(mid_b) > DIFF_BUDGET:
+        opcodes = [("replace", 0, len(mid_a), 0, len(mid_b))]
+    else:
+        opcodes = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes()
+    out = [escape("".join(a[:head]))]
+    for op, i1, i2, j1, j2 in opcodes:
         if op == "equal":
-            out.append(escape("".join(a[i1:i2])))
+            out.append(escape("".join(mid_a[i1:i2])))
             continue
-        if i2 > i1 and "".join(a[i1:i2]).strip():
-            out.append(f"<del>{escape(''.join(a[i1:i2]))}</del>")
+        if i2 > i1 and "".join(mid_a[i1:i2]).strip():
+            out.append(f"<del>{escape(''.join(mid_a[i1:i2]))}</del>")
         if j2 > j1:
-            out.append(f"<ins>{escape(''.join(b[j1:j2]))}</ins>")
+            out.append(f"<ins>{escape(''.join(mid_b[j1:j2]))}</ins>")
+    out.append(escape("".join(a[len(a) - tail:])))
     return "".join(out)
 
 

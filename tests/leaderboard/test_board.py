@@ -173,3 +173,30 @@ def test_check_board_sees_a_new_submission(made, tmp_path):
     problems = check_board(subs, tmp_path / "board")
     assert f"{tmp_path / 'board' / 'privasis.json'}: differs from the rebuild" in problems
     assert f"{tmp_path / 'board' / 'README.md'}: differs from the rebuild" in problems
+
+
+def test_viewer_highlight_and_diff_stay_correct_on_long_outputs():
+    from privasis_bench.leaderboard.viewer import DIFF_BUDGET, highlight, word_diff
+
+    marks = [("Ana Lopez", "t-direct", "name"), ("Ana", "t-inference", "first"), ("Lopez visited", "x", "overlap")]
+    html = highlight("Ana Lopez visited Ana. " * 3, marks)
+    assert html.count("<mark class='t-direct'") == 3 and html.count("<mark class='t-inference'") == 3
+    assert "class='x'" not in html  # overlaps an earlier mark: the first mark wins
+    long_text = "Ana met Bo. " * 20000
+    assert highlight(long_text, marks).count("<mark") == 20000
+    original = " ".join(f"a{i}" for i in range(2000))
+    unrelated = " ".join(f"b{i}" for i in range(2000))
+    assert 2000 * 2000 > DIFF_BUDGET
+    diff = word_diff("Same start " + original + " same end.", "Same start " + unrelated + " same end.")
+    assert diff.startswith("Same start <del>a0 ") and diff.endswith("</ins> same end.")
+    assert diff.count("<del>") == 1 and diff.count("<ins>") == 1
+
+
+def test_cut_outputs_from_per_record_fields_win():
+    from types import SimpleNamespace
+
+    from privasis_bench.leaderboard.verify import Verified
+
+    v = Verified(path=None, submission={}, results={"counts": {"truncated_outputs": 0}, "usage": {}},
+                 counts=SimpleNamespace(failed_outputs=0, unjudged=0, off_label=0, cut_outputs=3))
+    assert cut_counts(v) == (3, 0)
