@@ -42,8 +42,8 @@ def _num(value: float | None) -> str:
 def _counts_cell(e: dict[str, Any]) -> str:
     parts = [e.get(k) for k in COUNTS]
     total = sum(p or 0 for p in parts)
-    text = "/".join("–" if p is None else str(p) for p in parts)
-    return (f"<td data-label='Failed / unjudged / off-label / cut' data-v='{total}' "
+    text = "/<wbr>".join("–" if p is None else str(p) for p in parts)
+    return (f"<td data-label='Failed / unjudged / off-label / cut outputs / cut answers' data-v='{total}' "
             f"class='health{' partial' if total else ''}' title='{escape(COUNTS_TITLE)}'>{text}</td>")
 
 
@@ -89,10 +89,11 @@ def _row(e: dict[str, Any]) -> str:
 
 def _table(rows: list[dict[str, Any]]) -> str:
     head = ["<th data-sort='num' class='rank' title='rank by Full Successful Record within this table'>#</th>",
-            "<th data-sort='text' class='txt'>Entry</th>", "<th data-sort='num'>Records</th>",
-            f"<th data-sort='num' title='{escape(COUNTS_TITLE)}'>Failed / unjudged / off-label / cut</th>"]
+            "<th data-sort='text' class='txt entry'>Entry</th>", "<th data-sort='num' class='records'>Records</th>",
+            f"<th data-sort='num' class='counts' title='{escape(COUNTS_TITLE)}'>Failed / unjudged / off-label / "
+            "cut out / cut ans</th>"]
     head += [f"<th data-sort='num' data-key='{k}'>{escape(t)}</th>" for k, t in HEADLINE]
-    head.append("<th>Per record</th>")
+    head.append("<th class='link'>Per record</th>")
     first = rows[0]
     return (f"<div class='group' data-task='{escape(first['task'])}' data-track='{escape(first['track'] or '')}'>"
             f"<h3>{escape(group_title(first))}</h3><table class='board'><thead><tr>{''.join(head)}</tr></thead>"
