@@ -200,3 +200,39 @@ def test_cut_outputs_from_per_record_fields_win():
     v = Verified(path=None, submission={}, results={"counts": {"truncated_outputs": 0}, "usage": {}},
                  counts=SimpleNamespace(failed_outputs=0, unjudged=0, off_label=0, cut_outputs=3))
     assert cut_counts(v) == (3, 0)
+
+
+def test_cut_judge_answers_survive_a_resume_end_to_end(tmp_path, monkeypatch):
+    """A judge that cuts some answers; the run is repeated (every verdict reused, so that invocation cuts none): the
+    board still shows every cut answer of the run, not the last invocation's zero."""
+    import hashlib
+
+    from leaderboard_fakes import ANSWERS, PinnedNameJudge
+
+    import privasis_bench.pipeline.run as runner_mod
+    from privasis_bench.adapters.base import ChatResult, Usage
+
+    class CuttingJudge(PinnedNameJudge):
+        async def agenerate(self, request):
+            digest = hashlib.sha256(request.messages[0][1].encode()).digest()
+            return ChatResult(text=ANSWERS[digest[0] % len(ANSWERS)], usage=Usage(10, 2),
+                              finish_reason="length" if digest[1] % 4 == 0 else "stop")
+
+    real = runner_mod.build_adapter
+    monkeypatch.setattr(runner_mod, "build_adapter",
+                        lambda spec: CuttingJudge(spec.model) if spec.provider == "llamacpp" else real(spec))
+    argv = ["run", "-m", "regex-scrubber", "--judge", "llamacpp:smollm2", "-o", str(tmp_path / "run"), "--tasks", TASK,
+            "--no-progress", "--bootstrap-samples", "100", "--cache-dir", str(tmp_path / "cache"), "--max-off-label",
+            "100000", "--judge-truncated-answers", "accept", "--limit", "6"]
+    invoke(*argv)
+    first = json.loads((tmp_path / "run" / TASK / "results.json").read_text())
+    cut = first["usage"]["judge"]["truncated"]
+    assert cut > 0
+    invoke(*argv)  # the same command again: a resume that reuses every verdict
+    again = json.loads((tmp_path / "run" / TASK / "results.json").read_text())
+    assert again["usage"]["judge"]["truncated"] == 0  # the last invocation alone would show none
+    submit_run(tmp_path / "run", "org/cutting", track="verified", root=tmp_path / "subs")
+    files = build_board(tmp_path / "subs", tmp_path / "board")
+    (entry,) = json.loads(files.json.read_text())["entries"]
+    assert entry["cut_judge_answers"] == cut
+    assert f"judge answers cut at the token budget: {cut}" in files.markdown.read_text()
