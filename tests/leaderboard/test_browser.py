@@ -54,7 +54,7 @@ def board(tmp_path_factory):
     try:
         made = make_runs(base, mp)
         invoke("run", "-m", "empty", "--judge", "llamacpp:smollm2", "-o", str(base / "runs/empty"), "--tasks", TASK,
-               "--no-progress", "--bootstrap-samples", "100", "--cache-dir", str(base / "cache"), "--max-off-label", "100000")
+               "--no-progress", "--cache-dir", str(base / "cache"), "--max-off-label", "100000")
         submit_run(base / "runs/empty", "baselines/empty", track="verified", root=made["submissions"])
         yield build_board(made["submissions"], base / "board")
     finally:
