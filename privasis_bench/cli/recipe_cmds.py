@@ -182,9 +182,10 @@ def generate(
                 steps.close()
     finally:
         engines.close()
-    acc = counts["acceptance"]
+    acc, total = counts["acceptance"], counts["cumulative"]["acceptance"]
     _say(f"{counts['rows']}/{n} corpus rows ({counts['generated']} new, {counts['resumed']} resumed, {counts['failed']} failed "
-         f"attempts); revisions accepted {acc['accepted']}/{acc['revisions']}")
+         f"attempts); revisions accepted {total['accepted']}/{total['revisions']} over all runs "
+         f"({acc['accepted']}/{acc['revisions']} in this one)")
     _say(f"  -> {store.path} (failures: {store.failures_path}, statistics: {store.meta_path})")
     if counts["rows"] < n:
         _say(f"only {counts['rows']} of {n} rows could be produced; re-run to retry the failed records")
