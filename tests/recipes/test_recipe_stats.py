@@ -91,14 +91,14 @@ def test_generate_statistics_accumulate_across_resumes_and_failures(tmp_path: Pa
 
         generate(1)  # the draft is refused twice: the row fails
         [failure] = _rows(out / "failures.jsonl")
-        assert failure["step"] == "draft" and failure["stats"]["draft_attempts"] == 2  # its own statistics
+        assert failure["step"] == "draft retry" and failure["stats"]["draft_attempts"] == 2  # its own statistics
         assert generate(1)[0] == 0  # the next round retries it
         code, stdout, err = generate(3)  # extended: two more rows
     assert code == 0, (stdout, err)
     meta = _meta(out)
     assert len(meta["runs"]) == 3 and meta["rounds_completed"] == 3
     cumulative = meta["cumulative"]
-    assert cumulative["rows"] == 3 and cumulative["failed_attempts"] == 1 and cumulative["failed_steps"] == {"draft": 1}
+    assert cumulative["rows"] == 3 and cumulative["failed_attempts"] == 1 and cumulative["failed_steps"] == {"draft retry": 1}
     tried = [s for r in _rows(out / "corpus.jsonl") for s in r["stats"].get("refinement", [])]
     assert cumulative["acceptance"] == acceptance(tried)
     per_run = sum(r["acceptance"]["revisions"] for r in meta["runs"])
