@@ -9,8 +9,8 @@ results and pay every request twice; a command that reads a task directory while
   is refused at once with one line naming the directory and the holder (command, pid, host, since when);
 * each reading command holds a shared lock (:func:`task_dir_read_lock`, :func:`read_locks`): readers never block
   each other, and a reader finding a writer at work waits up to ``wait`` seconds for it, then is refused the same
-  way. A reader that may not create the lock file (a read-only copy of a run) reads without it: no writer can
-  be at work where the lock file cannot exist.
+  way. The commands' readers never create the lock file, so a directory no writer ever used (a copied run, a
+  submission folder, a read-only copy) is read as it is, and left as it was.
 
 The operating system drops a lock when its holder exits in any way (also ``kill -9``), so a lock left by a killed
 run never blocks the next one. A writer that takes the lock removes the temporary files that killed writers left
@@ -96,11 +96,12 @@ def task_dir_read_lock(task_dir: str | os.PathLike[str], command: str, *, wait: 
 
 
 @contextmanager
-def read_locks(task_dirs: Iterable[str | os.PathLike[str]], command: str, *, wait: float = 0.0) -> Iterator[None]:
+def read_locks(task_dirs: Iterable[str | os.PathLike[str]], command: str, *, wait: float = 0.0,
+               create: bool = False) -> Iterator[None]:
     """Shared locks on several task directories at once (each directory once), released together."""
     with ExitStack() as stack:
         for task_dir in dict.fromkeys(Path(d).resolve() for d in task_dirs):
-            stack.enter_context(task_dir_read_lock(task_dir, command, wait=wait))
+            stack.enter_context(task_dir_read_lock(task_dir, command, wait=wait, create=create))
         yield
 
 
@@ -109,8 +110,9 @@ def run_read_locks(paths: Iterable[str | os.PathLike[str]], command: str, *, wai
     """Shared locks on every task directory of the given runs (run directories, task directories or results files).
 
     Besides the task directories holding results, every sub-directory with a lock file is locked too: a task a
-    writer is still producing for the first time has no results yet. A path that names no run is left to the
-    command, which says what is wrong with it.
+    writer is still producing for the first time has no results yet. No lock file is created (a directory no
+    writer ever used has none, and none can be writing it). A path that names no run is left to the command,
+    which says what is wrong with it.
     """
     dirs: list[Path] = []
     for path in map(Path, paths):

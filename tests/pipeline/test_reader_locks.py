@@ -154,6 +154,17 @@ def test_a_reader_waits_for_a_writer_when_asked(tmp_path):
     assert got.get("path") == task_dir / LOCK_NAME, got
 
 
+def test_reading_a_copied_run_leaves_no_lock_file(finished_run, tmp_path, monkeypatch, capsys):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(finished_run, copy, ignore=shutil.ignore_patterns(LOCK_NAME))
+    for argv in (["rescore", str(copy)], ["view", str(copy)], ["compare", str(copy), str(finished_run)]):
+        code, out, err = run_main(argv, monkeypatch, capsys)
+        assert code == 0, (argv, out, err)
+    assert not (copy / TASK / LOCK_NAME).exists()
+
+
 def test_a_reader_without_a_lock_file_does_not_create_one_when_told_not_to(tmp_path):
     with task_dir_read_lock(tmp_path, "evaluate", create=False) as path:
         assert path is None
