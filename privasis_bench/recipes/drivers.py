@@ -68,7 +68,7 @@ def run_build_corpus(inputs: list[dict[str, Any]], ctx: CorpusContext, store: Ro
         ok = [r for r in rows if not r.get("error")]
         bad = [r for r in rows if r.get("error")]
         store.add(to_benchmark_row(r) for r in ok)
-        store.add_failures(bad)
+        store.add_failures({**r, "stats": _corpus_stats(r)} for r in bad)
         counts["built"] += len(ok)
         counts["failed"] += len(bad)
         counts["ranking_unparsed"] += sum(bool(r.get("ranking", {}).get("unparsed")) for r in ok)
@@ -82,9 +82,16 @@ def run_build_corpus(inputs: list[dict[str, Any]], ctx: CorpusContext, store: Ro
     rows, failures = store.attempts()
     cumulative = {**_attempt_counts(rows, failures),
                   "ranking_unparsed": sum(bool(((r.get("pipeline") or {}).get("ranking") or {}).get("unparsed"))
-                                          for r in rows)}
+                                          for r in rows)
+                  + sum(bool((f.get("stats") or {}).get("ranking_unparsed")) for f in failures)}
     store.complete_round(summary, cumulative)
     return {**summary, "cumulative": cumulative}
+
+
+def _corpus_stats(row: dict[str, Any]) -> dict[str, Any]:
+    """A build-corpus row's own statistics as far as it got: chunks, whether its ranking was readable, targets."""
+    return {"chunks": len(row.get("chunks") or []), "targets": len(row.get("targets") or []),
+            "ranking_unparsed": bool((row.get("ranking") or {}).get("unparsed"))}
 
 
 def _attempt_counts(rows: list[dict[str, Any]], failures: list[dict[str, Any]]) -> dict[str, Any]:

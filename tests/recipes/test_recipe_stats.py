@@ -54,6 +54,25 @@ def test_an_older_meta_file_without_history_counts_its_last_run(tmp_path: Path) 
     assert store.runs == [{"generated": 3}] and store.rounds_completed == 1
 
 
+def test_build_corpus_failures_keep_their_statistics_and_runs_accumulate(tmp_path: Path, monkeypatch, capsys) -> None:
+    src = tmp_path / "in.jsonl"
+    row = {"id": "r1", "record": "Dear Lena Okafor, see you on March 14.", "record_type": "email",
+           "attributes": {"full_name": "Lena Okafor", "date": "March 14"},
+           "grouped_attributes": {"Patient": {"full_name": "Lena Okafor"}, "Visit": {"date": "March 14"}}}
+    src.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "out"
+    argv = ["build-corpus", "-r", "corpus", "-m", "identity", "--judge", "none", "-i", str(src), "-o", str(out),
+            "--no-cache", "--no-progress", "--max-attempts", "1"]
+    for _ in range(2):  # the identity baseline cannot answer recipe prompts: the row fails in both rounds
+        assert run_main(argv, monkeypatch, capsys)[0] == 1
+    failures = _rows(out / "failures.jsonl")
+    assert [f["round"] for f in failures] == [0, 1]
+    assert all(f["stats"] == {"chunks": 1, "targets": 0, "ranking_unparsed": False} for f in failures), failures
+    meta = _meta(out, "benchmark")
+    assert [r["failed"] for r in meta["runs"]] == [1, 1] and meta["counts"]["failed"] == 1
+    assert meta["cumulative"] == {"rows": 0, "failed_attempts": 2, "failed_steps": {"rank": 2}, "ranking_unparsed": 0}
+
+
 def test_acceptance_sums_every_revision_tried() -> None:
     steps = [{"accepted": True, "judge": "revised", "delta_vendi": 1.0}, {"accepted": False, "judge": "unparsed",
                                                                           "delta_vendi": 0.0}]
