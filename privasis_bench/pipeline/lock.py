@@ -57,7 +57,7 @@ def task_dir_lock(task_dir: str | os.PathLike[str], command: str) -> Iterator[Pa
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise TaskDirBusyError(_busy_message(task_dir, fd, "choose another --output")) from None
+            raise TaskDirBusyError(_busy_message(task_dir, fd, "wait for it to finish or choose another --output")) from None
         _write_holder(fd, command, "write")
         remove_stale_temp_files(task_dir)
         yield path
@@ -172,7 +172,7 @@ def _write_holder(fd: int, command: str, mode: str) -> None:
 def _busy_message(task_dir: Path, fd: int, fix: str) -> str:
     holder, mode = _holder(fd), _mode(fd)
     doing = "read" if mode == "read" else "written"
-    return f"{task_dir} is being {doing} by another privasis-bench process ({holder}); wait for it to finish or {fix}"
+    return f"{task_dir} is being {doing} by another privasis-bench process ({holder}); {fix}"
 
 
 def _info(fd: int) -> dict:
