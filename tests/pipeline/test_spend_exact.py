@@ -80,7 +80,8 @@ def test_requests_count_only_calls_that_reached_the_server(tmp_path: Path, monke
     assert results["usage_cumulative"]["total"]["killed_invocations"] == 0
 
 
-def test_sigterm_leaves_an_exact_ledger_without_queued_calls(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
+def test_sigterm_or_sigint_leaves_an_exact_ledger_without_queued_calls(tmp_path: Path, stop: str) -> None:
     yaml = write_tiny_task(tmp_path / "task", n=6)
     out, cache = tmp_path / "out", tmp_path / "cache"
     task_dir = out / "tiny"
@@ -91,7 +92,7 @@ def test_sigterm_leaves_an_exact_ledger_without_queued_calls(tmp_path: Path) -> 
         try:
             assert server.wait_for(lambda s: sum(s.received.values()) >= 2, timeout=60), "the run never started"
             _wait(lambda: any(_model(e).get("requests") == 2 for e in _ledger(task_dir)), proc, "the sends were saved")
-            os.kill(proc.pid, signal.SIGTERM)
+            os.kill(proc.pid, getattr(signal, stop))
             proc.communicate(timeout=30)
         finally:
             if proc.poll() is None:
