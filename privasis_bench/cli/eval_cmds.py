@@ -18,13 +18,14 @@ from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTI
                                         with_options)
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.engine.executor import Engine
+from privasis_bench.engine.stats import fault_summary
 from privasis_bench.errors import PrivasisError
 from privasis_bench.results.files import atomic_write_text, dumps_json
 from privasis_bench.results.tables import compare_table, summary_table
 from privasis_bench.pipeline.run import (SANITIZED_NAME, EngineOptions, EvalOutcome, OutputPlan, RunChecks, evaluate_task,
                                          model_description, now)
 from privasis_bench.pipeline.judging import resolve_judge, spec_label
-from privasis_bench.pipeline.lock import task_dir_lock
+from privasis_bench.pipeline.lock import run_read_locks, task_dir_lock, task_dir_read_lock
 from privasis_bench.pipeline.spend import InvocationSpend, recorded_spend
 from privasis_bench.fsutil import ensure_dir
 from privasis_bench.results.compare import compare_runs
@@ -69,6 +70,15 @@ class _Session:
             engine.close()
         if self.cache is not None:
             self.cache.close()
+        for engine in self.engines.values():  # a degrading server is summarised: retries, faults by kind
+            line = fault_summary(engine.role, spec_label(engine.spec), engine.stats)
+            if line:
+                console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
+
+
+def _say_killed(spend: InvocationSpend) -> None:
+    for line in spend.killed_lines():
+        console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
 
 
 def _finish(outcomes: list[EvalOutcome]) -> None:
@@ -161,6 +171,7 @@ def run(
             temp = task.generation.temperature if temperature is None else temperature
             task_dir = output / task.task
             with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:
+                _say_killed(spend)
                 judge_engine = session.engine(choice.spec, "judge")
                 if ray_opts is not None:  # --executor ray: fills the files below; the local pass then reuses them
                     _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, model=(spec, model_engine),
@@ -227,10 +238,11 @@ def evaluate(
     try:
         started = now()
         task, choice, loaded, variant = _task_setup(task_list[0], opts)
-        preds = load_predictions(predictions, loaded.scored, format=prediction_format, task=task,
-                                 instruction=variant, model=model_label,
-                                 excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded},
-                                 postprocess=postprocess)
+        with task_dir_read_lock(predictions.parent, "evaluate", create=False):  # not while a run writes them
+            preds = load_predictions(predictions, loaded.scored, format=prediction_format, task=task,
+                                     instruction=variant, model=model_label,
+                                     excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded},
+                                     postprocess=postprocess)
         models = sorted({o.model for o in preds.values() if o.model})
         label = model_label or (models[0] if len(models) == 1 else f"predictions:{predictions.name}")
         model_info: dict[str, Any] = {"label": label, "key": label, "spec": None, "rankable": None,
@@ -238,6 +250,7 @@ def evaluate(
         judge_engine = session.engine(choice.spec, "judge")
         task_dir = output / task.task
         with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
+            _say_killed(spend)
             if ray_opts is not None:  # --executor ray: fills judged.jsonl; the local pass then reuses every verdict
                 _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, outputs=dict(preds),
                              judge_engine=judge_engine)
@@ -276,6 +289,8 @@ def rescore(
             refuse_submission_folders(task_dirs(run_dir))
             for task_dir in task_dirs(run_dir):
                 locks.enter_context(task_dir_lock(task_dir, "rescore --write"))
+        else:  # nobody may change them while they are read
+            locks.enter_context(run_read_locks([run_dir], "rescore"))
         outcomes = rescore_run(run_dir, bootstrap_samples=bootstrap_samples, seed=seed, write=write)
     console.print(summary_table([o.results for o in outcomes]))
     mismatched = [o for o in outcomes if o.matches is False]
@@ -298,7 +313,8 @@ def compare(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
 ) -> None:
     """Paired bootstrap comparison of two runs on their common records, per common task."""
-    comparisons = compare_runs(a, b, bootstrap_samples=bootstrap_samples, seed=seed)
+    with run_read_locks([a, b], "compare"):
+        comparisons = compare_runs(a, b, bootstrap_samples=bootstrap_samples, seed=seed)
     for name, comparison in comparisons:
         console.print(compare_table(name, comparison))
     if json_out is not None:

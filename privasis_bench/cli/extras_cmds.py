@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from privasis_bench.errors import PrivasisError
+from privasis_bench.pipeline.lock import run_read_locks
 from privasis_bench.protocol.linkage import DEFAULT_K, linkage_report
 from privasis_bench.protocol.linkage_support import target_support
 from privasis_bench.protocol.near_verbatim import DEFAULT_THRESHOLD, near_verbatim_rows
@@ -61,7 +62,8 @@ def agreement(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the report as JSON to this file."),
 ) -> None:
     """Judge agreement of two runs: per-decision agreement and Cohen's kappa, metric deltas, most-disagreed attributes."""
-    reports = agreement_runs(a, b, top=top, bootstrap_samples=bootstrap_samples, seed=seed)
+    with run_read_locks([a, b], "agreement"):
+        reports = agreement_runs(a, b, top=top, bootstrap_samples=bootstrap_samples, seed=seed)
     for name, report in reports:
         console.print(_agreement_table(name, report))
         if report["most_disagreed"]:
@@ -103,9 +105,10 @@ def linkage(
     """Re-identification linkage: BM25 over the run's outputs from k known facts; writes <task>/linkage.json."""
     ask, close = _judge_caller(judge, judge_args, cache_dir, no_cache)
     try:
-        for task_dir in task_dirs(run_dir):
-            _linkage_task(task_dir, k=k, seed=seed, annotated=annotated, bootstrap_samples=bootstrap_samples,
-                          judge=None if ask is None else judge, ask=ask)
+        with run_read_locks([run_dir], "linkage"):
+            for task_dir in task_dirs(run_dir):
+                _linkage_task(task_dir, k=k, seed=seed, annotated=annotated, bootstrap_samples=bootstrap_samples,
+                              judge=None if ask is None else judge, ask=ask)
     finally:
         close()
 
@@ -162,6 +165,11 @@ def near_verbatim(
     threshold: float = typer.Option(DEFAULT_THRESHOLD, "--threshold", min=50, max=100, help="Fuzzy similarity cut-off (0-100)."),
 ) -> None:
     """Near-verbatim leaks: targets carried in a slightly altered form; writes <task>/near_verbatim.json."""
+    with run_read_locks([run_dir], "near-verbatim"):
+        _near_verbatim(run_dir, threshold)
+
+
+def _near_verbatim(run_dir: Path, threshold: float) -> None:
     for task_dir in task_dirs(run_dir):
         report = {"measurement": "near-verbatim leaks (beyond Table 4, not part of the metrics)",
                   **near_verbatim_rows(load_sample_rows(task_dir), threshold=threshold)}

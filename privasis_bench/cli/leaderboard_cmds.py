@@ -17,6 +17,7 @@ from privasis_bench.leaderboard.rejudge import rejudge
 from privasis_bench.leaderboard.submit import submit_run
 from privasis_bench.leaderboard.verify import Verified, verify_paths
 from privasis_bench.leaderboard.viewer import write_viewer
+from privasis_bench.pipeline.lock import run_read_locks
 from privasis_bench.pipeline.run import EngineOptions
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.results.files import load_sample_rows, task_dirs
@@ -39,7 +40,9 @@ def submit(
     root: Path = typer.Option(Path("submissions"), "--submissions-dir", help="Where submissions live."),
 ) -> None:
     """Copy a finished run into submissions/ with its provenance (submission.json)."""
-    for folder in submit_run(run_dir, name, track=track, reference=reference, label=label, root=root):
+    with run_read_locks([run_dir], "submit"):  # never a run that is being written: no writer starts meanwhile
+        folders = submit_run(run_dir, name, track=track, reference=reference, label=label, root=root)
+    for folder in folders:
         _say(f"submitted -> {folder}")
 
 
@@ -135,9 +138,10 @@ def view(
     out_dir: Optional[Path] = typer.Option(None, "--output", "-o", help="Directory for the pages (default: each task directory)."),
 ) -> None:
     """Write a static page per task to browse a run record by record (view.html)."""
-    for task_dir in task_dirs(run_dir):
-        out = (out_dir / f"{task_dir.name}.html") if out_dir else task_dir / "view.html"
-        _say(f"  -> {write_viewer(task_dir, out)}")
+    with run_read_locks([run_dir], "view"):
+        for task_dir in task_dirs(run_dir):
+            out = (out_dir / f"{task_dir.name}.html") if out_dir else task_dir / "view.html"
+            _say(f"  -> {write_viewer(task_dir, out)}")
 
 
 def register(app: typer.Typer) -> None:

@@ -56,7 +56,7 @@ ENGINE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "max_attempts": (int, typer.Option(6, "--max-attempts", min=1, max=100, help="Tries per request, the first included.")),
     "max_timeouts": (int, typer.Option(2, "--max-timeouts", min=1, max=100, help="Tries per request that may end in a timeout before it fails (the timeout itself: timeout=SECONDS in the model or judge arguments).")),
     "retry_base_delay": (float, typer.Option(1.0, "--retry-base-delay", min=0.0, max=3600.0, help="First backoff delay in seconds (doubles per retry).")),
-    "retry_max_delay": (float, typer.Option(60.0, "--retry-max-delay", min=0.0, max=3600.0, help="Longest backoff delay in seconds.")),
+    "retry_max_delay": (float, typer.Option(60.0, "--retry-max-delay", min=0.0, max=3600.0, help="Longest backoff delay in seconds; a server's Retry-After asking for longer is capped at it (and said so).")),
     "empty_answers": (str, typer.Option("retry", "--empty-answers", help="Empty answers (HTTP 200, no content): retry (default; a failed call, asked again, never cached) or accept.")),
     "truncated_answers": (Optional[str], typer.Option(None, "--truncated-answers", help="Model answers cut at the token budget: retry (a failed call if it persists, never cached) or accept (kept and counted). Default: retry; accept for the data recipes' steps, each of which parses what its small budget gives.")),
     "cache_dir": (Optional[Path], typer.Option(None, "--cache-dir", help="Response cache directory (default $PRIVASIS_BENCH_CACHE_DIR or ~/.cache/privasis-bench).")),
@@ -88,8 +88,9 @@ def _handling(name: str, value: str) -> str:
 
 def retry_policy(opts: "Opts") -> RetryPolicy:
     """The retry policy of ``ENGINE_OPTIONS``."""
+    max_delay = max(opts.retry_max_delay, opts.retry_base_delay)
     return RetryPolicy(max_attempts=opts.max_attempts, max_timeouts=opts.max_timeouts, base_delay=opts.retry_base_delay,
-                       max_delay=max(opts.retry_max_delay, opts.retry_base_delay))
+                       max_delay=max_delay, max_retry_after=max_delay)  # a server's Retry-After is capped the same way
 
 
 def answer_policy(opts: "Opts", role: str, *, truncated_default: str = "retry") -> AnswerPolicy:

@@ -15,6 +15,7 @@ from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.options import ENGINE_OPTIONS, Opts, answer_policy, retry_policy, with_options
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.engine.executor import Engine
+from privasis_bench.engine.stats import fault_summary
 from privasis_bench.fsutil import ensure_dir
 from privasis_bench.errors import PrivasisError
 from privasis_bench.protocol.judge import JudgeSettings
@@ -58,6 +59,10 @@ class _Engines:
             engine.close()
         if self.cache is not None:
             self.cache.close()
+        for engine in self.engines.values():  # a degrading server is summarised: retries, faults by kind
+            line = fault_summary(engine.role, str(engine.spec), engine.stats)
+            if line:
+                _say(line)
 
 
 def _say(message: str) -> None:
@@ -182,9 +187,10 @@ def generate(
                 steps.close()
     finally:
         engines.close()
-    acc = counts["acceptance"]
+    acc, total = counts["acceptance"], counts["cumulative"]["acceptance"]
     _say(f"{counts['rows']}/{n} corpus rows ({counts['generated']} new, {counts['resumed']} resumed, {counts['failed']} failed "
-         f"attempts); revisions accepted {acc['accepted']}/{acc['revisions']}")
+         f"attempts); revisions accepted {total['accepted']}/{total['revisions']} over all runs "
+         f"({acc['accepted']}/{acc['revisions']} in this one)")
     _say(f"  -> {store.path} (failures: {store.failures_path}, statistics: {store.meta_path})")
     if counts["rows"] < n:
         _say(f"only {counts['rows']} of {n} rows could be produced; re-run to retry the failed records")

@@ -20,6 +20,7 @@ from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import ensure_dir
+from privasis_bench.engine.stats import fault_summary
 from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.flow import run_sanitize
 from privasis_bench.pipeline.sanitize import summarize
@@ -75,7 +76,9 @@ def sanitize(
             records = loaded.records if all_records else loaded.scored
             out_path = out_dir / task.task / OUTPUT_NAME
             before = replace(engine.stats, usage=replace(engine.stats.usage))
-            with task_dir_lock(out_path.parent, "sanitize"), recorded_spend(out_path.parent, "sanitize", lambda: [engine]):
+            with task_dir_lock(out_path.parent, "sanitize"), recorded_spend(out_path.parent, "sanitize", lambda: [engine]) as spend:
+                for line in spend.killed_lines():
+                    console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
                 outputs = run_sanitize(
                     records, task, engine, out_path,
                     instruction=opts.instruction, max_tokens=max_tokens, temperature=temperature, overwrite=overwrite,
@@ -83,7 +86,7 @@ def sanitize(
             counts = summarize(outputs)
             any_failed += counts["failed"]
             now = engine.stats
-            sent = now.requests - before.requests
+            sent = now.asked - before.asked
             cached = now.cached - before.cached
             skipped = len(loaded.records) - len(records)
             console.print(
@@ -102,6 +105,9 @@ def sanitize(
         engine.close()
         if cache is not None:
             cache.close()
+        line = fault_summary("model", str(spec), engine.stats)
+        if line:  # a degrading server is summarised: retries, faults by kind
+            console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
     if any_failed:
         raise IncompleteRunError(
             f"{any_failed} record(s) failed; re-run the same command to retry them (finished records are kept)"

@@ -38,8 +38,8 @@ from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.calls import Pacer, copy_result, finish_result, missing_results
 from privasis_bench.engine.progress import StageProgress
 from privasis_bench.engine.stream import RequestStream
-from privasis_bench.engine.retry import FATAL_STATUS, FatalModelError, RetryPolicy
-from privasis_bench.engine.stats import BusyClock, EngineStats, usage_by_role
+from privasis_bench.engine.retry import FATAL_STATUS, LONG_WAIT_S, FatalModelError, RetryPolicy, fault_kind
+from privasis_bench.engine.stats import PAID, BusyClock, EngineStats, usage_by_role
 
 __all__ = ["Engine", "EngineStats", "OnResult", "run_together", "usage_by_role"]
 
@@ -216,6 +216,8 @@ class Engine:
         if not result.ok:
             s.failed += 1
             bar.failed += 1
+        if not result.cached:
+            PAID.mark()  # the spend ledger saves what this answer cost
         bar.refresh(advance=1)
 
     def _usable(self, hit: ChatResult | None) -> ChatResult | None:
@@ -239,15 +241,23 @@ class Engine:
             raise AdapterError(f"batch returned {len(results)} results for {len(batch)} requests", retryable=False)
         return results
 
-    async def _with_retries(self, call: Callable[[], Any], bar: StageProgress, pacer: _Pacer | None) -> Any:
-        """Call until an acceptable answer, a non-retryable error or a retry budget runs out."""
+    async def _with_retries(self, call: Callable[[], Any], bar: StageProgress, pacer: _Pacer | None,
+                            requests: int = 1) -> Any:
+        """Call until an acceptable answer, a non-retryable error or a retry budget runs out.
+
+        ``requests``: how many chat requests the call carries; they count as sent when the first attempt starts.
+        """
         attempt = timeouts = rejected = 0
         paid = Usage()  # tokens of answers that were rejected (empty or cut off): paid for all the same
         while True:
             attempt += 1
             if pacer is not None:
                 await pacer.wait()
+            if attempt == 1:
+                self.stats.requests += requests
+                PAID.mark()
             self.stats.batches += 1
+            answer_rejected = False
             try:
                 outcome = await self._timed(call)
             except asyncio.CancelledError:
@@ -267,8 +277,10 @@ class Engine:
                 paid.add(outcome.usage)
                 rejected += 1
                 self.stats.rejected_answers += 1
+                answer_rejected = True
                 error = AdapterError(problem, retryable=True)
             message = self._scrub(str(error))
+            self.stats.faults[fault_kind(error.status, bool(error.timeout), rejected=answer_rejected)] += 1
             if error.status in FATAL_STATUS:
                 raise FatalModelError(str(self.spec), error.status, message)
             timeouts += bool(error.timeout)
@@ -286,7 +298,15 @@ class Engine:
                 flag = "--model-args" if self.role == "model" else "--judge-args"
                 bar.note(f"{self.role} {self.spec}: {message}; retrying in {delay:.1f}s (timeout {timeouts} of at most "
                          f"{self.retry.max_timeouts}; a slow model needs {flag} timeout=SECONDS)")
+            elif delay >= LONG_WAIT_S or self.retry.capped(error.retry_after):
+                bar.note(self._wait_line(message, attempt, error.retry_after, delay))
             await asyncio.sleep(delay)
+
+    def _wait_line(self, message: str, attempt: int, retry_after: float | None, delay: float) -> str:
+        """The console line announcing a long wait before a retry: why, how long, and until when."""
+        until = time.strftime("%H:%M:%S", time.localtime(time.time() + delay))
+        return (f"{self.role} {self.spec}: {message}; waiting {delay:.1f}s until {until} "
+                f"({self.retry.reason(attempt, retry_after)})")
 
     async def _timed(self, call: Callable[[], Any]) -> Any:
         started = self.clock.start()

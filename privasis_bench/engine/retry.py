@@ -9,6 +9,8 @@ from privasis_bench.errors import PrivasisError
 
 
 FATAL_STATUS = frozenset({401, 403})
+#: A wait before a retry at least this long (seconds) is announced with one console line.
+LONG_WAIT_S = 5.0
 
 
 
@@ -55,3 +57,28 @@ class RetryPolicy:
         base = min(self.max_delay, self.base_delay * (2 ** max(0, attempt - 1)))
         factor = 1.0 + (rng or random).uniform(-self.jitter, self.jitter)
         return max(0.0, base * factor)
+
+    def capped(self, retry_after: float | None) -> bool:
+        """Whether a server's Retry-After hint asks for longer than this policy waits."""
+        return retry_after is not None and float(retry_after) > self.max_retry_after
+
+    def reason(self, attempt: int, retry_after: float | None) -> str:
+        """Why the wait after failed attempt ``attempt`` is as long as it is (for the console)."""
+        if retry_after is None:
+            return f"back-off before attempt {attempt + 1} of at most {self.max_attempts}"
+        asked = max(0.0, float(retry_after))
+        if self.capped(retry_after):
+            return (f"the server asked to wait {asked:g}s (Retry-After), capped at {self.max_retry_after:g}s by "
+                    "--retry-max-delay")
+        return f"the server asked to wait {asked:g}s (Retry-After)"
+
+
+def fault_kind(status: int | None, timeout: bool, rejected: bool = False) -> str:
+    """The kind of a failed attempt, as the end-of-run fault summary counts it."""
+    if rejected:
+        return "empty or cut answer"
+    if timeout:
+        return "timeout"
+    if status is not None:
+        return f"HTTP {status}"
+    return "connection or other error"

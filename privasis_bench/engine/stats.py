@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -11,18 +13,21 @@ from privasis_bench.adapters.base import Usage
 
 #: The integer counters of :class:`EngineStats` that are summed per role.
 COUNTERS: tuple[str, ...] = ("requests", "batches", "cached", "failed", "retries", "timeouts", "rejected_answers",
-                             "truncated")
+                             "truncated", "asked")
 
 
 @dataclass
 class EngineStats:
     """Counters over every run of one engine (``usage`` counts fresh calls only: what was paid).
 
-    ``requests``: chat requests asked of the engine (cache hits included); ``batches``: calls made to the
+    ``requests``: chat requests that reached the adapter (the server), counted when their first attempt starts:
+    no cache hit, no request still queued behind the concurrency limit; ``asked``: chat requests asked of the
+    engine (cache hits and queued ones included); ``batches``: calls made to the
     adapter, each carrying one request or, for an adapter that answers in batches (llama.cpp, vLLM offline),
     many at once, so ``batches`` can be far below ``requests``; ``rejected_answers``: answers that arrived but
     were empty or cut at the token budget and were asked again (or given up on); ``truncated``: answers cut at the token budget that were accepted as they are;
-    ``timeouts``: attempts that got no reply in time.
+    ``timeouts``: attempts that got no reply in time; ``faults``: failed attempts by kind (``HTTP 429``,
+    ``timeout``, ``connection``...), for the end-of-run summary of a degrading server.
     """
 
     requests: int = 0
@@ -34,6 +39,8 @@ class EngineStats:
     timeouts: int = 0
     rejected_answers: int = 0
     truncated: int = 0
+    asked: int = 0
+    faults: Counter = field(default_factory=Counter)
     usage: Usage = field(default_factory=Usage)
     cached_usage: Usage = field(default_factory=Usage)
 
@@ -42,6 +49,7 @@ class EngineStats:
         self.done += other.done
         for name in COUNTERS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.faults.update(other.faults)
         self.usage.add(other.usage)
         self.cached_usage.add(other.cached_usage)
 
@@ -49,9 +57,47 @@ class EngineStats:
         return {
             "done": self.done,
             **{name: getattr(self, name) for name in COUNTERS},
+            "faults": dict(self.faults),
             "usage": {**self.usage.to_dict(), "total_tokens": self.usage.total_tokens},
             "cached_usage": {**self.cached_usage.to_dict(), "total_tokens": self.cached_usage.total_tokens},
         }
+
+
+class StatsChanges:
+    """A process-wide signal that some engine paid for something (a request sent, a fresh answer landed).
+
+    The spend ledger's saver waits on it, so an invocation's ledger entry follows each paid call within one file
+    write instead of a fixed period: a ``kill -9`` then loses at most the calls in flight.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self.count = 0
+
+    def mark(self) -> None:
+        """Say that something was paid for (cheap; called from the engines' event loop)."""
+        with self._cond:
+            self.count += 1
+            self._cond.notify_all()
+
+    def wait(self, seen: int, timeout: float) -> int:
+        """Wait until the count differs from ``seen`` (or ``timeout`` seconds); returns the count."""
+        with self._cond:
+            self._cond.wait_for(lambda: self.count != seen, timeout)
+            return self.count
+
+
+#: The one signal of this process (see :class:`StatsChanges`).
+PAID = StatsChanges()
+
+
+def fault_summary(role: str, spec: str, stats: EngineStats) -> str | None:
+    """One line on the faults an engine met and retried (None when it met none): for the end of a run."""
+    if not stats.faults and not stats.retries:
+        return None
+    kinds = ", ".join(f"{kind} x{n}" for kind, n in stats.faults.most_common())
+    return (f"{role} {spec}: {stats.retries} retr{'y' if stats.retries == 1 else 'ies'} over "
+            f"{stats.batches} adapter call(s); faults: {kinds or 'none'}; {stats.failed} request(s) failed in the end")
 
 
 class _HasStats(Protocol):

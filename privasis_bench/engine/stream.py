@@ -46,7 +46,7 @@ class RequestStream:
     async def ask(self, request: ChatRequest) -> ChatResult:
         """The engine's answer to one request (a failed call is a failed result, never an exception)."""
         engine = self.engine
-        engine.stats.requests += 1
+        engine.stats.asked += 1  # counted as a request only when it is sent (RequestStream._call)
         if self._dynamic_total and self.bar.bar is not None:
             self.bar.bar.total = (self.bar.bar.total or 0) + 1
         key = request.cache_key(engine.spec_key) if engine.cache is not None else None
@@ -118,7 +118,8 @@ class RequestStream:
         for start in range(0, len(queued), engine.batch_size):
             chunk = queued[start : start + engine.batch_size]
             try:
-                outcome = await engine._with_retries(lambda: engine._batch([r for r, _ in chunk]), self.bar, self.pacer)
+                outcome = await engine._with_retries(lambda: engine._batch([r for r, _ in chunk]), self.bar, self.pacer,
+                                                     requests=len(chunk))
             except BaseException as exc:  # noqa: BLE001 - handed to every waiting request
                 for _, future in chunk:
                     if not future.done():

@@ -241,7 +241,7 @@ def evaluate_task(
         "unparseable_records": sink.unparseable_ids,
         "off_label_answers": [a.to_dict() for a in sink.off_label],
         "usage": spend.usage() if spend is not None else usage_delta(usage_before or {}, usage_by_role(engines)),
-        "usage_cumulative": spend.save(judge_calls=stats.to_dict()) if spend is not None else None,
+        "usage_cumulative": spend.finish("completed", judge_calls=stats.to_dict()) if spend is not None else None,
         "timestamps": {"started": started, "finished": now()},
         **(extra or {}),
     }

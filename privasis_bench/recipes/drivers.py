@@ -68,7 +68,7 @@ def run_build_corpus(inputs: list[dict[str, Any]], ctx: CorpusContext, store: Ro
         ok = [r for r in rows if not r.get("error")]
         bad = [r for r in rows if r.get("error")]
         store.add(to_benchmark_row(r) for r in ok)
-        store.add_failures(bad)
+        store.add_failures({**r, "stats": _corpus_stats(r)} for r in bad)
         counts["built"] += len(ok)
         counts["failed"] += len(bad)
         counts["ranking_unparsed"] += sum(bool(r.get("ranking", {}).get("unparsed")) for r in ok)
@@ -79,8 +79,38 @@ def run_build_corpus(inputs: list[dict[str, Any]], ctx: CorpusContext, store: Ro
     final = store.rows()
     summary = {**counts, "rows": len(final), **{s: sum(r.get("split") == s for r in final) for s in (*SPLITS, "unscored")},
                "failures_pending": len(store.failures())}
-    store.complete_round(summary)
-    return summary
+    rows, failures = store.attempts()
+    cumulative = {**_attempt_counts(rows, failures),
+                  "ranking_unparsed": sum(bool(((r.get("pipeline") or {}).get("ranking") or {}).get("unparsed"))
+                                          for r in rows)
+                  + sum(bool((f.get("stats") or {}).get("ranking_unparsed")) for f in failures)}
+    store.complete_round(summary, cumulative)
+    return {**summary, "cumulative": cumulative}
+
+
+def _corpus_stats(row: dict[str, Any]) -> dict[str, Any]:
+    """A build-corpus row's own statistics as far as it got: chunks, whether its ranking was readable, targets."""
+    return {"chunks": len(row.get("chunks") or []), "targets": len(row.get("targets") or []),
+            "ranking_unparsed": bool((row.get("ranking") or {}).get("unparsed"))}
+
+
+def _attempt_counts(rows: list[dict[str, Any]], failures: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts over every attempt on record (all runs): finished rows, failed attempts and at which step."""
+    steps: dict[str, int] = {}
+    for f in failures:
+        steps[str(f.get("step"))] = steps.get(str(f.get("step")), 0) + 1
+    return {"rows": len(rows), "failed_attempts": len(failures), "failed_steps": dict(sorted(steps.items()))}
+
+
+def acceptance(refinement: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the refinement step did over these revision attempts: how many were tried, accepted, judged better."""
+    return {
+        "revisions": len(refinement),
+        "accepted": sum(bool(s.get("accepted")) for s in refinement),
+        "judge_preferred_revision": sum(s.get("judge") == "revised" for s in refinement),
+        "judge_unparsed": sum(s.get("judge") == "unparsed" for s in refinement),
+        "mean_delta_vendi": float(np.mean([s["delta_vendi"] for s in refinement])) if refinement else None,
+    }
 
 
 def write_splits(store: RowStore) -> list[Path]:
@@ -246,12 +276,9 @@ def run_generate(n: int, ctx: SynthesisContext, store: RowStore, *, batch_size: 
             log(f"{r['id']}: failed at {step}: {r['error']['message']}")
         log(f"{len(done)}/{n} records finished ({counts['failed']} failed so far)")
     counts["rows"] = len(done)
-    counts["acceptance"] = {
-        "revisions": len(refinement),
-        "accepted": sum(s["accepted"] for s in refinement),
-        "judge_preferred_revision": sum(s["judge"] == "revised" for s in refinement),
-        "judge_unparsed": sum(s["judge"] == "unparsed" for s in refinement),
-        "mean_delta_vendi": float(np.mean([s["delta_vendi"] for s in refinement])) if refinement else None,
-    }
-    store.complete_round(counts)
-    return counts
+    counts["acceptance"] = acceptance(refinement)  # this run's
+    rows, failures = store.attempts()
+    cumulative = {**_attempt_counts(rows, failures), "acceptance": acceptance(
+        [s for r in rows + failures for s in (r.get("stats") or {}).get("refinement", [])])}
+    store.complete_round(counts, cumulative)
+    return {**counts, "cumulative": cumulative}

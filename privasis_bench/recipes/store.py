@@ -1,8 +1,11 @@
 """Resumable recipe outputs: finished rows are appended as they land and skipped on a re-run.
 
 ``<dir>/<name>.jsonl`` holds finished rows (one per id), ``<dir>/failures.jsonl`` the rows that failed (id,
-step, message, retry round), ``<dir>/<name>.meta.json`` the settings fingerprint (a re-run with other settings
-refuses to mix its rows in), the counts of the last run and how many runs completed.
+step, message, retry round, usage and the row's own statistics), ``<dir>/<name>.meta.json`` the settings
+fingerprint (a re-run with other settings refuses to mix its rows in), the counts of the last run (``counts``),
+those of every completed run (``runs``), the statistics of every attempt on record whichever run made it
+(``cumulative``: computed from the rows and failures on disk, so a run that was interrupted counts too) and how
+many runs completed.
 
 Retry rounds make re-runs deterministic: a run is round ``r`` = the number of runs that completed before it. It
 tries again, with new samples (round ``r`` seeds), the rows that failed in earlier rounds; rows that failed in
@@ -66,6 +69,8 @@ class RowStore:
         self.meta_path = self.dir / f"{name}.meta.json"
         self.settings = settings
         self.rounds_completed = 0
+        self.runs: list[dict[str, Any]] = []
+        self.cumulative: dict[str, Any] | None = None
         if overwrite:
             for p in (self.path, self.failures_path, self.meta_path):
                 p.unlink(missing_ok=True)
@@ -74,6 +79,9 @@ class RowStore:
                 meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
                 previous = meta.get("settings")
                 self.rounds_completed = int(meta.get("rounds_completed") or 0)
+                self.runs = [r for r in meta.get("runs") or ([meta["counts"]] if meta.get("counts") else [])
+                             if isinstance(r, dict)]
+                self.cumulative = meta.get("cumulative") if isinstance(meta.get("cumulative"), dict) else None
             except (OSError, ValueError, TypeError, AttributeError):
                 previous = None
             if previous != settings:
@@ -97,9 +105,13 @@ class RowStore:
         _append(self.path, rows)
 
     def add_failures(self, rows: Iterable[dict[str, Any]]) -> None:
-        """Append failed rows: id, the step and message, this run's round, and the row's usage."""
-        _append(self.failures_path, ({"id": r["id"], **r["error"], "round": self.rounds_completed, "usage": r.get("usage")}
-                                     for r in rows))
+        """Append failed rows: id, the step and message, this run's round, the row's usage and its statistics."""
+        _append(self.failures_path, ({"id": r["id"], **r["error"], "round": self.rounds_completed, "usage": r.get("usage"),
+                                      "stats": r.get("stats") or {}} for r in rows))
+
+    def attempts(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """(finished rows, every failure line): every attempt on record, in every run (interrupted ones too)."""
+        return self.rows(), read_jsonl(self.failures_path)
 
     def failures(self) -> list[dict[str, Any]]:
         """Failures whose id has no finished row (the last failure per id)."""
@@ -116,14 +128,19 @@ class RowStore:
         retry = {i: now for i, seen in rounds.items() if now not in seen}
         return retry, {i for i, seen in rounds.items() if now in seen}
 
-    def complete_round(self, counts: dict[str, Any]) -> None:
-        """Record a finished run (its counts) and start the next round."""
+    def complete_round(self, counts: dict[str, Any], cumulative: dict[str, Any] | None = None) -> None:
+        """Record a finished run (its counts, and the statistics of every run so far) and start the next round."""
         self.rounds_completed += 1
+        self.runs.append(counts)
+        if cumulative is not None:
+            self.cumulative = cumulative
         self.write_meta(counts)
 
     def write_meta(self, counts: dict[str, Any] | None) -> None:
-        """Write the sidecar: settings, counts (None while a run is under way) and completed rounds."""
-        body = {"settings": self.settings, "counts": counts, "rounds_completed": self.rounds_completed}
+        """Write the sidecar: settings, counts (None while a run is under way), every completed run's counts, the
+        statistics over all runs and completed rounds."""
+        body = {"settings": self.settings, "counts": counts, "rounds_completed": self.rounds_completed,
+                "runs": self.runs, "cumulative": self.cumulative}
         tmp = self.meta_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(body, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp, self.meta_path)
