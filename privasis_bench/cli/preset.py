@@ -8,10 +8,10 @@ given explicitly with another value is refused (exit 2) rather than silently ove
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import replace
 from typing import Any, Optional
 
-import click
 import typer
 
 from privasis_bench.errors import PrivasisError
@@ -42,18 +42,34 @@ _OPTS_NAMES = {
 }
 
 
-def _given(name: str) -> bool:
+def _context() -> Any:
+    """The running command's click context (Typer may vendor its own click), or None."""
+    for module in ("typer._click.globals", "click.globals"):
+        try:
+            found = importlib.import_module(module).get_current_context(silent=True)
+        except (ImportError, AttributeError):
+            continue
+        if found is not None:
+            return found
+    return None
+
+
+#: Options of the preset whose default is not None (without a click context, that value reads as not given).
+_DEFAULTS = {"empty_answers": "retry", "judge_truncated_answers": "retry"}
+
+
+def _given(name: str, current: Any) -> bool:
     """Was the option ``name`` (a parameter name) given on the command line or by the environment?"""
-    ctx = click.get_current_context(silent=True)
-    if ctx is None:
-        return True
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+    ctx = _context()
+    source = ctx.get_parameter_source(name) if ctx is not None else None
+    if source is None:
+        return current != _DEFAULTS.get(name)
+    return getattr(source, "name", str(source)) not in ("DEFAULT", "DEFAULT_MAP")
 
 
 def _settle(option: str, name: str, current: Any, value: Any, preset: str) -> Any:
     """The preset's value for one option, unless the command line gave a different one (then exit 2)."""
-    if current is not None and _given(name) and current != value:
+    if current is not None and current != value and _given(name, current):
         raise PrivasisError(f"{option} {current} contradicts --preset {preset}, which sets {option} {value}: drop "
                             f"one of them (docs/reproducing.md lists the preset's settings)")
     return value

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from privasis_bench.errors import PrivasisError
-from privasis_bench.fsutil import read_template_text
+from privasis_bench.fsutil import read_template_text, read_text
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.paths import BUILTIN_PREFIX, builtin_tasks_dir, file_ref
 

@@ -72,13 +72,13 @@ def _inclusion_text(output, rule):
 
 
 def test_inclusion_text_rules():
-    output = "I think about it.</think>A nurse wrote this.</think>trailing"
+    output = "I think about it.</think>A care worker wrote this.</think>trailing"
     assert _inclusion_text(output, "raw") == output  # the official evaluator: the raw text
-    assert _inclusion_text(output, "after-think") == "A nurse wrote this."  # the harness default
+    assert _inclusion_text(output, "after-think") == "A care worker wrote this."  # the harness default
     # the guessing questions are cut either way
     _, runner = judge(output, inclusion_text="raw")
     guesses = [parse_prompt(p)[1][1] for p in runner.prompts if parse_prompt(p)[0] == "GUESS_KEEP"]
-    assert guesses == ["A nurse wrote this."]
+    assert guesses == ["A care worker wrote this."]
 
 
 def test_rederive_follows_the_recorded_empty_output_rule():
