@@ -40,6 +40,25 @@ def read_text(path: str | os.PathLike[str], what: str = "file") -> str:
         ) from None
 
 
+def strip_one_newline(text: str) -> str:
+    """``text`` without exactly one trailing newline (``\\n`` or ``\\r\\n``), as common template engines load a file.
+
+    A template saved by an editor ends with a newline its author did not mean as part of the prompt; a template
+    that ends with a blank line on purpose keeps one newline.
+    """
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith("\n") else text
+
+
+def read_template_text(path: str | os.PathLike[str], what: str = "prompt template") -> str:
+    """A prompt template's text: :func:`read_text` minus exactly one trailing newline (:func:`strip_one_newline`).
+
+    Every prompt template (testee, judge, recipe steps) is loaded through this one function.
+    """
+    return strip_one_newline(read_text(path, what))
+
+
 def ensure_dir(path: str | os.PathLike[str], option: str) -> Path:
     """Create ``path`` if needed and check it is a writable directory; ``option`` names it in errors."""
     directory = Path(path)

@@ -13,6 +13,7 @@ from rich.markup import escape
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
+from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
                                         TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
                                         with_options)
@@ -122,7 +123,9 @@ def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
     task = with_data_files(task_name, split_multi(opts.data_files)) if opts.data_files else task_name
     task = with_testee_prompt(task, opts.prompt_template, opts.answer_cue)
     choice = resolve_judge(task, opts.judge, opts.judge_args, prompts_dir=opts.judge_prompts, parse_mode=opts.parse_mode,
-                           guess_max_tokens=opts.judge_guess_max_tokens, compare_max_tokens=opts.judge_compare_max_tokens)
+                           guess_max_tokens=opts.judge_guess_max_tokens, compare_max_tokens=opts.judge_compare_max_tokens,
+                           empty_outputs=opts.empty_outputs, inclusion_text=opts.inclusion_text)
+    choice = preset_judge_settings(choice, opts)
     loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit, stream=True).require(task.task)
     for bad in loaded.invalid:  # --skip-invalid: every skipped row is named, not only counted
         console.print(f"[yellow]{escape(task.task)}: skipped invalid row {bad.row_number} (record {escape(bad.record_id)}): "
@@ -139,7 +142,8 @@ def _check_opts(opts: Opts) -> None:
     _check_choice("--parse-mode", opts.parse_mode, ("official", "strict"))
 
 
-@with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS, EXECUTOR_OPTIONS)
+@with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, PRESET_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS,
+              EXECUTOR_OPTIONS)
 def run(
     model: str = typer.Option(..., "--model", "-m", help="Model under test: provider:model[,k=v...]."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
@@ -155,6 +159,7 @@ def run(
     from privasis_bench.pipeline.sanitize import OutputJournal
 
     clock = (time.perf_counter(), time.process_time())
+    max_tokens, temperature = apply_preset(opts, max_tokens=max_tokens, temperature=temperature)
     _check_opts(opts)
     ray_opts = ray_options(opts)
     spec = ModelSpec.parse(model, model_args)
@@ -183,7 +188,7 @@ def run(
                     model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
                     instruction=variant, engines=list(session.engines.values()), limit=opts.limit,
                     bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
-                    spend=spend,
+                    spend=spend, extra={"scoring_preset": opts.preset},
                 ))
     finally:
         if profile:
@@ -212,7 +217,8 @@ def _print_profile(clock: tuple[float, float], engines: list[Engine]) -> None:
     console.print(table)
 
 
-@with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS, EXECUTOR_OPTIONS)
+@with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, PRESET_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS,
+              EXECUTOR_OPTIONS)
 def evaluate(
     predictions: Path = typer.Option(..., "--predictions", "-p", help="Saved outputs: our sanitized JSONL, lm-eval samples, an inspect_ai log (.eval or .json) or {id, model_sanitized_text} JSONL."),
     tasks: List[str] = TasksOption,
@@ -228,6 +234,7 @@ def evaluate(
     """Judge and score saved model outputs (no call to the model under test)."""
     from privasis_bench.pipeline.predictions import load_predictions
 
+    apply_preset(opts)
     _check_opts(opts)
     ray_opts = ray_options(opts)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
@@ -258,7 +265,7 @@ def evaluate(
                 task, loaded, OutputPlan(given=dict(preds)), choice, judge_engine, task_dir, model_info=model_info,
                 instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
                 bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
-                spend=spend,
+                spend=spend, extra={"scoring_preset": opts.preset},
             )
     finally:
         session.close()

@@ -114,6 +114,7 @@ def submission_record(results: dict[str, Any], *, name: str, track: str, referen
         "judge": {"mode": judge.get("mode"), "label": judge.get("label"), "spec": without_transport(judge.get("spec")),
                   "key": judge.get("key"), "prompt_hashes": judge.get("prompt_hashes")},
         "parse_mode": results.get("parse_mode"),
+        "scoring_preset": results.get("scoring_preset"),  # "paper": --preset paper (docs/reproducing.md)
         "instruction": results.get("instruction"),
         "testee_prompt": results.get("testee_prompt"),
         "dates": {"run_started": stamps.get("started"), "run_finished": stamps.get("finished"),

@@ -43,10 +43,11 @@ def judged_attributes(rows: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
 
 
 def settings_of(results: dict[str, Any]) -> JudgeSettings:
-    """The judge settings a submission was judged with (parse mode, temperature, answer budgets)."""
+    """The judge settings a submission was judged with (parse mode, temperature, answer budgets, scoring rules)."""
     judge = results.get("judge") or {}
     return JudgeSettings(parse_mode=results.get("parse_mode", "official"), temperature=judge.get("temperature", 0.0),
-                         guess_max_tokens=judge.get("guess_max_tokens", 512), compare_max_tokens=judge.get("compare_max_tokens", 4096))
+                         guess_max_tokens=judge.get("guess_max_tokens", 512), compare_max_tokens=judge.get("compare_max_tokens", 4096),
+                         empty_outputs=judge.get("empty_outputs") or "skip", inclusion_text=judge.get("inclusion_text") or "after-think")
 
 
 def rejudge(rows: list[dict[str, Any]], records: dict[str, Record], results: dict[str, Any], *, k: int, seed: int,

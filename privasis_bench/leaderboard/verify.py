@@ -34,7 +34,7 @@ _MIRRORED = (
     ("model.label", "model.label"), ("model.spec", "model.spec"), ("model.rankable", "model.rankable"),
     ("judge.mode", "judge.mode"), ("judge.key", "judge.key"), ("judge.spec", "judge.spec"),
     ("judge.prompt_hashes", "judge.prompt_hashes"), ("parse_mode", "parse_mode"), ("instruction", "instruction"),
-    ("testee_prompt", "testee_prompt"),
+    ("testee_prompt", "testee_prompt"), ("scoring_preset", "scoring_preset"),
 )
 
 

@@ -30,6 +30,8 @@ from privasis_bench.protocol.judge import (
     JudgeStats,
 )
 from privasis_bench.protocol.judge_prompts import JudgePrompts
+from privasis_bench.protocol.presets import (DEFAULT_EMPTY_OUTPUTS, DEFAULT_INCLUSION_TEXT, EMPTY_OUTPUT_RULES,
+                                             INCLUSION_TEXTS)
 from privasis_bench.protocol.verdicts import RecordVerdict
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.paths import file_ref
@@ -58,7 +60,7 @@ class JudgeChoice:
                 "judge": None if self.spec is None else self.spec.cache_identity(),
                 "answer_reading": ANSWER_READING_VERSION,
                 "prompts": self.prompts.hashes,
-                "settings": self.settings.__dict__,
+                "settings": _fingerprinted(self.settings),
             }
         )
 
@@ -70,6 +72,8 @@ class JudgeChoice:
             "spec": None if self.spec is None else self.spec.to_dict(),
             "key": None if self.spec is None else self.spec.cache_identity(),
             "parse_mode": self.settings.parse_mode,
+            "empty_outputs": self.settings.empty_outputs,
+            "inclusion_text": self.settings.inclusion_text,
             "prompt_hashes": self.prompts.hashes,
             "prompt_sources": {k: file_ref(v) for k, v in sorted(self.prompts.sources.items())},
         }
@@ -82,6 +86,15 @@ class JudgeChoice:
         return base
 
 
+def _fingerprinted(settings: JudgeSettings) -> dict[str, Any]:
+    """The settings a checkpointed verdict depends on; the scoring rules only when not at their defaults, so a
+    checkpoint written before the rules were options still matches."""
+    values = dict(settings.__dict__)
+    for name, default in (("empty_outputs", DEFAULT_EMPTY_OUTPUTS), ("inclusion_text", DEFAULT_INCLUSION_TEXT)):
+        if values.get(name) == default:
+            values.pop(name)
+    return values
+
 
 def resolve_judge(
     task: TaskConfig,
@@ -92,10 +105,13 @@ def resolve_judge(
     parse_mode: str | None = None,
     guess_max_tokens: int | None = None,
     compare_max_tokens: int | None = None,
+    empty_outputs: str | None = None,
+    inclusion_text: str | None = None,
 ) -> JudgeChoice:
     """The task's judge, overridden by ``--judge`` / ``--judge-args`` / ``--judge-prompts`` etc.
 
-    ``judge="none"`` selects the deterministic direct/verbatim-only mode.
+    ``judge="none"`` selects the deterministic direct/verbatim-only mode. ``empty_outputs`` and ``inclusion_text``
+    are the scoring rules of :mod:`privasis_bench.protocol.presets` (default: the harness's).
     """
     cfg = task.judge
     prompts = JudgePrompts.load(cfg.templates, prompts_dir)
@@ -104,8 +120,9 @@ def resolve_judge(
         from privasis_bench.errors import PrivasisError
 
         raise PrivasisError(f"--parse-mode must be official or strict, not {mode!r}")
+    rules = _rules(empty_outputs, inclusion_text)
     if judge is not None and judge.strip().lower() == "none":
-        return JudgeChoice(None, prompts, JudgeSettings(parse_mode=mode, enabled=False))  # type: ignore[arg-type]
+        return JudgeChoice(None, prompts, JudgeSettings(parse_mode=mode, enabled=False, **rules))  # type: ignore[arg-type]
     if judge is None:
         spec = ModelSpec.parse(cfg.model, {**cfg.model_args, **parse_args(judge_args)})
     else:
@@ -115,8 +132,21 @@ def resolve_judge(
         temperature=cfg.temperature,
         guess_max_tokens=guess_max_tokens or cfg.guess_max_tokens,
         compare_max_tokens=compare_max_tokens or cfg.compare_max_tokens,
+        **rules,  # type: ignore[arg-type]
     )
     return JudgeChoice(spec, prompts, settings)
+
+
+def _rules(empty_outputs: str | None, inclusion_text: str | None) -> dict[str, str]:
+    """The scoring rules asked for, checked (one-line error naming the option)."""
+    from privasis_bench.errors import PrivasisError
+
+    rules = {"empty_outputs": empty_outputs or DEFAULT_EMPTY_OUTPUTS, "inclusion_text": inclusion_text or DEFAULT_INCLUSION_TEXT}
+    if rules["empty_outputs"] not in EMPTY_OUTPUT_RULES:
+        raise PrivasisError(f"--empty-outputs must be one of {', '.join(EMPTY_OUTPUT_RULES)}, not {empty_outputs!r}")
+    if rules["inclusion_text"] not in INCLUSION_TEXTS:
+        raise PrivasisError(f"--inclusion-text must be one of {', '.join(INCLUSION_TEXTS)}, not {inclusion_text!r}")
+    return rules
 
 
 

@@ -214,6 +214,7 @@ def evaluate_task(
         "testee_prompt": describe_testee_prompt(task),
         "judge": choice.describe(),
         "parse_mode": choice.settings.parse_mode,
+        "scoring_preset": None,  # "paper" when --preset paper set every comparability setting (``extra`` says so)
         "metrics": metrics,
         "counts": {
             "records_loaded": len(loaded),

@@ -2,9 +2,10 @@
 
 :mod:`testee` (the request to the model under test and its post-processing, §2), :mod:`matching` (``value_in``,
 §3), :mod:`judge_prompts` (judge templates and answer parsing), :mod:`judge` (the three leak tiers and retention,
-§3-4, asked through a batch callable), :mod:`verdicts` (what was decided per attribute) and :mod:`metrics` (the
-Table-4 metrics and bootstrap CIs, §5). Beyond Table 4 (never folded into its metrics): :mod:`near_verbatim`
-(values carried in a slightly altered form) and :mod:`linkage` (re-identification of sanitized outputs) with
+§3-4, asked through a batch callable), :mod:`verdicts` (what was decided per attribute), :mod:`presets` (the
+empty-output and inclusion-text rules, and the ``paper`` preset of every comparability setting) and
+:mod:`metrics` (the Table-4 metrics and bootstrap CIs, §5). Beyond Table 4 (never folded into its metrics):
+:mod:`near_verbatim` (values carried in a slightly altered form) and :mod:`linkage` (re-identification of sanitized outputs) with
 :mod:`linkage_support` (what a linked output still tells about the targets).
 
 May import: ``privasis_bench.errors``, ``data``, ``tasks`` and the adapter contract (``adapters.base``).

@@ -13,8 +13,11 @@ only, no model involved.
 
 Decisions this module makes where the protocol leaves room (all recorded per verdict):
 
-* An empty output (whitespace only, or a failed model call) leaks nothing and retains nothing; no
-  judge call is made for it (protocol §2).
+* An empty output (whitespace only) follows ``settings.empty_outputs`` (:mod:`~privasis_bench.protocol.presets`):
+  ``skip`` (default) leaks nothing and retains nothing with no judge call; ``judge`` (the reference rule) asks
+  about it like any other text. A failed model call (or a missing output) is never shown to the judge.
+* The retention question gets the judged text after the first ``</think>`` (``inclusion_text="after-think"``,
+  default) or as it is (``"raw"``, the reference rule).
 * A judge call that fails after the engine's retries marks that attribute ``unjudged``; the record
   is then left out of the metrics and reported, and a re-run judges it again.
 * In ``strict`` parse mode an answer that is not one clean label marks the attribute
@@ -46,6 +49,8 @@ from privasis_bench.protocol.judge_prompts import (
     render,
 )
 from privasis_bench.protocol.matching import is_empty_output, value_in, value_text
+from privasis_bench.protocol.presets import (DEFAULT_EMPTY_OUTPUTS, DEFAULT_INCLUSION_TEXT, EmptyOutputRule,
+                                             InclusionText)
 from privasis_bench.protocol.verdicts import KeepVerdict, RecordVerdict, TargetVerdict
 
 #: Runs a batch of requests and returns one result per request, in order (``text`` None on failure).
@@ -64,6 +69,12 @@ class JudgeSettings:
     guess_max_tokens: int = 512
     compare_max_tokens: int = 4096
     enabled: bool = True
+    empty_outputs: EmptyOutputRule = DEFAULT_EMPTY_OUTPUTS  # "skip" (harness) or "judge" (reference rule)
+    inclusion_text: InclusionText = DEFAULT_INCLUSION_TEXT  # "after-think" (harness) or "raw" (reference rule)
+
+    def skips(self, output: str | None, failed: bool = False) -> bool:
+        """Is this output scored without asking (nothing leaked, nothing retained)?"""
+        return failed or output is None or (self.empty_outputs == "skip" and is_empty_output(output))
 
 
 @dataclass
@@ -134,10 +145,12 @@ class Judge:
         return ChatRequest.user(prompt, max_tokens=self.settings.compare_max_tokens, temperature=self.settings.temperature)
 
     def inclusion_request(self, text: str, guess: str, attr: Attribute) -> ChatRequest:
-        """The retention question: is the information in the text or in the guess (YES/NO)."""
-        prompt = render(
-            self.prompts.get("inclusion"), text=think_segment(text), guess=guess, information=value_text(attr.value)
-        )
+        """The retention question: is the information in the text or in the guess (YES/NO).
+
+        The text is the judged text as it is (``inclusion_text="raw"``) or its segment after the first ``</think>``.
+        """
+        shown = text if self.settings.inclusion_text == "raw" else think_segment(text)
+        prompt = render(self.prompts.get("inclusion"), text=shown, guess=guess, information=value_text(attr.value))
         return ChatRequest.user(prompt, max_tokens=self.settings.compare_max_tokens, temperature=self.settings.temperature)
 
     # -- chains ---------------------------------------------------------------------------
@@ -259,7 +272,7 @@ class Judge:
     def _deterministic(self, item: JudgeInput):
         """Null values, the empty-output rule, tier 1 and verbatim retention (no model calls)."""
         record, output = item.record, item.output or ""
-        empty = is_empty_output(item.output)
+        empty = self.settings.skips(item.output, item.output_failed)
         rv = RecordVerdict(
             record_id=record.id,
             category=record.breakdown_category,
@@ -268,7 +281,7 @@ class Judge:
         )
         targets: list[tuple[TargetVerdict, Attribute, Record, str]] = []
         keeps: list[tuple[KeepVerdict, Attribute, Record, str]] = []
-        text = output  # raw; request builders take the part after the first </think>
+        text = output  # raw; request builders take the part after the first </think> where the rules say so
         for attr in record.targets:
             tv = TargetVerdict(name=attr.name, kind=attr.kind, group=attr.group, value=attr.value)
             if attr.value is None:

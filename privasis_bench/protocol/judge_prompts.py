@@ -1,6 +1,7 @@
 """Judge prompt templates (loading, overriding, hashing, rendering) and answer parsing.
 
-Templates are plain text files with ``{name}`` placeholders. Rendering replaces only the known
+Templates are plain text files with ``{name}`` placeholders, loaded without one trailing newline
+(:func:`privasis_bench.fsutil.read_template_text`). Rendering replaces only the known
 placeholder names, in one pass, so braces inside a record's text (or a substituted value) are
 never interpreted.
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from privasis_bench.errors import TaskConfigError
-from privasis_bench.fsutil import read_text
+from privasis_bench.fsutil import read_template_text
 from privasis_bench.tasks.config import JudgeTemplates
 
 ParseMode = Literal["official", "strict"]
@@ -56,7 +57,7 @@ class JudgePrompts:
 
     @classmethod
     def load(cls, templates: JudgeTemplates, override_dir: str | Path | None = None) -> "JudgePrompts":
-        """Read the task's template files; files in ``override_dir`` replace them.
+        """Read the task's template files (one trailing newline stripped); files in ``override_dir`` replace them.
 
         An override file is named ``<key>.txt`` or ``judge_<key>.txt`` (e.g. ``compare.txt``);
         keys without an override file keep the task's template.
@@ -79,7 +80,7 @@ class JudgePrompts:
                         break
         texts: dict[str, str] = {}
         for key, path in paths.items():
-            texts[key] = read_text(path, f"judge template (judge.templates.{key})")
+            texts[key] = read_template_text(path, f"judge template (judge.templates.{key})")
             missing = [f for f in REQUIRED_FIELDS[key] if "{" + f + "}" not in texts[key]]
             if missing:
                 raise TaskConfigError(str(path), f"judge.templates.{key}", f"missing placeholder(s) {missing}")

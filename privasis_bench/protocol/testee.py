@@ -12,7 +12,7 @@ import re
 from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.data.records import INSTRUCTION_VARIANTS, Record
 from privasis_bench.errors import PrivasisError, TaskConfigError
-from privasis_bench.fsutil import read_text
+from privasis_bench.fsutil import read_template_text
 from privasis_bench.protocol.answers import clean_answer
 from privasis_bench.tasks.config import TaskConfig
 
@@ -25,10 +25,10 @@ _PLACEHOLDER_RE = re.compile(r"\{(instruction|text)\}")
 
 
 def read_template(task: TaskConfig) -> str:
-    """The task's sanitization template, checked for both placeholders."""
+    """The task's sanitization template (one trailing newline stripped), checked for both placeholders."""
     path = task.prompt.template
     where = task.source_file or path
-    template = read_text(path, f"sanitization template (prompt.template of {where})")
+    template = read_template_text(path, f"sanitization template (prompt.template of {where})")
     missing = [name for name in PLACEHOLDERS if "{" + name + "}" not in template]
     if missing:
         names = ", ".join("{" + m + "}" for m in missing)
@@ -73,30 +73,36 @@ def build_sanitize_request(
 
 
 
-def _trailing_cue(answer_cue: str) -> re.Pattern[str] | None:
-    """A trailing echo of the answer cue, also wrapped in up to two ``*`` of markdown emphasis on either side.
+def cue_heading(answer_cue: str) -> str:
+    """The heading the post-processing looks for: the cue without surrounding whitespace and Markdown emphasis.
+
+    The reference pipeline writes its cue as ``**Sanitized Text:**`` in the prompt but cuts the output at the bare
+    ``Sanitized Text:``; a cue given here with emphasis is read the same way (``**X:**`` cuts at ``X:``).
+    """
+    return answer_cue.strip().strip("*").strip()
+
+
+def _trailing_cue(heading: str) -> re.Pattern[str]:
+    """A trailing echo of the heading, also wrapped in up to two ``*`` of markdown emphasis on either side.
 
     For a cue configured as ``Cue:`` or ``**Cue:**`` this matches ``Cue:``, ``**Cue:**`` and ``** Cue: **`` at the end.
     """
-    core = answer_cue.strip().strip("*").strip()
-    if not core:
-        return None
-    return re.compile(r"\*{0,2}\s*" + re.escape(core) + r"\s*\*{0,2}\s*\Z")
+    return re.compile(r"\*{0,2}\s*" + re.escape(heading) + r"\s*\*{0,2}\s*\Z")
 
 
 def postprocess_output(raw: str | None, answer_cue: str) -> str:
     """Clean a raw model output (protocol §2, in this order).
 
     :func:`clean_answer` (after the last ``</think>``, stripped, leading role token dropped); drop a trailing echo
-    of the answer cue (with or without markdown emphasis); if the cue still occurs, keep what follows its last
-    occurrence; strip.
+    of the answer cue (with or without markdown emphasis); if the cue's heading (:func:`cue_heading`: the cue
+    without emphasis) still occurs, keep what follows its last occurrence; strip. This is the reference
+    pipeline's rule: for the cue ``**X:**`` an output ``**X:** text`` becomes ``** text``, as it does there.
     """
     text = clean_answer(raw)
-    trailing = _trailing_cue(answer_cue)
-    if trailing is None:
+    heading = cue_heading(answer_cue)
+    if not heading:
         return text
-    text = trailing.sub("", text, count=1).rstrip()
-    cue = answer_cue.strip()
-    if cue in text:
-        text = text.rsplit(cue, 1)[1]
+    text = _trailing_cue(heading).sub("", text, count=1).rstrip()
+    if heading in text:
+        text = text.rsplit(heading, 1)[1]
     return text.strip()

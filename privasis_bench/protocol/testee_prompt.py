@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from privasis_bench.errors import PrivasisError
-from privasis_bench.fsutil import read_text
+from privasis_bench.fsutil import read_template_text, read_text
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.paths import BUILTIN_PREFIX, builtin_tasks_dir, file_ref
 
@@ -33,7 +33,7 @@ def _sha256_text(text: str) -> str:
 def shipped_testee_prompt() -> tuple[str, str]:
     """(sha256 of the shipped sanitize template, the shipped answer cue)."""
     root = builtin_tasks_dir()
-    template = read_text(root / SHIPPED_TEMPLATE, "shipped sanitize template")
+    template = read_template_text(root / SHIPPED_TEMPLATE, "shipped sanitize template")
     base = yaml.safe_load(read_text(root / BASE_TASK_FILE, "shipped base task")) or {}
     return _sha256_text(template), str((base.get("prompt") or {}).get("answer_cue", ""))
 
@@ -49,7 +49,7 @@ def with_testee_prompt(task: TaskConfig, template: str | Path | None = None, ans
     update: dict[str, Any] = {}
     if template is not None:
         path = Path(template)
-        text = read_text(path, "--prompt-template")
+        text = read_template_text(path, "--prompt-template")
         missing = [p for p in ("{instruction}", "{text}") if p not in text]
         if missing:
             raise PrivasisError(f"--prompt-template {path}: the template lacks the placeholder(s) {', '.join(missing)}")
@@ -62,8 +62,9 @@ def with_testee_prompt(task: TaskConfig, template: str | Path | None = None, ans
 
 
 def describe_testee_prompt(task: TaskConfig) -> dict[str, Any]:
-    """The ``testee_prompt`` section of results: template (portable name), its sha256, the cue, shipped or not."""
-    text = read_text(task.prompt.template, "sanitization template")
+    """The ``testee_prompt`` section of results: template (portable name), the sha256 of its text as loaded (one
+    trailing newline stripped), the cue, shipped or not."""
+    text = read_template_text(task.prompt.template, "sanitization template")
     digest = _sha256_text(text)
     shipped_sha, shipped_cue = shipped_testee_prompt()
     return {

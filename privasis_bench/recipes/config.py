@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from privasis_bench.fsutil import read_text
+from privasis_bench.fsutil import read_text, strip_one_newline
 from privasis_bench.errors import TaskConfigError
 from privasis_bench.tasks.registry import builtin_tasks_dir, deep_merge
 
@@ -93,7 +93,7 @@ class RecipeConfig(_Strict):
         if name not in self.prompts:
             raise TaskConfigError(where, f"prompts.{name}", "required prompt template is not set")
         try:
-            return Path(self.prompts[name]).read_text(encoding="utf-8")
+            return strip_one_newline(Path(self.prompts[name]).read_text(encoding="utf-8"))  # as every prompt template
         except OSError as exc:
             raise TaskConfigError(where, f"prompts.{name}", f"cannot read {self.prompts[name]}: {exc.strerror}") from None
 
@@ -107,17 +107,21 @@ class RecipeConfig(_Strict):
     def fingerprint(self) -> str:
         """sha256 over the settings and the text of every prompt and seed file (resume must match it)."""
         data = self.model_dump(exclude={"source_file", "description"})
-        data["prompt_sha"] = {k: _sha(Path(v)) for k, v in sorted(self.prompts.items())}
+        data["prompt_sha"] = {k: _sha(Path(v), template=True) for k, v in sorted(self.prompts.items())}
         data["seed_sha"] = {k: _sha(Path(v)) for k, v in sorted(self.seeds.items())}
         data.pop("prompts"), data.pop("seeds")
         return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
-def _sha(path: Path) -> str:
+def _sha(path: Path, template: bool = False) -> str:
+    """sha256 of a file's bytes; of a prompt template, of its text as loaded (one trailing newline stripped)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        data = path.read_bytes()
     except OSError:
         return "missing"
+    if template and data.endswith(b"\n"):
+        data = data[:-2] if data.endswith(b"\r\n") else data[:-1]
+    return hashlib.sha256(data).hexdigest()
 
 
 def recipes_dir() -> Path:

@@ -12,7 +12,8 @@ from typing import Any
 
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.protocol.output_check import check_output, output_rule
-from privasis_bench.protocol.rederive import Contradiction, judge_enabled, rederive_row
+from privasis_bench.protocol.presets import preset_problems
+from privasis_bench.protocol.rederive import Contradiction, empty_output_rule, judge_enabled, rederive_row
 from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import RecordVerdict
 from privasis_bench.results.files import ResultsError, iter_sample_rows, load_results, task_dirs, write_results
@@ -47,11 +48,12 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
         raise ResultsError(f"{task_dir}: results.json has no bootstrap settings to rescore with")
     # One pass over the samples file: each row is re-derived and tallied, then let go.
     parse_mode, enabled = stored.get("parse_mode") or "official", judge_enabled(stored)
+    empty_rule = empty_output_rule(stored)
     contradictions: list[Contradiction] = []
     verdicts = MetricTallies()
     rule = output_rule(stored)  # testee template cue and predictions post-processing, as results.json records them
     for row in iter_sample_rows(task_dir):
-        contradictions += rederive_row(row, parse_mode=parse_mode, judge_enabled=enabled)
+        contradictions += rederive_row(row, parse_mode=parse_mode, judge_enabled=enabled, empty_outputs=empty_rule)
         if (bad_output := check_output(row, rule)) is not None:
             contradictions.append(bad_output)
         if row.get("status") != "excluded" and (rv := RecordVerdict.from_dict(row)).status == "judged":
@@ -68,7 +70,8 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
         top_failed=old.get("top_failed_limit", 20),
     )
     metrics = json.loads(json.dumps(metrics, allow_nan=False))  # the same round trip the file went through
-    differences = [] if overridden else metric_differences(old, metrics)
+    # a results file that claims a scoring preset must record the preset's settings
+    differences = ([] if overridden else metric_differences(old, metrics)) + preset_problems(stored)
     matches = None if overridden else not differences
     results = {k: v for k, v in stored.items() if k != "format"}
     results["metrics"] = metrics

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from privasis_bench.errors import PrivasisError
+from privasis_bench.fsutil import read_template_text
 from privasis_bench.tasks.paths import portable_name
 
 
@@ -165,10 +167,13 @@ class GroupConfig(_Strict):
 
 
 def _file_sha(path: str) -> str:
+    """sha256 of a template's text as it is loaded (one trailing newline stripped), so two files that give the same
+    prompts hash alike; "missing" when it cannot be read."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        text = read_template_text(path)
+    except PrivasisError:
         return "missing"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 #: What a task name may look like: it becomes ``<output>/<task>/``.

@@ -72,7 +72,9 @@ def test_trailing_cue_echo_with_markdown_emphasis_is_dropped(raw, cue):
 
 
 def test_cue_still_present_keeps_what_follows_its_last_occurrence():
-    assert postprocess_output("intro **Cue:** first **Cue:** second", "**Cue:**") == "second"
+    # the cut is at the heading without emphasis, as the reference pipeline cuts (issue 35.4)
+    assert postprocess_output("intro **Cue:** first **Cue:** second", "**Cue:**") == "** second"
+    assert postprocess_output("intro Cue: first Cue: second", "**Cue:**") == "second"
     assert postprocess_output("Dear patient", "**Cue:**") == "Dear patient"
 
 

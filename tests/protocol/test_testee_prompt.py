@@ -19,6 +19,7 @@ from privasis_bench.tasks.registry import load_task
 
 TASK = "privasis_sample"
 REFERENCE_LIKE = "Task: {instruction}\n\nDocument:\n{text}\n\n**Sanitized Document:**\n"
+LOADED = REFERENCE_LIKE[:-1]  # templates load without one trailing newline (issue 35.3)
 
 
 @pytest.fixture()
@@ -38,11 +39,11 @@ def test_plugged_wording_builds_the_request_and_is_recorded(template):
     task = with_testee_prompt(load_task(TASK), template, "**Sanitized Document:**")
     record = load_records(task, limit=1).records[0]
     content = build_sanitize_request(record, task).messages[0][1]
-    assert content == REFERENCE_LIKE.replace("{instruction}", record.base_instruction).replace("{text}", record.text)
+    assert content == LOADED.replace("{instruction}", record.base_instruction).replace("{text}", record.text)
     info = describe_testee_prompt(task)
     assert info["shipped"] is False and info["answer_cue"] == "**Sanitized Document:**"
-    assert info["template_sha256"] == hashlib.sha256(REFERENCE_LIKE.encode()).hexdigest()
-    assert info["template"] == {"name": "my_wording.txt", "sha256": info["template_sha256"]}
+    assert info["template_sha256"] == hashlib.sha256(LOADED.encode()).hexdigest()  # the text as loaded
+    assert info["template"] == {"name": "my_wording.txt", "sha256": hashlib.sha256(REFERENCE_LIKE.encode()).hexdigest()}
     # A changed cue alone also makes the wording non-shipped.
     assert describe_testee_prompt(with_testee_prompt(load_task(TASK), answer_cue="Answer:"))["shipped"] is False
 
@@ -74,7 +75,7 @@ def test_run_records_the_plugged_wording(tmp_path, template):
     plugged, plugged_out, _ = _run(tmp_path / "b", tmp_path / "cache", "--prompt-template", str(template),
                                    "--answer-cue", "**Sanitized Document:**")
     assert plugged["testee_prompt"]["shipped"] is False
-    assert plugged["testee_prompt"]["template_sha256"] == hashlib.sha256(REFERENCE_LIKE.encode()).hexdigest()
+    assert plugged["testee_prompt"]["template_sha256"] == hashlib.sha256(LOADED.encode()).hexdigest()
     assert plugged["task"]["config_hash"] != default["task"]["config_hash"]
     # Each request was built from the plugged wording (its hash is what sanitized.jsonl records).
     task = with_testee_prompt(load_task(TASK), template, "**Sanitized Document:**")
