@@ -13,6 +13,7 @@ from rich.markup import escape
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
+from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_task, span_task
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
                                         TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
                                         with_options)
@@ -72,8 +73,12 @@ class _Session:
 
 
 def _finish(outcomes: list[EvalOutcome]) -> None:
-    if outcomes:
-        console.print(summary_table([o.results for o in outcomes]))
+    from privasis_bench.cli.span_cmds import print_span_results
+
+    judged = [o.results for o in outcomes if not o.results.get("scorer")]
+    print_span_results([o for o in outcomes if o.results.get("scorer")])
+    if judged:
+        console.print(summary_table(judged))
     for o in outcomes:
         console.print(f"  -> {escape(str(o.task_dir))}", highlight=False)
         c, name = o.results["counts"], o.results["task"]["name"]
@@ -156,6 +161,11 @@ def run(
         model_engine = session.engine(spec, "model")
         for task in task_list:
             started = now()
+            task, scorer = span_task(task, opts)
+            if scorer is not None:  # a span scorer (scorer: tab ...): no judge, the scorer's own metrics
+                outcomes.append(run_span_task(task, scorer, opts, session, spec, model_engine, output,
+                                              max_tokens=max_tokens, temperature=temperature, checks=_checks(opts)))
+                continue
             task, choice, loaded, variant = _task_setup(task, opts)
             mt = max_tokens or task.generation.max_tokens
             temp = task.generation.temperature if temperature is None else temperature
@@ -226,6 +236,11 @@ def evaluate(
     session = _Session(opts)
     try:
         started = now()
+        task, scorer = span_task(task_list[0], opts)
+        if scorer is not None:  # the scorer's own predictions format (TAB: {doc_id: [[start, end], ...]})
+            outcome = evaluate_span_predictions(task, scorer, predictions, opts, session, output,
+                                                model_label=model_label, checks=_checks(opts))
+            return _finish([outcome])
         task, choice, loaded, variant = _task_setup(task_list[0], opts)
         preds = load_predictions(predictions, loaded.scored, format=prediction_format, task=task,
                                  instruction=variant, model=model_label,

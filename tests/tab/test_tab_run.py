@@ -1,0 +1,77 @@
+"""End to end on tab_sample, offline: ``run`` with the identity, regex-scrubber and presidio adapters, and
+``evaluate --predictions`` in TAB's masked-output format."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli_main import run_main
+
+RUN = ["run", "-t", "tab_sample", "--no-progress", "--bootstrap-samples", "50"]
+
+
+def _results(out: Path) -> dict:
+    return json.loads((out / "tab_sample" / "results.json").read_text(encoding="utf-8"))
+
+
+def _rows(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "tab_sample" / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_identity_masks_nothing_and_scores_zero_recall(tmp_path, monkeypatch, capsys):
+    code, out, err = run_main([*RUN, "-m", "identity", "-o", str(tmp_path)], monkeypatch, capsys)
+    assert code == 0, out + err
+    res = _results(tmp_path)
+    assert res["scorer"]["name"] == "tab" and res["judge"] is None and res["complete"] is True
+    assert res["scorer"]["tokens"]["spacy_pipeline"]
+    m = res["metrics"]
+    assert m["token_recall"] == 0.0 and m["mention_recall"] == 0.0 and m["documents"] == 10
+    rows = _rows(tmp_path)
+    assert len(rows) == 10 and all(r["masked_spans"] == [] and r["span_source"] == "alignment" for r in rows)
+    assert all(r["missed"] for r in rows)
+    assert "token_recall" in out
+
+
+def test_the_regex_scrubber_reports_its_spans_and_recovers_some_identifiers(tmp_path, monkeypatch, capsys):
+    code, out, err = run_main([*RUN, "-m", "regex-scrubber:,names=true", "-o", str(tmp_path)], monkeypatch, capsys)
+    assert code == 0, out + err
+    m = _results(tmp_path)["metrics"]
+    assert 0.0 < m["token_recall"] < 1.0 and 0.0 < m["token_precision"] <= 1.0
+    assert m["ci"]["token_recall"]["low"] <= m["token_recall"] <= m["ci"]["token_recall"]["high"]
+    rows = _rows(tmp_path)
+    assert all(r["span_source"] == "system" for r in rows)
+    doc = json.loads((Path(__file__).resolve().parents[2] / "tasks" / "sample" / "tab_sample.json").read_text())[0]
+    assert "3 March 2004" in [doc["text"][s:e] for s, e in rows[0]["masked_spans"]]
+    # re-running resumes from the journal and gives the same numbers
+    code, _, _ = run_main([*RUN, "-m", "regex-scrubber:,names=true", "-o", str(tmp_path)], monkeypatch, capsys)
+    assert code == 0 and _results(tmp_path)["metrics"]["token_recall"] == m["token_recall"]
+
+
+def test_presidio_reports_spans(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("presidio_analyzer")
+    code, out, err = run_main([*RUN, "-m", "presidio", "-o", str(tmp_path), "--no-cache"], monkeypatch, capsys)
+    assert code == 0, out + err
+    m = _results(tmp_path)["metrics"]
+    assert m["token_recall"] > 0.2 and all(r["span_source"] == "system" for r in _rows(tmp_path))
+
+
+def test_evaluate_scores_a_tab_masked_output_file(tmp_path, monkeypatch, capsys):
+    sample = json.loads((Path(__file__).resolve().parents[2] / "tasks" / "sample" / "tab_sample.json").read_text())
+    gold = {d["doc_id"]: [[m["start_offset"], m["end_offset"]] for m in d["annotations"]["annotator1"]["entity_mentions"]
+                          if m["identifier_type"] != "NO_MASK"] for d in sample}
+    preds = tmp_path / "masked.json"
+    preds.write_text(json.dumps(gold), encoding="utf-8")
+    code, out, err = run_main(["evaluate", "-t", "tab_sample", "-p", str(preds), "-o", str(tmp_path / "run"),
+                               "--bootstrap-samples", "0", "--no-progress"], monkeypatch, capsys)
+    assert code == 0, out + err
+    m = _results(tmp_path / "run")["metrics"]
+    assert 0.8 < m["token_recall"] < 1.0  # annotator 1's masks: the other annotators marked a few more
+    assert m["ci"] == {}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"001-99999": [[0, 3]]}), encoding="utf-8")
+    code, out, err = run_main(["evaluate", "-t", "tab_sample", "-p", str(bad), "-o", str(tmp_path / "run2")],
+                              monkeypatch, capsys)
+    assert code == 2 and "001-99999" in out + err
