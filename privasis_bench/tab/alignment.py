@@ -11,7 +11,8 @@ steps, documented in docs/tab.md:
    original token. A sentence moved elsewhere, or a name kept inside a paraphrase, therefore still counts as
    disclosed; a name replaced by a placeholder or a vaguer phrase counts as masked.
 
-Consecutive masked tokens become one span, from the first token's start to the last token's end.
+Consecutive masked tokens become one span, from the first masked word's start to the last masked word's end
+(punctuation alone, or at the edges of a run, is not a span: it would only add empty units to mention precision).
 """
 
 from __future__ import annotations
@@ -44,18 +45,24 @@ def masked_spans(original: str, rewrite: str) -> list[tuple[int, int]]:
     masked: list[int] = []
     for i in candidates:
         form = a_forms[i]
-        if form[0].isalnum() or form[0] == "_":
+        if _is_word(form):
             if unaligned[form] > 0:
                 unaligned[form] -= 1
                 continue
         masked.append(i)
-    spans: list[tuple[int, int]] = []
-    previous = -2
+    runs: list[list[int]] = []
     for i in sorted(masked):
-        start, end = a[i][0], a[i][1]
-        if i == previous + 1 and spans:
-            spans[-1] = (spans[-1][0], end)
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
         else:
-            spans.append((start, end))
-        previous = i
+            runs.append([i])
+    spans: list[tuple[int, int]] = []
+    for run in runs:
+        words = [i for i in run if _is_word(a_forms[i])]
+        if words:  # punctuation only at a run's edges or alone is not a masked span
+            spans.append((a[words[0]][0], a[words[-1]][1]))
     return spans
+
+
+def _is_word(form: str) -> bool:
+    return form[0].isalnum() or form[0] == "_"

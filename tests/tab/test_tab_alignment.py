@@ -14,7 +14,7 @@ def masked_text(original: str, rewrite: str) -> list[str]:
 
 def test_an_unchanged_text_masks_nothing_and_an_empty_one_masks_everything():
     assert masked_spans(ORIGINAL, ORIGINAL) == []
-    assert masked_text(ORIGINAL, "") == [ORIGINAL]
+    assert masked_text(ORIGINAL, "") == [ORIGINAL.rstrip(".")]  # trailing punctuation is not a span
 
 
 def test_placeholders_mask_exactly_the_replaced_words():
