@@ -292,7 +292,11 @@ def rescore(
             for task_dir in task_dirs(run_dir):
                 locks.enter_context(task_dir_lock(task_dir, "rescore --write"))
         outcomes = rescore_run(run_dir, bootstrap_samples=bootstrap_samples, seed=seed, write=write)
-    console.print(summary_table([o.results for o in outcomes]))
+    from privasis_bench.cli.span_cmds import print_span_results
+
+    print_span_results([o for o in outcomes if o.results.get("scorer")])
+    if any(not o.results.get("scorer") for o in outcomes):
+        console.print(summary_table([o.results for o in outcomes if not o.results.get("scorer")]))
     mismatched = [o for o in outcomes if o.matches is False]
     for o in outcomes:
         status = "match" if o.matches else ("were recomputed with new settings, unlike" if o.matches is None else "DIFFER from")

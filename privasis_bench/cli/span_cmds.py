@@ -15,7 +15,7 @@ from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.run import SANITIZED_NAME, EvalOutcome, RunChecks, model_description, now
 from privasis_bench.pipeline.scored import evaluate_span_task, model_outputs
 from privasis_bench.pipeline.scorers import SpanScorer, span_scorer
-from privasis_bench.tasks.config import DEFAULT_SCORER
+from privasis_bench.tasks.scorers import DEFAULT_SCORER
 
 console = Console()
 

@@ -40,6 +40,11 @@ class TabScorer:
 
     name = "tab"
 
+    @staticmethod
+    def rescore(rows: list[dict[str, Any]], stored: dict[str, Any], **settings: Any) -> dict[str, Any]:
+        """Metrics from samples rows, for ``privasis-bench rescore`` (see :func:`rescore_rows`)."""
+        return rescore_rows(rows, stored, **settings)
+
     def __init__(self, task: TaskConfig, ignore: IgnoreMap | None = None) -> None:
         where = task.source_file or task.task
         unknown = sorted(set(task.scorer_args) - set(ARGS))
@@ -136,6 +141,17 @@ class TabScorer:
             metrics.update(weighted_precision(list(self.documents.values()),
                                               {r["id"]: r["masked_spans"] for r in rows if r["scored"]}, self._mlm))
         return metrics, rows
+
+
+def rescore_rows(rows: list[dict[str, Any]], stored: dict[str, Any], *, bootstrap_samples: int, seed: int,
+            confidence: float) -> dict[str, Any]:
+    """The metrics again from samples rows (no data, no spaCy); weighted precision, which needs the masked
+    language model, is carried over from ``stored``."""
+    metrics = summarize(tallies_from_rows(rows), bootstrap_samples=bootstrap_samples, seed=seed, confidence=confidence)
+    for key in ("documents", "annotators", "weighted_token_precision", "weighted_mention_precision"):
+        if key in stored:
+            metrics[key] = stored[key]
+    return metrics
 
 
 def summarize(tallies: list[DocTally], *, bootstrap_samples: int, seed: int, confidence: float) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from privasis_bench.tasks.paths import portable_name
+from privasis_bench.tasks.scorers import DEFAULT_SCORER
 
 
 class _Strict(BaseModel):
@@ -193,8 +194,6 @@ def _file_sha(path: str) -> str:
 #: What a task name may look like: it becomes ``<output>/<task>/``.
 TASK_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 
-#: The scorer of tasks that do not name one: the judge-based Privasis protocol.
-DEFAULT_SCORER = "privasis"
 #: ``scorer_args`` keys that name template files (resolved, hashed and recorded like the other templates).
 SCORER_PATH_ARGS: tuple[str, ...] = ("instruction_template",)
 

@@ -77,3 +77,16 @@ def test_evaluate_scores_a_tab_masked_output_file(tmp_path, monkeypatch, capsys)
     code, out, err = run_main(["evaluate", "-t", "tab_sample", "-p", str(bad), "-o", str(tmp_path / "run2")],
                               monkeypatch, capsys)
     assert code == 2 and "001-99999" in out + err
+
+
+def test_rescore_recomputes_tab_metrics_from_the_samples_and_notices_a_changed_row(tmp_path, monkeypatch, capsys):
+    code, out, err = run_main([*RUN, "-m", "regex-scrubber", "-o", str(tmp_path)], monkeypatch, capsys)
+    assert code == 0, out + err
+    code, out, err = run_main(["rescore", str(tmp_path)], monkeypatch, capsys)
+    assert code == 0 and "match results.json" in out
+    samples = tmp_path / "tab_sample" / "samples.jsonl"
+    rows = _rows(tmp_path)
+    rows[0]["counts"]["tok_masked"] += 1
+    samples.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out, err = run_main(["rescore", str(tmp_path)], monkeypatch, capsys)
+    assert code == 1 and "token_recall" in out
