@@ -23,7 +23,7 @@ ALLOWED: dict[str, set[str]] = {
     "interop": {"data", "tasks", "adapters", "protocol"},
     "pipeline": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop"},
     "training": {"data", "tasks", "protocol", "results"},
-    "leaderboard": {"data", "tasks", "adapters", "engine", "protocol", "results"},
+    "leaderboard": {"data", "tasks", "adapters", "engine", "protocol", "results", "tab"},
     "recipes": {"data", "tasks", "adapters", "engine", "protocol"},
     "distributed": {"data", "tasks", "adapters", "engine", "protocol", "results", "pipeline", "recipes"},
     "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "training", "leaderboard",

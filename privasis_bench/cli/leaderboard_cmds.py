@@ -19,7 +19,7 @@ from privasis_bench.leaderboard.verify import Verified, verify_paths
 from privasis_bench.leaderboard.viewer import write_viewer
 from privasis_bench.pipeline.run import EngineOptions
 from privasis_bench.protocol.judge_prompts import JudgePrompts
-from privasis_bench.results.files import load_sample_rows, task_dirs
+from privasis_bench.results.files import load_results, load_sample_rows, task_dirs
 from privasis_bench.tasks.registry import load_task
 
 console = Console()
@@ -126,6 +126,11 @@ def view(
     """Write a static page per task to browse a run record by record (view.html)."""
     for task_dir in task_dirs(run_dir):
         out = (out_dir / f"{task_dir.name}.html") if out_dir else task_dir / "view.html"
+        if load_results(task_dir).get("scorer"):  # a span scorer's run (TAB): masked and missed spans
+            from privasis_bench.leaderboard.tab_viewer import write_tab_viewer
+
+            _say(f"  -> {write_tab_viewer(task_dir, out)}")
+            continue
         _say(f"  -> {write_viewer(task_dir, out)}")
 
 

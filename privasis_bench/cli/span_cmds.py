@@ -36,6 +36,13 @@ def span_task(task: Any, opts: Opts) -> tuple[Any, SpanScorer | None]:
     return task, span_scorer(task)
 
 
+def refuse_span_task(task: Any, command: str) -> None:
+    """One clear line when ``command`` (judge-protocol only) is given a task of a span scorer."""
+    if task.scorer != DEFAULT_SCORER:
+        raise PrivasisError(f"{command} does not take task {task.task} (scored by {task.scorer}); use `run` (its "
+                            "outputs are kept in <output>/<task>/sanitized.jsonl) or `evaluate --predictions`")
+
+
 def run_span_task(task: Any, scorer: SpanScorer, opts: Opts, session: Any, spec: Any, engine: Any, output: Path, *,
                   max_tokens: int | None, temperature: float | None, checks: RunChecks) -> EvalOutcome:
     """Sanitize every document with the model (resumable journal), then score with the task's span scorer."""

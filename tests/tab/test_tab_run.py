@@ -90,3 +90,14 @@ def test_rescore_recomputes_tab_metrics_from_the_samples_and_notices_a_changed_r
     samples.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     code, out, err = run_main(["rescore", str(tmp_path)], monkeypatch, capsys)
     assert code == 1 and "token_recall" in out
+
+
+def test_view_highlights_masked_spans_and_missed_identifiers(tmp_path, monkeypatch, capsys):
+    code, out, err = run_main([*RUN, "-m", "regex-scrubber", "-o", str(tmp_path)], monkeypatch, capsys)
+    assert code == 0, out + err
+    code, out, err = run_main(["view", str(tmp_path)], monkeypatch, capsys)
+    assert code == 0, out + err
+    page = (tmp_path / "tab_sample" / "view.html").read_text(encoding="utf-8")
+    assert page.count("<section") == 10
+    assert "<mark class='masked' title='masked by the system'>3 March 2004</mark>" in page
+    assert "<mark class='missed' title='missed (DIRECT PERSON, annotator1)" in page and "Łukasz" in page
