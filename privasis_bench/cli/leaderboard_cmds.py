@@ -119,6 +119,21 @@ def build(
         _say(f"  -> {path}")
 
 
+@board.command("tab")
+def tab_board(
+    submissions: Path = typer.Option(Path("submissions/tab"), "--submissions-dir", help="Where TAB runs live (<entry>/<task>/)."),
+    out_dir: Path = typer.Option(Path("leaderboards"), "--output", "-o", help="Where tab.json and tab.md are written."),
+) -> None:
+    """Verify TAB runs by recomputing them and write the board's TAB section (tab.json, tab.md)."""
+    from privasis_bench.leaderboard.tab_board import build_tab_section
+
+    json_path, md_path, rejected = build_tab_section(submissions, out_dir)
+    for line in rejected:
+        console.print(f"[yellow]left out: {escape(line)}[/]", highlight=False, soft_wrap=True)
+    for path in (json_path, md_path):
+        _say(f"  -> {path}")
+
+
 def view(
     run_dir: Path = typer.Argument(..., help="A run directory (or one task directory)."),
     out_dir: Optional[Path] = typer.Option(None, "--output", "-o", help="Directory for the pages (default: each task directory)."),

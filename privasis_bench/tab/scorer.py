@@ -27,7 +27,7 @@ from privasis_bench.tab.instructions import instruction_for, read_instruction_te
 from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.metrics import RATIOS, DocTally, pooled, tally_document, total
 from privasis_bench.tab.records import TabDocument
-from privasis_bench.tab.spans import merge_spans, read_masked_output
+from privasis_bench.tab.spans import read_masked_output
 from privasis_bench.tab.tokens import IgnoreMap, spacy_ignore_map
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.paths import file_ref
@@ -128,7 +128,7 @@ class TabScorer:
                 spans, source = found
                 tally = tally_document(doc, spans, self.ignore)
                 tallies.append(tally)
-                row.update(masked_spans=[list(s) for s in merge_spans(spans)], span_source=source,
+                row.update(masked_spans=[list(s) for s in spans], span_source=source,
                            counts=dict(tally.counts), by_type=tally.by_type, missed=tally.missed,
                            measures=_rounded(pooled(tally)))
             rows.append(row)
