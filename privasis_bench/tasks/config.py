@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from privasis_bench.tasks.paths import portable_name
-from privasis_bench.tasks.scorers import DEFAULT_SCORER
+from privasis_bench.tasks.scorers import DEFAULT_SCORER, scorer_names
 
 
 class _Strict(BaseModel):
@@ -117,6 +117,13 @@ class TaskConfig(_Strict):
     @classmethod
     def _version_as_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, (int, float)) else value
+
+    @field_validator("scorer")
+    @classmethod
+    def _known_scorer(cls, value: str) -> str:
+        if value not in scorer_names():
+            raise ValueError(f"unknown scorer {value!r}; known: {', '.join(scorer_names())}")
+        return value
 
     @model_validator(mode="after")
     def _judge_for_the_judged_scorer(self) -> "TaskConfig":

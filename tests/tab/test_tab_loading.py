@@ -70,3 +70,46 @@ def test_masked_output_files_are_checked_against_the_documents(tmp_path):
         read_masked_output(_write(tmp_path, {"d1": [[4, 9]]}), texts)
     with pytest.raises(DataError, match="pair of integer offsets"):
         read_masked_output(_write(tmp_path, {"d1": [[1]]}), texts)
+
+
+def test_a_task_names_a_known_scorer_and_the_privasis_scorer_needs_a_judge(tmp_path):
+    from privasis_bench.errors import TaskConfigError
+    from privasis_bench.tasks.registry import load_task, parse_task_file
+
+    tab = load_task("tab_sample")
+    assert tab.scorer == "tab" and tab.judge is None and tab.scorer_args["instruction_template"] in tab.template_files()
+    assert load_task("privasis_sample").scorer == "privasis"
+    base = Path(tab.source_file).parent
+    for body, expected in (("scorer: rouge", "unknown scorer 'rouge'"), ("scorer: privasis", "needs a judge")):
+        path = base / f"_tmp_{tmp_path.name}.yaml"  # beside the base file it includes
+        try:
+            path.write_text(f"task: tmp_task\ninclude: _tab_base.yaml\n{body}\ndataset:\n  data_files: sample/tab_sample.json\n",
+                            encoding="utf-8")
+            with pytest.raises(TaskConfigError, match=expected):
+                parse_task_file(path)
+        finally:
+            path.unlink(missing_ok=True)
+
+
+def test_the_config_hash_of_privasis_tasks_does_not_see_the_new_scorer_fields():
+    from privasis_bench.tasks.registry import load_task
+
+    committed = Path(__file__).resolve().parents[2] / "submissions" / "baselines__identity" / "privasis_sample" / "results.json"
+    recorded = json.loads(committed.read_text(encoding="utf-8"))["task"]["config_hash"]
+    assert load_task("privasis_sample").config_hash() == recorded  # the published hash still holds
+    tab = load_task("tab_sample")
+    assert tab.config_hash() != tab.model_copy(update={"scorer_args": {**tab.scorer_args, "weighted_precision": True}}).config_hash()
+
+
+def test_weighted_precision_fails_at_once_with_one_line_when_the_model_is_not_at_hand(monkeypatch, tmp_path):
+    from privasis_bench.errors import PrivasisError
+    from privasis_bench.tab.scorer import TabScorer
+    from privasis_bench.tasks.registry import load_task
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path))  # an empty cache: bert-base-uncased is not there
+    task = load_task("tab_sample")
+    task = task.model_copy(update={"scorer_args": {**task.scorer_args, "weighted_precision": True}})
+    with pytest.raises(PrivasisError) as err:
+        TabScorer(task)
+    assert "weighted" in str(err.value) and "\n" not in str(err.value)
