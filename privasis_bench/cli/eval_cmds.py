@@ -163,6 +163,9 @@ def run(
             started = now()
             task, scorer = span_task(task, opts)
             if scorer is not None:  # a span scorer (scorer: tab ...): no judge, the scorer's own metrics
+                if ray_opts is not None:
+                    raise PrivasisError(f"--executor ray does not run task {task.task} (scorer {task.scorer}); "
+                                        "run it with the local executor")
                 outcomes.append(run_span_task(task, scorer, opts, session, spec, model_engine, output,
                                               max_tokens=max_tokens, temperature=temperature, checks=_checks(opts)))
                 continue

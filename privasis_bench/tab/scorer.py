@@ -91,9 +91,12 @@ class TabScorer:
         return [_record(d, instruction_for(d, self.template)) for d in docs]
 
     def read_predictions(self, path: str) -> dict[str, SystemOutput]:
-        """A masked-output file ``{doc_id: [[start, end], ...]}`` as outputs (documents it omits mask nothing)."""
+        """A masked-output file ``{doc_id: [[start, end], ...]}`` as outputs. A document the file omits has no
+        output (the official script leaves it out of every measure; here it is also listed as a failed output)."""
         spans = read_masked_output(path, {d: doc.text for d, doc in self.documents.items()})
-        return {doc_id: SystemOutput(text=None, spans=spans.get(doc_id, [])) for doc_id in self.documents}
+        return {doc_id: SystemOutput(text=None, spans=spans[doc_id]) if doc_id in spans else
+                SystemOutput(text=None, error=f"document not in the predictions file {Path(path).name}")
+                for doc_id in self.documents}
 
     def describe(self) -> dict[str, Any]:
         """Scorer settings for results: tokenizer pipeline, alignment method, the official script it follows."""

@@ -72,6 +72,13 @@ def test_evaluate_scores_a_tab_masked_output_file(tmp_path, monkeypatch, capsys)
     m = _results(tmp_path / "run")["metrics"]
     assert 0.8 < m["token_recall"] < 1.0  # annotator 1's masks: the other annotators marked a few more
     assert m["ci"] == {}
+    missing = tmp_path / "missing.json"
+    missing.write_text(json.dumps(dict(list(gold.items())[1:])), encoding="utf-8")
+    code, out, err = run_main(["evaluate", "-t", "tab_sample", "-p", str(missing), "-o", str(tmp_path / "run3"),
+                               "--bootstrap-samples", "0"], monkeypatch, capsys)
+    res = _results(tmp_path / "run3")
+    assert code == 1 and res["complete"] is False and res["failed_output_records"] == [sample[0]["doc_id"]]
+    assert res["metrics"]["scored_documents"] == 9
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"001-99999": [[0, 3]]}), encoding="utf-8")
     code, out, err = run_main(["evaluate", "-t", "tab_sample", "-p", str(bad), "-o", str(tmp_path / "run2")],
