@@ -22,7 +22,7 @@ from privasis_bench.data.records import Record
 from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.errors import DataError, TaskConfigError
 from privasis_bench.tab.alignment import ALIGNMENT_METHOD, masked_spans
-from privasis_bench.tab.bootstrap import bootstrap_intervals
+from privasis_bench.tab.bootstrap import bootstrap_intervals, paired_comparison
 from privasis_bench.tab.instructions import instruction_for, read_instruction_template
 from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.metrics import RATIOS, DocTally, pooled, tally_document, total
@@ -44,6 +44,11 @@ class TabScorer:
     def rescore(rows: list[dict[str, Any]], stored: dict[str, Any], **settings: Any) -> dict[str, Any]:
         """Metrics from samples rows, for ``privasis-bench rescore`` (see :func:`rescore_rows`)."""
         return rescore_rows(rows, stored, **settings)
+
+    @staticmethod
+    def compare(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]], **settings: Any) -> dict[str, Any]:
+        """Paired bootstrap of two runs' samples rows, for ``privasis-bench compare``."""
+        return paired_comparison(tallies_from_rows(rows_a), tallies_from_rows(rows_b), **settings)
 
     def __init__(self, task: TaskConfig, ignore: IgnoreMap | None = None) -> None:
         where = task.source_file or task.task

@@ -44,3 +44,14 @@ def test_a_changed_number_or_span_is_caught(tmp_path):
     assert any("alignment of the stored output" in p for p in verify_tab_run(run))
     _, _, rejected = build_tab_section(tmp_path / "b", tmp_path / "board")
     assert len(rejected) == 1
+
+
+def test_compare_pairs_two_tab_runs_by_document():
+    from privasis_bench.results.compare import compare_runs
+
+    [(name, comparison)] = compare_runs(RUNS / "microsoft__presidio", RUNS / "baselines__identity", bootstrap_samples=200, seed=7)
+    assert name == "tab_sample" and comparison["common_records"] == 10
+    recall = comparison["metrics"]["mention_recall"]
+    assert recall["b"] == 0.0 and recall["diff"] == recall["a"] > 0 and recall["ci_low"] > 0 and recall["p_value"] < 0.05
+    again = compare_runs(RUNS / "microsoft__presidio", RUNS / "baselines__identity", bootstrap_samples=200, seed=7)
+    assert again[0][1] == comparison  # seeded
