@@ -108,3 +108,32 @@ def test_view_highlights_masked_spans_and_missed_identifiers(tmp_path, monkeypat
     assert page.count("<section") == 10
     assert "<mark class='masked' title='masked by the system'>3 March 2004</mark>" in page
     assert "<mark class='missed' title='missed (DIRECT PERSON, annotator1)" in page and "Łukasz" in page
+
+
+def test_a_free_form_rewrite_is_aligned_back_to_masked_spans(tmp_path, monkeypatch, capsys):
+    import re
+
+    from fake_openai_server import FakeOpenAIServer
+
+    def rewrite(prompt: str) -> str:
+        """A model that follows the instruction loosely: drops the named person, replaces dates, adds a preamble."""
+        person = re.search(r"so that (.+?) cannot", prompt).group(1)
+        doc = prompt.split("Document:\n", 1)[1].rsplit("\n\n### Anonymised text:", 1)[0]
+        for word in person.split():
+            doc = doc.replace(word, "X")
+        doc = re.sub(r"\b\d{1,2} (January|February|March|April|May|June|July|August|September|October|November|"
+                     r"December) \d{4}\b", "[DATE]", doc)
+        return "Here is the anonymised judgment.\n\n" + doc
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeOpenAIServer(reply=rewrite) as model:
+        code, out, err = run_main([*RUN, "-m", f"openai:m,base_url={model.base_url}", "-o", str(tmp_path),
+                                   "--no-cache"], monkeypatch, capsys)
+    assert code == 0, out + err
+    rows = _rows(tmp_path)
+    assert all(r["span_source"] == "alignment" for r in rows)
+    sample = json.loads((Path(__file__).resolve().parents[2] / "tasks" / "sample" / "tab_sample.json").read_text())
+    masked = [sample[0]["text"][s:e] for s, e in rows[0]["masked_spans"]]
+    assert "Łukasz Wiśniewski" in masked and "3 March 2004" in masked and "1961" not in masked
+    m = _results(tmp_path)["metrics"]
+    assert m["recall_direct_entities"] > 0 and m["token_precision"] > 0.9
