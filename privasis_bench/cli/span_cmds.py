@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from privasis_bench.cli.options import Opts, split_multi
 from privasis_bench.data.loading import with_data_files
