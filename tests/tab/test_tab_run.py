@@ -52,12 +52,18 @@ def test_the_regex_scrubber_reports_its_spans_and_recovers_some_identifiers(tmp_
     assert code == 0 and _results(tmp_path)["metrics"]["token_recall"] == m["token_recall"]
 
 
-def test_presidio_reports_spans(tmp_path, monkeypatch, capsys):
+def test_presidio_reports_spans_also_when_served_from_the_response_cache(tmp_path, monkeypatch, capsys):
     pytest.importorskip("presidio_analyzer")
-    code, out, err = run_main([*RUN, "-m", "presidio", "-o", str(tmp_path), "--no-cache"], monkeypatch, capsys)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    code, out, err = run_main([*RUN, "-m", "presidio", "-o", str(tmp_path / "a"), *cache], monkeypatch, capsys)
     assert code == 0, out + err
-    m = _results(tmp_path)["metrics"]
-    assert m["token_recall"] > 0.2 and all(r["span_source"] == "system" for r in _rows(tmp_path))
+    m = _results(tmp_path / "a")["metrics"]
+    assert m["token_recall"] > 0.2 and all(r["span_source"] == "system" for r in _rows(tmp_path / "a"))
+    code, out, err = run_main([*RUN, "-m", "presidio", "-o", str(tmp_path / "b"), *cache], monkeypatch, capsys)
+    assert code == 0, out + err
+    journal = [json.loads(line) for line in (tmp_path / "b" / "tab_sample" / "sanitized.jsonl").read_text().splitlines()]
+    assert all(line["cached"] and line["spans"] for line in journal)
+    assert _results(tmp_path / "b")["metrics"]["token_recall"] == m["token_recall"]
 
 
 def test_evaluate_scores_a_tab_masked_output_file(tmp_path, monkeypatch, capsys):
