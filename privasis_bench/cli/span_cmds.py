@@ -32,7 +32,11 @@ def span_task(task: Any, opts: Opts) -> tuple[Any, SpanScorer | None]:
         from privasis_bench.protocol.testee_prompt import with_testee_prompt
 
         task = with_testee_prompt(task, opts.prompt_template, opts.answer_cue)
-    return task, span_scorer(task)
+    scorer = span_scorer(task)
+    if scorer is not None and not task.dataset.data_files:  # found through the scorer's data folder: record which file
+        task = with_data_files(task, scorer.data_files())
+        scorer = span_scorer(task)
+    return task, scorer
 
 
 def refuse_span_task(task: Any, command: str) -> None:

@@ -143,3 +143,24 @@ def test_a_free_form_rewrite_is_aligned_back_to_masked_spans(tmp_path, monkeypat
     assert "Łukasz Wiśniewski" in masked and "3 March 2004" in masked and "1961" not in masked
     m = _results(tmp_path)["metrics"]
     assert m["recall_direct_entities"] > 0 and m["token_precision"] > 0.9
+
+
+def test_tab_test_reads_tabs_file_from_data_files_or_the_data_folder_and_says_how_when_missing(tmp_path, monkeypatch, capsys):
+    sample = Path(__file__).resolve().parents[2] / "tasks" / "sample" / "tab_sample.json"
+    monkeypatch.delenv("PRIVASIS_TAB_DATA", raising=False)
+    code, out, err = run_main(["run", "-m", "identity", "-t", "tab_test", "-o", str(tmp_path / "none")], monkeypatch, capsys)
+    assert code == 2 and "echr_test.json" in out + err and "--data-files" in out + err
+    folder = tmp_path / "tab"
+    folder.mkdir()
+    (folder / "echr_test.json").write_text(sample.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setenv("PRIVASIS_TAB_DATA", str(folder))
+    code, out, err = run_main(["run", "-m", "identity", "-t", "tab_test", "-o", str(tmp_path / "env"), "--limit", "2",
+                               "--bootstrap-samples", "0", "--no-progress"], monkeypatch, capsys)
+    assert code == 0, out + err
+    res = json.loads((tmp_path / "env" / "tab_test" / "results.json").read_text())
+    assert res["metrics"]["documents"] == 2 and res["dataset"]["data_files"][0]["name"] == "echr_test.json"
+    assert len(res["dataset"]["data_files"][0]["sha256"]) == 64  # which file was read is on record
+    monkeypatch.delenv("PRIVASIS_TAB_DATA")
+    code, out, err = run_main(["run", "-m", "identity", "-t", "tab_test", "-o", str(tmp_path / "flag"), "--data-files",
+                               str(folder / "echr_test.json"), "--bootstrap-samples", "0", "--no-progress"], monkeypatch, capsys)
+    assert code == 0, out + err
