@@ -18,11 +18,12 @@ ALLOWED: dict[str, set[str]] = {
     "adapters": {"data"},
     "engine": {"adapters"},
     "protocol": {"data", "tasks", "adapters"},
+    "tab": {"data", "tasks"},
     "results": {"data", "tasks", "protocol"},
     "interop": {"data", "tasks", "adapters", "protocol"},
     "pipeline": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop"},
     "training": {"data", "tasks", "protocol", "results"},
-    "leaderboard": {"data", "tasks", "adapters", "engine", "protocol", "results"},
+    "leaderboard": {"data", "tasks", "adapters", "engine", "protocol", "results", "tab"},
     "recipes": {"data", "tasks", "adapters", "engine", "protocol"},
     "distributed": {"data", "tasks", "adapters", "engine", "protocol", "results", "pipeline", "recipes"},
     "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "training", "leaderboard",
@@ -119,6 +120,16 @@ def test_every_subpackage_says_what_lives_there_and_what_it_may_import(init: Pat
     doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
     assert doc, f"{init.parent.name}/__init__.py needs a docstring"
     assert "import" in doc.lower(), f"{init.parent.name}/__init__.py should say what it may import"
+
+
+def test_the_two_scorers_never_import_each_other():
+    """protocol/ (the Privasis judge protocol) and tab/ (TAB's measures) are independent scorers."""
+    for layer, other in (("protocol", "tab"), ("tab", "protocol")):
+        assert other not in ALLOWED[layer]
+        offenders = [p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / layer).rglob("*.py") if other in _imported_layers(p)]
+        assert not offenders, f"{offenders} import {other}/"
+    generic = ("pipeline/scored.py", "pipeline/scorers.py")
+    assert all("tab" not in _imported_layers(PACKAGE / m) for m in generic), "the generic runner names no scorer package"
 
 
 def test_the_rules_catch_a_wrong_import(tmp_path: Path):

@@ -94,13 +94,16 @@ class ChatResult:
     error: str | None = None
     cached: bool = False
     attempts: int = 1
+    #: Character spans of the request's record text that a masking system replaced, when it knows them
+    #: (regex-scrubber, presidio); None for systems that rewrite freely (span scorers then align the text).
+    spans: list[tuple[int, int]] | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.text is not None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "text": self.text,
             "finish_reason": self.finish_reason,
             "usage": self.usage.to_dict(),
@@ -108,6 +111,9 @@ class ChatResult:
             "cached": self.cached,
             "attempts": self.attempts,
         }
+        if self.spans is not None:
+            out["spans"] = [list(s) for s in self.spans]
+        return out
 
 
 class AdapterError(Exception):

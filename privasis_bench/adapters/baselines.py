@@ -172,6 +172,111 @@ def regex_scrub(text: str, *, names: bool = False, tag: str = "[{label}]") -> st
     return text
 
 
+class _Tracked:
+    """Text under successive substitutions, remembering which original characters each replacement covers.
+
+    ``origin`` holds, per current character, its index in the original text, ``-(k + 1)`` for a character of the
+    placeholder of replacement ``k``, or None for a character the scrubber inserted (a joining space).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.origin: list[int | None] = list(range(len(text)))
+        self.spans: list[tuple[int, int] | None] = []
+
+    def _claim(self, start: int, end: int) -> int | None:
+        """Record the original characters under current [start, end) as one new span; its index, or None."""
+        lo, hi = None, None
+        for o in self.origin[start:end]:
+            if o is None:
+                continue
+            if o < 0:
+                absorbed = self.spans[-o - 1]
+                self.spans[-o - 1] = None
+                if absorbed is None:
+                    continue
+                a, b = absorbed
+            else:
+                a, b = o, o + 1
+            lo, hi = (a, b) if lo is None else (min(lo, a), max(hi, b))
+        if lo is None:
+            return None
+        self.spans.append((lo, hi))
+        return len(self.spans) - 1
+
+
+def regex_scrub_spans(text: str, *, names: bool = False, tag: str = "[{label}]") -> tuple[str, list[tuple[int, int]]]:
+    """:func:`regex_scrub`'s output together with the character spans of ``text`` it replaced (sorted)."""
+    t = _Tracked(text)
+
+    def whole(replacement: str, min_digits: int) -> Any:
+        def pieces(m: re.Match[str]) -> list:
+            if _digits(m.group(0)) < min_digits:
+                return [(m.group(0), "keep")]
+            return [(replacement, (m.start(), m.end()))]
+        return pieces
+
+    for label, pattern, min_digits in SCRUB_RULES:
+        _substitute_keeping(t, pattern, whole(tag.format(label=label), min_digits))
+    if names:
+        name_tag = tag.format(label="NAME")
+        _substitute_keeping(t, _TITLED_NAME, whole(name_tag, 0))
+
+        def run(m: re.Match[str]) -> list:
+            words = [(w.start() + m.start(), w.end() + m.start(), w.group(0)) for w in re.finditer(r"\S+", m.group(0))]
+            pieces: list = []
+            stretch: list[tuple[int, int, str]] = []
+            for word in words + [None]:  # type: ignore[list-item]
+                if word is not None and word[2] not in _NOT_NAME_WORDS:
+                    stretch.append(word)
+                    continue
+                if len(stretch) >= 2:
+                    parts: list = [(name_tag, (stretch[0][0], stretch[-1][1]))]
+                else:
+                    parts = [("keep-word", (s, e)) for s, e, _ in stretch]
+                if word is not None:
+                    parts.append(("keep-word", (word[0], word[1])))
+                for part in parts:
+                    if pieces:
+                        pieces.append((" ", None))
+                    pieces.append(part)
+                stretch = []
+            return pieces
+
+        _substitute_keeping(t, _CAPITALIZED_RUN, run)
+    return t.text, sorted(s for s in t.spans if s is not None)
+
+
+def _substitute_keeping(t: _Tracked, pattern: re.Pattern[str], pieces: Any) -> None:
+    """:meth:`_Tracked.substitute` where a piece may also keep matched text ("keep": the whole match,
+    ("keep-word", (start, end)): a part of it), with the original origins of the kept characters."""
+    out: list[str] = []
+    origin: list[int | None] = []
+    pos = 0
+    for m in pattern.finditer(t.text):
+        out.append(t.text[pos:m.start()])
+        origin.extend(t.origin[pos:m.start()])
+        for piece in pieces(m):
+            what, where = piece if isinstance(piece, tuple) else (piece, None)
+            if where == "keep":
+                out.append(m.group(0))
+                origin.extend(t.origin[m.start():m.end()])
+            elif what == "keep-word":
+                out.append(t.text[where[0]:where[1]])
+                origin.extend(t.origin[where[0]:where[1]])
+            elif where is None:
+                out.append(what)
+                origin.extend([None] * len(what))
+            else:
+                k = t._claim(*where)
+                out.append(what)
+                origin.extend([None if k is None else -(k + 1)] * len(what))
+        pos = m.end()
+    out.append(t.text[pos:])
+    origin.extend(t.origin[pos:])
+    t.text, t.origin = "".join(out), origin
+
+
 class RegexScrubberBaseline(_Baseline):
     """Rule-based PII redaction that ignores the instruction (a rankable non-LLM anchor).
 
@@ -183,3 +288,8 @@ class RegexScrubberBaseline(_Baseline):
 
     def output(self, request: ChatRequest) -> str:
         return regex_scrub(self._record(request).text, names=bool(self.args.get("names", False)))
+
+    async def agenerate(self, request: ChatRequest) -> ChatResult:
+        """The scrubbed text, with the character spans of the record text it replaced."""
+        text, spans = regex_scrub_spans(self._record(request).text, names=bool(self.args.get("names", False)))
+        return ChatResult(text=text, finish_reason="stop", usage=Usage(), spans=spans)

@@ -122,22 +122,36 @@ class PresidioAdapter(Adapter):
 
     def anonymize(self, text: str) -> str:
         """``text`` with every entity Presidio detects anonymized (chunked when longer than spaCy accepts)."""
+        return self.anonymize_with_spans(text)[0]
+
+    def anonymize_with_spans(self, text: str) -> tuple[str, list[tuple[int, int]]]:
+        """The anonymized text and the character spans of ``text`` Presidio replaced (overlapping ones merged)."""
         analyzer, anonymizer = self._load()
-        pieces = []
-        for _, piece in chunks(text, self.chunk_chars):
+        pieces: list[str] = []
+        found_spans: list[tuple[int, int]] = []
+        for offset, piece in chunks(text, self.chunk_chars):
             found = analyzer.analyze(text=piece, language=self.language, entities=self.entities,
                                      score_threshold=self.threshold)
+            found_spans.extend((offset + r.start, offset + r.end) for r in found if r.end > r.start)
             pieces.append(anonymizer.anonymize(text=piece, analyzer_results=found, operators=self._operators()).text)
-        return "".join(pieces)
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(found_spans):
+            if merged and start < merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        return "".join(pieces), merged
 
     def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
-        """Anonymize each request's record text; a record that cannot be processed is a failed result."""
+        """Anonymize each request's record text (reporting the replaced spans); a record that cannot be processed
+        is a failed result."""
         results = []
         for request in requests:
             if request.record is None:
                 raise AdapterError("presidio needs the request's record (its text), which is missing", retryable=False)
             try:
-                results.append(ChatResult(text=self.anonymize(request.record.text), finish_reason="stop", usage=Usage()))
+                text, spans = self.anonymize_with_spans(request.record.text)
+                results.append(ChatResult(text=text, finish_reason="stop", usage=Usage(), spans=spans))
             except (ValueError, RuntimeError) as exc:
                 results.append(ChatResult(text=None, error=f"presidio failed on record {request.record.id}: {exc}"))
         return results

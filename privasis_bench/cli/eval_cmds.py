@@ -14,6 +14,7 @@ from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings
+from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_task, span_task
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
                                         TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
                                         with_options)
@@ -83,8 +84,12 @@ def _say_killed(spend: InvocationSpend) -> None:
 
 
 def _finish(outcomes: list[EvalOutcome]) -> None:
-    if outcomes:
-        console.print(summary_table([o.results for o in outcomes]))
+    from privasis_bench.cli.span_cmds import print_span_results
+
+    judged = [o.results for o in outcomes if not o.results.get("scorer")]
+    print_span_results([o for o in outcomes if o.results.get("scorer")])
+    if judged:
+        console.print(summary_table(judged))
     for o in outcomes:
         console.print(f"  -> {escape(str(o.task_dir))}", highlight=False)
         c, name = o.results["counts"], o.results["task"]["name"]
@@ -171,6 +176,14 @@ def run(
         model_engine = session.engine(spec, "model")
         for task in task_list:
             started = now()
+            task, scorer = span_task(task, opts)
+            if scorer is not None:  # a span scorer (scorer: tab ...): no judge, the scorer's own metrics
+                if ray_opts is not None:
+                    raise PrivasisError(f"--executor ray does not run task {task.task} (scorer {task.scorer}); "
+                                        "run it with the local executor")
+                outcomes.append(run_span_task(task, scorer, opts, session, spec, model_engine, output,
+                                              max_tokens=max_tokens, temperature=temperature, checks=_checks(opts)))
+                continue
             task, choice, loaded, variant = _task_setup(task, opts)
             mt = max_tokens or task.generation.max_tokens
             temp = task.generation.temperature if temperature is None else temperature
@@ -244,6 +257,11 @@ def evaluate(
     session = _Session(opts)
     try:
         started = now()
+        task, scorer = span_task(task_list[0], opts)
+        if scorer is not None:  # the scorer's own predictions format (TAB: {doc_id: [[start, end], ...]})
+            outcome = evaluate_span_predictions(task, scorer, predictions, opts, session, output,
+                                                model_label=model_label, checks=_checks(opts))
+            return _finish([outcome])
         task, choice, loaded, variant = _task_setup(task_list[0], opts)
         with task_dir_read_lock(predictions.parent, "evaluate", create=False):  # not while a run writes them
             preds = load_predictions(predictions, loaded.scored, format=prediction_format, task=task,
@@ -299,7 +317,11 @@ def rescore(
         else:  # nobody may change them while they are read
             locks.enter_context(run_read_locks([run_dir], "rescore"))
         outcomes = rescore_run(run_dir, bootstrap_samples=bootstrap_samples, seed=seed, write=write)
-    console.print(summary_table([o.results for o in outcomes]))
+    from privasis_bench.cli.span_cmds import print_span_results
+
+    print_span_results([o for o in outcomes if o.results.get("scorer")])
+    if any(not o.results.get("scorer") for o in outcomes):
+        console.print(summary_table([o.results for o in outcomes if not o.results.get("scorer")]))
     mismatched = [o for o in outcomes if o.matches is False]
     for o in outcomes:
         status = "match" if o.matches else ("were recomputed with new settings, unlike" if o.matches is None else "DIFFER from")

@@ -20,7 +20,7 @@ from privasis_bench.leaderboard.viewer import write_viewer
 from privasis_bench.pipeline.lock import run_read_locks
 from privasis_bench.pipeline.run import EngineOptions
 from privasis_bench.protocol.judge_prompts import JudgePrompts
-from privasis_bench.results.files import load_sample_rows, task_dirs
+from privasis_bench.results.files import load_results, load_sample_rows, task_dirs
 from privasis_bench.tasks.registry import load_task
 
 console = Console()
@@ -133,6 +133,21 @@ def build(
         _say(f"  -> {path}")
 
 
+@board.command("tab")
+def tab_board(
+    submissions: Path = typer.Option(Path("submissions/tab"), "--submissions-dir", help="Where TAB runs live (<entry>/<task>/)."),
+    out_dir: Path = typer.Option(Path("leaderboards"), "--output", "-o", help="Where tab.json and tab.md are written."),
+) -> None:
+    """Verify TAB runs by recomputing them and write the board's TAB section (tab.json, tab.md)."""
+    from privasis_bench.leaderboard.tab_board import build_tab_section
+
+    json_path, md_path, rejected = build_tab_section(submissions, out_dir)
+    for line in rejected:
+        console.print(f"[yellow]left out: {escape(line)}[/]", highlight=False, soft_wrap=True)
+    for path in (json_path, md_path):
+        _say(f"  -> {path}")
+
+
 def view(
     run_dir: Path = typer.Argument(..., help="A run directory (or one task directory)."),
     out_dir: Optional[Path] = typer.Option(None, "--output", "-o", help="Directory for the pages (default: each task directory)."),
@@ -141,6 +156,11 @@ def view(
     with run_read_locks([run_dir], "view"):
         for task_dir in task_dirs(run_dir):
             out = (out_dir / f"{task_dir.name}.html") if out_dir else task_dir / "view.html"
+            if load_results(task_dir).get("scorer"):  # a span scorer's run (TAB): masked and missed spans
+                from privasis_bench.leaderboard.tab_viewer import write_tab_viewer
+
+                _say(f"  -> {write_tab_viewer(task_dir, out)}")
+                continue
             _say(f"  -> {write_viewer(task_dir, out)}")
 
 

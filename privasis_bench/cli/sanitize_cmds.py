@@ -26,6 +26,7 @@ from privasis_bench.pipeline.flow import run_sanitize
 from privasis_bench.pipeline.sanitize import summarize
 from privasis_bench.pipeline.spend import recorded_spend
 from privasis_bench.protocol.testee_prompt import with_testee_prompt
+from privasis_bench.cli.span_cmds import refuse_span_task
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -72,6 +73,7 @@ def sanitize(
             if opts.data_files:
                 task = with_data_files(task, split_multi(opts.data_files))
             task = with_testee_prompt(task, opts.prompt_template, opts.answer_cue)
+            refuse_span_task(task, "sanitize")
             loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit).require(task.task, scored=not all_records)
             records = loaded.records if all_records else loaded.scored
             out_path = out_dir / task.task / OUTPUT_NAME

@@ -89,6 +89,7 @@ def result_from_dict(data: dict[str, Any]) -> ChatResult:
         error=data.get("error"),
         cached=bool(data.get("cached", False)),
         attempts=int(data.get("attempts", 1) or 1),
+        spans=[(int(s), int(e)) for s, e in data["spans"]] if data.get("spans") is not None else None,
     )
 
 

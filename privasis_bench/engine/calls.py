@@ -49,6 +49,7 @@ def copy_result(result: ChatResult, *, cached: bool | None = None, usage: Usage 
         error=result.error,
         cached=result.cached if cached is None else cached,
         attempts=result.attempts,
+        spans=list(result.spans) if result.spans is not None else None,
     )
 
 

@@ -6,6 +6,8 @@
 results), :mod:`predictions` (importing outputs made elsewhere: our JSONL, lm-eval samples); around them,
 :mod:`lock` (one writer per task directory, shared locks for the commands that read it), :mod:`tempfiles` (the
 temporary files killed writers left, removed by the next writer) and :mod:`spend` (the spend ledger, ``usage.json``).
+Tasks scored by a span scorer (``scorer: tab``) go through :mod:`scored` instead, with the interface of
+:mod:`scorers` (no judge).
 
 May import every lower layer (data, tasks, adapters, engine, protocol, results, interop); never the CLI.
 """

@@ -54,6 +54,7 @@ class SanitizedOutput:
     cached: bool = False
     model: str = ""
     attempts: int = 1
+    spans: list[tuple[int, int]] | None = None  # masked spans of the input the system reported (span scorers)
 
     @property
     def ok(self) -> bool:
@@ -74,6 +75,7 @@ class SanitizedOutput:
             cached=result.cached,
             model=model,
             attempts=result.attempts,
+            spans=list(result.spans) if ok and result.spans is not None else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -88,6 +90,7 @@ class SanitizedOutput:
             "cached": self.cached,
             "model": self.model,
             "attempts": self.attempts,
+            **({"spans": [list(s) for s in self.spans]} if self.spans is not None else {}),
         }
 
     @classmethod
@@ -104,6 +107,7 @@ class SanitizedOutput:
             cached=bool(data.get("cached", False)),
             model=str(data.get("model", "")),
             attempts=int(data.get("attempts", 1) or 1),
+            spans=[(int(s), int(e)) for s, e in data["spans"]] if data.get("spans") is not None else None,
         )
 
 

@@ -121,6 +121,15 @@ def edited(row: dict[str, Any]) -> str:
     return _tidy(pattern.sub(lambda m: replacement.get(_key(m.group(0)), m.group(0)), row["text"]))
 
 
+def edited_spans(row: dict[str, Any]) -> list[tuple[int, int]]:
+    """The character spans of the row's text that :func:`edited` replaces or removes (for span scorers)."""
+    keys = {_key(s) for s in row.get("drops", [])} | {_key(u["span"]) for u in row.get("units", [])}
+    pattern = _pattern(list(row.get("drops", [])) + [u["span"] for u in row.get("units", [])])
+    if pattern is None:
+        return []
+    return [(m.start(), m.end()) for m in pattern.finditer(row["text"]) if _key(m.group(0)) in keys]
+
+
 def _context(text: str, span: str) -> str:
     """About a paragraph of text around the span's first occurrence."""
     m = re.search(re.escape(span), text, re.I)

@@ -27,7 +27,7 @@ from privasis_bench.recipes.chunking import chunk_text
 from privasis_bench.recipes.config import RecipeConfig, load_recipe
 from privasis_bench.recipes.decomp_adapter import read_targets, request_rows, row_results, wrapped_engine
 from privasis_bench.recipes.decompose import find_spans
-from privasis_bench.recipes.intact import edited, plan_units, propose_candidates, select_levels
+from privasis_bench.recipes.intact import edited, edited_spans, plan_units, propose_candidates, select_levels
 from privasis_bench.recipes.steps import Ask, alive
 
 _WRAPPERS = ("intact", "decomp")
@@ -89,7 +89,11 @@ class IntactAdapter(Adapter):
         sanitize_batch(rows, self.recipe, lambda reqs, desc: self.inner.run(reqs, desc=f"intact {desc}"),
                        lambda reqs, desc: self.attacker.run(reqs, desc=f"intact {desc}"),
                        levels=self.levels, guesses=self.guesses, max_spans=self.max_spans)
-        return row_results(rows, "intact")
+        results = row_results(rows, "intact")
+        for row, result in zip(rows, results):  # it knows what it replaced: span scorers need no alignment
+            if result.ok:
+                result.spans = edited_spans(row)
+        return results
 
     async def aclose(self) -> None:
         """Release the wrapped model and the attacker."""

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.protocol.metrics import paired_bootstrap, scored
+from privasis_bench.tasks.scorers import span_scorer_class
 from privasis_bench.results.files import ResultsError, load_results, load_sample_rows, task_dirs, verdicts_from_rows
 
 
@@ -18,6 +19,17 @@ def _by_task(run_dir: str | Path) -> dict[str, Path]:
 
 
 
+def _compare_span_runs(stored: dict[str, Any], a: Path, b: Path, boot: dict[str, Any], samples: int | None,
+                       seed: int | None) -> dict[str, Any]:
+    name = str(stored["scorer"].get("name"))
+    other = (load_results(b).get("scorer") or {}).get("name")
+    cls = span_scorer_class(name)
+    if cls is None or other != name:
+        raise ResultsError(f"{a} and {b}: cannot compare runs scored by {name!r} and {other!r}")
+    return cls.compare(load_sample_rows(a), load_sample_rows(b), samples=samples or boot.get("samples") or 1000,
+                       seed=boot.get("seed", 1234) if seed is None else seed, confidence=boot.get("confidence", 0.95))
+
+
 def compare_runs(a: str | Path, b: str | Path, *, bootstrap_samples: int | None = None, seed: int | None = None) -> list[tuple[str, dict[str, Any]]]:
     """Paired bootstrap comparison of two runs, one entry per task present in both."""
     ta, tb = _by_task(a), _by_task(b)
@@ -26,7 +38,11 @@ def compare_runs(a: str | Path, b: str | Path, *, bootstrap_samples: int | None 
         raise ResultsError(f"{a} and {b} share no task (A: {sorted(ta)}, B: {sorted(tb)})")
     out = []
     for name in common:
-        boot = (load_results(ta[name]).get("metrics") or {}).get("bootstrap") or {}
+        stored = load_results(ta[name])
+        boot = (stored.get("metrics") or {}).get("bootstrap") or {}
+        if stored.get("scorer"):  # a span scorer's runs (TAB): its own paired bootstrap over documents
+            out.append((name, _compare_span_runs(stored, ta[name], tb[name], boot, bootstrap_samples, seed)))
+            continue
         va = scored(verdicts_from_rows(load_sample_rows(ta[name])))
         vb = scored(verdicts_from_rows(load_sample_rows(tb[name])))
         comparison = paired_bootstrap(

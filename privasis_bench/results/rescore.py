@@ -16,6 +16,7 @@ from privasis_bench.protocol.presets import preset_problems
 from privasis_bench.protocol.rederive import Contradiction, empty_output_rule, judge_enabled, rederive_row
 from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import RecordVerdict
+from privasis_bench.tasks.scorers import span_scorer_class
 from privasis_bench.results.files import ResultsError, iter_sample_rows, load_results, task_dirs, write_results
 
 
@@ -46,6 +47,8 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     boot = old.get("bootstrap") or {}
     if "samples" not in boot or "seed" not in boot:
         raise ResultsError(f"{task_dir}: results.json has no bootstrap settings to rescore with")
+    if stored.get("scorer"):  # a span scorer's run (scorer: tab ...): its own metrics from its own rows
+        return _rescore_span_task(Path(task_dir), stored, bootstrap_samples=bootstrap_samples, seed=seed, write=write)
     # One pass over the samples file: each row is re-derived and tallied, then let go.
     parse_mode, enabled = stored.get("parse_mode") or "official", judge_enabled(stored)
     empty_rule = empty_output_rule(stored)
@@ -78,6 +81,27 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     if write:
         write_results(Path(task_dir) / "results.json", results)
     return Rescored(Path(task_dir), results, matches, contradictions, differences)
+
+
+def _rescore_span_task(task_dir: Path, stored: dict[str, Any], *, bootstrap_samples: int | None, seed: int | None,
+                       write: bool) -> Rescored:
+    """Rescore a run of a span scorer, through the scorer its results name."""
+    name = str(stored["scorer"].get("name"))
+    cls = span_scorer_class(name)
+    if cls is None:
+        raise ResultsError(f"{task_dir}: results.json names scorer {name!r}, which this version does not know")
+    old, boot = stored["metrics"], stored["metrics"]["bootstrap"]
+    overridden = (bootstrap_samples is not None and bootstrap_samples != boot["samples"]) or (seed is not None and seed != boot["seed"])
+    metrics = cls.rescore(list(iter_sample_rows(task_dir)), old,
+                          bootstrap_samples=boot["samples"] if bootstrap_samples is None else bootstrap_samples,
+                          seed=boot["seed"] if seed is None else seed, confidence=boot.get("confidence", 0.95))
+    metrics = json.loads(json.dumps(metrics, allow_nan=False))
+    differences = [] if overridden else metric_differences(old, metrics)
+    results = {k: v for k, v in stored.items() if k != "format"}
+    results["metrics"] = metrics
+    if write:
+        write_results(task_dir / "results.json", results)
+    return Rescored(task_dir, results, None if overridden else not differences, [], differences)
 
 
 def metric_differences(stored: Any, recomputed: Any, path: str = "metrics") -> list[str]:

@@ -13,11 +13,12 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import read_template_text
 from privasis_bench.tasks.paths import portable_name
+from privasis_bench.tasks.scorers import DEFAULT_SCORER, scorer_names
 
 
 class _Strict(BaseModel):
@@ -105,8 +106,12 @@ class TaskConfig(_Strict):
     dataset: DatasetConfig
     prompt: PromptConfig
     generation: GenerationConfig = Field(default_factory=GenerationConfig)
-    judge: JudgeConfig
+    judge: JudgeConfig | None = None  # required by the default (privasis) scorer; span scorers have no judge
     metrics: MetricsConfig = Field(default_factory=MetricsConfig)
+    #: Which scorer turns outputs into metrics: "privasis" (the judge-based protocol) or a registered span scorer
+    #: such as "tab"; ``scorer_args`` are that scorer's own settings (paths in them are relative to the YAML).
+    scorer: str = "privasis"
+    scorer_args: dict[str, Any] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
     source_file: str | None = None  # set by the loader: the YAML this task came from
 
@@ -114,6 +119,19 @@ class TaskConfig(_Strict):
     @classmethod
     def _version_as_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, (int, float)) else value
+
+    @field_validator("scorer")
+    @classmethod
+    def _known_scorer(cls, value: str) -> str:
+        if value not in scorer_names():
+            raise ValueError(f"unknown scorer {value!r}; known: {', '.join(scorer_names())}")
+        return value
+
+    @model_validator(mode="after")
+    def _judge_for_the_judged_scorer(self) -> "TaskConfig":
+        if self.scorer == DEFAULT_SCORER and self.judge is None:
+            raise ValueError("judge: the privasis scorer needs a judge section (model and templates)")
+        return self
 
     @field_validator("task")
     @classmethod
@@ -140,7 +158,14 @@ class TaskConfig(_Strict):
         # paths in their portable form, so the hash is the same wherever the package or the task lives
         payload["dataset"]["data_files"] = [portable_name(p) for p in self.dataset.data_files or []] or None
         payload["prompt"]["template"] = portable_name(self.prompt.template)
-        payload["judge"]["templates"] = {k: portable_name(v) for k, v in self.judge.templates.model_dump().items()}
+        if self.judge is not None:
+            payload["judge"]["templates"] = {k: portable_name(v) for k, v in self.judge.templates.model_dump().items()}
+        if not self.scorer_args and self.scorer == DEFAULT_SCORER:  # hashes of tasks written before scorers stay put
+            payload.pop("scorer_args")
+            payload.pop("scorer")
+        for key in SCORER_PATH_ARGS:
+            if isinstance(payload.get("scorer_args", {}).get(key), str):
+                payload["scorer_args"][key] = portable_name(payload["scorer_args"][key])
         known = known_contents or {}
         payload["_template_contents"] = {portable_name(p): known.get(p) or _file_sha(p) for p in self.template_files()}
         blob = json.dumps(payload, sort_keys=True, default=str)
@@ -148,7 +173,9 @@ class TaskConfig(_Strict):
 
     def template_files(self) -> list[str]:
         """Every prompt template file the task uses."""
-        return [self.prompt.template, *self.judge.templates.model_dump().values()]
+        judge = list(self.judge.templates.model_dump().values()) if self.judge is not None else []
+        scorer = [str(self.scorer_args[k]) for k in SCORER_PATH_ARGS if isinstance(self.scorer_args.get(k), str)]
+        return [self.prompt.template, *judge, *scorer]
 
 
 class GroupConfig(_Strict):
@@ -179,6 +206,9 @@ def _file_sha(path: str) -> str:
 #: What a task name may look like: it becomes ``<output>/<task>/``.
 TASK_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 
+#: ``scorer_args`` keys that name template files (resolved, hashed and recorded like the other templates).
+SCORER_PATH_ARGS: tuple[str, ...] = ("instruction_template",)
+
 #: Dotted keys whose values are file paths relative to the YAML that sets them.
 PATH_KEYS: tuple[str, ...] = (
     "dataset.data_files",
@@ -188,4 +218,5 @@ PATH_KEYS: tuple[str, ...] = (
     "judge.templates.guess_keep",
     "judge.templates.compare",
     "judge.templates.inclusion",
+    *(f"scorer_args.{k}" for k in SCORER_PATH_ARGS),
 )

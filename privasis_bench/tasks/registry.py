@@ -127,9 +127,12 @@ def parse_task_file(path: Path) -> TaskConfig | GroupConfig:
 def _key_of(config: TaskConfig, template: str) -> str:
     if template == config.prompt.template:
         return "prompt.template"
-    for name, value in config.judge.templates.model_dump().items():
+    for name, value in (config.judge.templates.model_dump() if config.judge is not None else {}).items():
         if value == template:
             return f"judge.templates.{name}"
+    for name, value in config.scorer_args.items():
+        if value == template:
+            return f"scorer_args.{name}"
     return "templates"
 
 
