@@ -37,9 +37,10 @@ def submit(
     reference: bool = typer.Option(False, "--reference", help="A reference row: allowed to read gold labels, never ranked."),
     label: Optional[str] = typer.Option(None, "--label", help="A short note shown with the entry (e.g. 'sample task')."),
     root: Path = typer.Option(Path("submissions"), "--submissions-dir", help="Where submissions live."),
+    replace: bool = typer.Option(False, "--replace", help="Overwrite an entry already submitted under --name."),
 ) -> None:
     """Copy a finished run into submissions/ with its provenance (submission.json)."""
-    for folder in submit_run(run_dir, name, track=track, reference=reference, label=label, root=root):
+    for folder in submit_run(run_dir, name, track=track, reference=reference, label=label, root=root, replace=replace):
         _say(f"submitted -> {folder}")
 
 
@@ -117,6 +118,13 @@ def build(
     files = build_board(submissions, out_dir)
     for path in (files.json, files.markdown, files.html, *files.viewers):
         _say(f"  -> {path}")
+    for folder, problems in files.rejected:
+        _say(f"left off the board: {folder}: {problems[0] if problems else 'rejected by verification'}"
+             + (f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
+    if files.rejected:
+        _say(f"{len(files.rejected)} submission(s) failed verification and are not on the board; see "
+             "`privasis-bench leaderboard verify` for every problem, fix or remove them, then build again")
+        raise typer.Exit(1)
 
 
 def view(

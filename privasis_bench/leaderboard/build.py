@@ -48,6 +48,7 @@ class BoardFiles:
     markdown: Path
     html: Path
     viewers: list[Path]
+    rejected: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (folder, problems) of each submission left off the board
 
 
 def paper_reported() -> dict[str, Any]:
@@ -210,7 +211,8 @@ def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "
         "paper_reported": paper_reported(),
     }
     files = BoardFiles(out_dir / "privasis.json", out_dir / "README.md", out_dir / "index.html",
-                       sorted(out_dir / p for p in viewers.values()))
+                       sorted(out_dir / p for p in viewers.values()),
+                       tuple((str(v.path), tuple(v.problems)) for v in rejected))
     atomic_write_text(files.json, dumps_json(board))
     atomic_write_text(files.markdown, _readme(frame, rejected))
     atomic_write_text(files.html, render_board(records, board["paper_reported"], HEADLINE))

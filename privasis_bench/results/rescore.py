@@ -15,6 +15,7 @@ from privasis_bench.protocol.output_check import check_output, output_rule
 from privasis_bench.protocol.rederive import Contradiction, judge_enabled, rederive_row
 from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import RecordVerdict
+from privasis_bench.results.recount import RowCounts
 from privasis_bench.results.files import ResultsError, iter_sample_rows, load_results, task_dirs, write_results
 
 
@@ -50,12 +51,17 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     contradictions: list[Contradiction] = []
     verdicts = MetricTallies()
     rule = output_rule(stored)  # testee template cue and predictions post-processing, as results.json records them
+    recount = RowCounts()
     for row in iter_sample_rows(task_dir):
+        recount.add(row)
         contradictions += rederive_row(row, parse_mode=parse_mode, judge_enabled=enabled)
         if (bad_output := check_output(row, rule)) is not None:
             contradictions.append(bad_output)
         if row.get("status") != "excluded" and (rv := RecordVerdict.from_dict(row)).status == "judged":
             verdicts.add(rv)
+    if write and recount.differences(stored):
+        raise ResultsError(f"{task_dir}: refusing to write results.json: its counts disagree with samples.jsonl, first: "
+                           f"{recount.differences(stored)[0]}")
     if write and contradictions:
         raise ResultsError(f"{task_dir}: refusing to write results.json: {len(contradictions)} verdict(s) contradict "
                            f"what samples.jsonl records, first: {contradictions[0]}")
@@ -68,8 +74,8 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
         top_failed=old.get("top_failed_limit", 20),
     )
     metrics = json.loads(json.dumps(metrics, allow_nan=False))  # the same round trip the file went through
-    differences = [] if overridden else metric_differences(old, metrics)
-    matches = None if overridden else not differences
+    differences = recount.differences(stored) + ([] if overridden else metric_differences(old, metrics))
+    matches = False if recount.differences(stored) else (None if overridden else not differences)
     results = {k: v for k, v in stored.items() if k != "format"}
     results["metrics"] = metrics
     if write:

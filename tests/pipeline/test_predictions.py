@@ -184,7 +184,7 @@ def test_postprocess_choice_per_format(tmp_path, records, task):
 
 def test_malformed_line_names_file_and_line(tmp_path, records):
     path = _write(tmp_path / "ref.jsonl", [{"id": "r1", "model_sanitized_text": "a"}, "", "{not json"])
-    with pytest.raises(DataError, match=r"ref\.jsonl:3: not valid JSON"):
+    with pytest.raises(DataError, match=r"ref\.jsonl:3: invalid JSON"):
         load_predictions(path, records, answer_cue=CUE)
 
 
