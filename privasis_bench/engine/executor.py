@@ -239,8 +239,43 @@ class Engine:
             raise AdapterError(f"batch returned {len(results)} results for {len(batch)} requests", retryable=False)
         return results
 
-    async def _with_retries(self, call: Callable[[], Any], bar: StageProgress, pacer: _Pacer | None) -> Any:
-        """Call until an acceptable answer, a non-retryable error or a retry budget runs out."""
+    async def _batch_with_retries(self, requests: list[ChatRequest], bar: StageProgress,
+                                  pacer: _Pacer | None) -> list[ChatResult]:
+        """One batch for an in-process adapter, with the same answer policy as one-at-a-time adapters: a request
+        whose answer is rejected (cut at the token budget, empty) is asked again in a smaller batch, up to
+        ``answers.max_attempts`` tries in all; the tokens of rejected tries are added to its final result."""
+        final: list[ChatResult | None] = [None] * len(requests)
+        paid = [Usage() for _ in requests]
+        pending = list(range(len(requests)))
+        for tries in range(1, self.answers.max_attempts + 1):
+            outcome = await self._with_retries(lambda: self._batch([requests[i] for i in pending]), bar, pacer,
+                                               raw_batch=True)
+            if not isinstance(outcome, tuple):  # the whole batch failed
+                for i in pending:
+                    final[i] = copy_result(outcome)
+                break
+            results, attempt = outcome
+            again = []
+            for i, result in zip(pending, results):
+                problem = self.answers.problem(result)
+                if problem is not None and tries < self.answers.max_attempts:
+                    paid[i].add(result.usage)
+                    self.stats.rejected_answers += 1
+                    self.stats.retries += 1
+                    bar.retries += 1
+                    again.append(i)
+                    continue
+                self.stats.rejected_answers += problem is not None
+                final[i] = self._accept(result, tries, paid[i], problem)
+            pending = again
+            if not pending:
+                break
+        return [r if r is not None else ChatResult(text=None, error="no result") for r in final]
+
+    async def _with_retries(self, call: Callable[[], Any], bar: StageProgress, pacer: _Pacer | None,
+                            raw_batch: bool = False) -> Any:
+        """Call until an acceptable answer, a non-retryable error or a retry budget runs out (``raw_batch``: a
+        batch's results are handed back unjudged, with the attempt number, for :meth:`_batch_with_retries`)."""
         attempt = timeouts = rejected = 0
         paid = Usage()  # tokens of answers that were rejected (empty or cut off): paid for all the same
         while True:
@@ -259,6 +294,8 @@ class Engine:
             except Exception as exc:  # unknown failures are treated as transient
                 error = AdapterError(f"{type(exc).__name__}: {exc}", retryable=True)
             else:
+                if isinstance(outcome, list) and raw_batch:
+                    return outcome, attempt
                 if isinstance(outcome, list):  # a batch: an unacceptable answer fails its own request, not retried
                     return [self._accept(r, attempt, Usage(), self.answers.problem(r)) for r in outcome]
                 problem = self.answers.problem(outcome)
