@@ -167,11 +167,18 @@ def _bounded_int(digits: str) -> int:
     return int(digits)
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:20]} is out of range (not a finite number)")
+    return value
+
+
 def loads_json(text: str, where: str, *, unicode_check: bool = True) -> Any:
     """Strict JSON: NaN/Infinity, huge integers, runaway nesting and (with ``unicode_check``) lone surrogate
     escapes are one-line errors naming ``where`` (``file:line``) instead of values that break a later step."""
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int)
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise FileProblem(f"{where}: invalid JSON ({exc.msg}, column {exc.colno})") from None
     except ValueError as exc:

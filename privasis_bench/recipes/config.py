@@ -176,7 +176,7 @@ def load_recipe(name_or_path: str | Path) -> RecipeConfig:
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"]) or None
-        msg = "unknown key (check the spelling)" if err["type"] == "extra_forbidden" else err["msg"]
+        msg = "unknown key (check the spelling)" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
         raise TaskConfigError(str(path), key, msg) from None
     for kind, mapping in (("prompts", config.prompts), ("seeds", config.seeds)):
         for key, file in mapping.items():

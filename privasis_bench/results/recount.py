@@ -39,7 +39,7 @@ class RowCounts:
             (self.missing if row.get("excluded_reason") == MISSING_PREDICTION else self.excluded).append(rid)
             return
         self.judged_records += 1
-        if row.get("output") is None:
+        if row.get("output_failed") if "output_failed" in row else row.get("output") is None:
             self.failed.append(rid)
         if status == "unjudged":
             self.unjudged.append(rid)

@@ -92,7 +92,7 @@ def _first_error(exc: ValidationError) -> tuple[str, str]:
         return key, "required key is missing"
     got = err.get("input")
     shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
-    return key, f"{err['msg']} (got {shown})"
+    return key, f"{err['msg'].removeprefix('Value error, ')} (got {shown})"
 
 
 def parse_task_file(path: Path) -> TaskConfig | GroupConfig:
