@@ -158,6 +158,10 @@ def main() -> None:
         if debug or _DEBUG["on"] or message is None:
             _unexpected(exc, debug)
         _error(str(message), 2)
+    except RuntimeError as exc:
+        if str(exc).startswith("Symlink loop from ") and not (debug or _DEBUG["on"]):  # pathlib's resolve() (Python 3.11)
+            _error(f"{str(exc)[len('Symlink loop from '):].strip(chr(39))}: {_FS_FIXES['ELOOP']}", 2)
+        _unexpected(exc, debug)
     except Exception as exc:  # noqa: BLE001 - a bug or an unforeseen environment problem
         if debug or _DEBUG["on"]:
             raise
