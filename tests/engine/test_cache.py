@@ -94,6 +94,7 @@ def test_a_full_disk_under_the_cache_is_one_line_naming_the_file(tmp_path) -> No
     from privasis_bench.adapters.base import ChatResult
     from privasis_bench.engine.cache import CacheFileError
 
+    (tmp_path / "c").mkdir()
     cache = ResponseCache(tmp_path / "c")
     pages = cache._connection().execute("PRAGMA page_count").fetchone()[0]
     cache._connection().execute(f"PRAGMA max_page_count = {pages}")
