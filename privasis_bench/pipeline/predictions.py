@@ -365,7 +365,7 @@ def load_predictions(
         if out is None:
             if not record.excluded:  # a record that is never scored needs no prediction
                 report.missing.append(record.id)
-            if missing == "leave_out":
+            if missing == "leave_out" and not record.excluded:  # an excluded record is never judged either way
                 continue
             empty = missing == "empty"
             out = SanitizedOutput(id=record.id, prompt_hash="", raw_output="" if empty else None, output="" if empty else None,
