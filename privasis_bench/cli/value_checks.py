@@ -14,7 +14,7 @@ _KEY_SHAPES = (
     re.compile(r"(?i)\b(sk|pk|rk|hf|ghp|gho|github_pat|xox[abp]|glpat|AKIA)[-_][A-Za-z0-9_\-]{8,}"),
     re.compile(r"(?i)\bbearer\s+\S{8,}"),
     re.compile(r"(?i)(api[_-]?key|token|secret|password)\s*[=:]"),
-    re.compile(r"[A-Za-z0-9_\-+/=]{32,}"),  # one long unbroken run, as random keys are
+    re.compile(r"(?=[A-Za-z_]*[0-9])(?=[0-9_]*[A-Za-z])[A-Za-z0-9_]{32,}"),  # a long unbroken run of letters and digits
 )
 
 

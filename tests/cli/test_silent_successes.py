@@ -183,3 +183,19 @@ def test_missing_predictions_are_left_out_and_reported_or_scored_as_empty_when_a
     assert code == 0, out
     assert results["counts"]["judged_records"] == 3 and results["counts"]["empty_outputs"] == 1
     assert results["model"]["predictions"]["missing_policy"] == "empty" and results["model"]["predictions"]["missing_ids"] == [missing_id]
+
+
+@pytest.mark.parametrize("label, ok", [
+    ("HuggingFaceTB/SmolLM2-135M-Instruct", True), ("meta-llama/Llama-3.1-8B-Instruct", True), ("gpt-4.1-mini", True),
+    ("sk-proj-abcdef0123456789", False), ("hf_AbCdEfGhIjKlMnOpQrStUv", False), ("a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8", False),
+    ("/home/me/model.gguf", False), ("~/model.gguf", False), ("api_key=abc", False),
+])
+def test_model_labels_are_names_never_keys_or_local_paths(label, ok):
+    from privasis_bench.cli.value_checks import check_label
+    from privasis_bench.errors import PrivasisError
+
+    if ok:
+        check_label("--model-label", label)
+    else:
+        with pytest.raises(PrivasisError, match="--model-label"):
+            check_label("--model-label", label)
