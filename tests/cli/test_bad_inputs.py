@@ -255,3 +255,29 @@ def test_a_corrupt_cache_file_is_left_as_it_is(files, tmp_path, monkeypatch, cap
     assert cache.read_bytes() == before
     with pytest.raises(sqlite3.DatabaseError):
         sqlite3.connect(cache).execute("SELECT 1 FROM sqlite_master").fetchall()
+
+
+def test_a_full_disk_under_the_cache_stops_the_run_with_one_line(tmp_path, monkeypatch, capsys):
+    """Issue 34: 'database or disk is full' while storing an answer (a real SQLite page limit stands in for the disk)."""
+    pytest.importorskip("openai")
+    from cli_main import run_main
+    from fake_openai_server import FakeOpenAIServer, write_tiny_task
+
+    from privasis_bench.engine.cache import ResponseCache
+
+    real_init = ResponseCache.__init__
+
+    def full_after_open(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        pages = self._connection().execute("PRAGMA page_count").fetchone()[0]
+        self._connection().execute(f"PRAGMA max_page_count = {pages}")
+
+    monkeypatch.setattr(ResponseCache, "__init__", full_after_open)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    yaml = write_tiny_task(tmp_path / "task", n=2)
+    with FakeOpenAIServer(reply=lambda prompt: "a long rewrite " * 5000) as server:  # more than a free page holds
+        code, out, err = run_main(["run", "-m", "openai:fake", "--model-args", f"base_url={server.base_url}", "-t", str(yaml),
+                                   "--judge", "none", "-o", str(tmp_path / "o"), "--cache-dir", str(tmp_path / "cache"),
+                                   "--no-progress"], monkeypatch, capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in out + err, err
+    assert "responses.sqlite: cannot store an answer (database or disk is full)" in err and "--no-cache" in err
