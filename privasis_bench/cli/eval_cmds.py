@@ -84,6 +84,10 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
         elif c["failed_outputs"]:
             fix = ("fix those lines of the predictions file" if o.results["model"].get("predictions")
                    else "re-running `run` retries only those")
+            if c.get("failed_outputs_cut_at_budget"):
+                budget = (o.results["model"].get("generation") or {}).get("max_tokens")
+                fix = (f"{c['failed_outputs_cut_at_budget']} of them because every answer was cut at the token budget "
+                       f"({budget} tokens), which a re-run repeats: raise --max-tokens or pass --truncated-answers accept")
             console.print(f"[red]{name}: {c['failed_outputs']} model output(s) failed (see failed_output_records): the results "
                           f"are incomplete[/]; {fix}, or pass --score-failed-as-empty to score them as empty outputs",
                           highlight=False)

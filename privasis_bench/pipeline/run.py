@@ -225,6 +225,7 @@ def evaluate_task(
             "judged_records": sink.judged_records,
             "scored": metrics["scored_records"],
             "failed_outputs": len(sink.failed_ids),
+            "failed_outputs_cut_at_budget": sink.failed_cut,
             "empty_outputs": sink.empty_outputs,
             "truncated_outputs": sink.truncated_outputs,
             "unjudged": len(sink.unjudged_ids),

@@ -39,6 +39,7 @@ class ResultSink:
         self.judged_records = self.empty_outputs = self.truncated_outputs = self.off_label_count = 0
         self.failed_ids: list[str] = []
         self.unjudged_ids: list[str] = []
+        self.failed_cut = 0  # failed model outputs whose every answer was cut at the token budget
         self.unjudged_cut = 0  # unjudged records whose failed judge call had every answer cut at the token budget
         self.unparseable_ids: list[str] = []
         self.off_label: list[OffLabelAnswer] = []
@@ -66,6 +67,7 @@ class ResultSink:
         self.judged_records += 1
         if out is None or not out.ok:
             self.failed_ids.append(verdict.record_id)
+            self.failed_cut += out is not None and is_cut_failure(out.error)
         else:
             self.empty_outputs += not (out.output or "").strip()
             self.truncated_outputs += out.finish_reason == "length"

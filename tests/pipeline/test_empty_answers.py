@@ -79,3 +79,19 @@ def test_sanitize_counts_failures_that_were_cut_and_names_the_fix(tmp_path: Path
                                       "--retry-base-delay", "0.01", "--max-tokens", "50"], monkeypatch, capsys)
     assert code != 0 and "2 failed" in stdout and "2 cut at the token budget (2 of them failed)" in " ".join(stdout.split())
     assert "(50 tokens): raise --max-tokens or pass --truncated-answers accept" in " ".join(err.split()), err
+
+
+def test_cut_model_outputs_in_run_name_the_budget_and_the_flag(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    yaml = write_tiny_task(tmp_path / "task", n=2)
+
+    def script(prompt: str, n: int) -> Action:
+        return Action(content="REWRITTEN but cut", finish_reason="length") if prompt.rstrip().endswith(ANSWER_CUE) else OK
+
+    with FakeOpenAIServer(script=script) as server:
+        code, stdout, _ = run_main(_args(server.base_url, yaml, tmp_path / "out", tmp_path / "cache"), monkeypatch, capsys)
+    results = json.loads((tmp_path / "out" / "tiny" / "results.json").read_text())
+    text = " ".join(stdout.split())
+    assert code == 1 and results["counts"]["failed_outputs_cut_at_budget"] == results["counts"]["failed_outputs"] == 2
+    assert "2 of them because every answer was cut at the token budget (64 tokens)" in text, text
+    assert "raise --max-tokens or pass --truncated-answers accept" in text and "re-running `run`" not in text
