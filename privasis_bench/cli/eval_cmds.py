@@ -326,6 +326,8 @@ def compare(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
 ) -> None:
     """Paired bootstrap comparison of two runs on their common records, per common task."""
+    if json_out is not None:  # an unwritable --json path is said before the work, not after
+        ensure_dir(json_out.parent, "--json")
     comparisons = compare_runs(a, b, bootstrap_samples=bootstrap_samples, seed=seed)
     for name, comparison in comparisons:
         console.print(compare_table(name, comparison))
