@@ -252,9 +252,12 @@ class Engine:
                                                raw_batch=True)
             if not isinstance(outcome, tuple):  # the whole batch failed
                 for i in pending:
-                    final[i] = copy_result(outcome)
+                    usage = Usage()
+                    usage.add(outcome.usage)
+                    usage.add(paid[i])
+                    final[i] = copy_result(outcome, usage=usage)
                 break
-            results, attempt = outcome
+            results = outcome[0]
             again = []
             for i, result in zip(pending, results):
                 problem = self.answers.problem(result)
