@@ -91,6 +91,11 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
             console.print(f"[red]{name}: {c['failed_outputs']} model output(s) failed (see failed_output_records): the results "
                           f"are incomplete[/]; {fix}, or pass --score-failed-as-empty to score them as empty outputs",
                           highlight=False)
+        report = o.results["model"].get("predictions") or {}
+        if report.get("missing_policy") == "empty" and report.get("missing"):
+            console.print(f"[yellow]{name}: {report['missing']} record(s) have no line in the predictions file and were "
+                          "scored as empty outputs (--score-missing-as-empty; see model.predictions.missing_ids)[/]",
+                          highlight=False, soft_wrap=True)
         if c.get("missing_predictions"):
             console.print(f"[red]{name}: {c['missing_predictions']} record(s) have no line in the predictions file and were "
                           "left out of the scores (see missing_prediction_records): the results are incomplete[/]; give a "

@@ -181,6 +181,7 @@ def test_missing_predictions_are_left_out_and_reported_or_scored_as_empty_when_a
     code, out, _ = run_main([*base, "-o", str(tmp_path / "empty"), "--score-missing-as-empty"], monkeypatch, capsys)
     results = json.loads((tmp_path / "empty" / "privasis_sample" / "results.json").read_text())
     assert code == 0, out
+    assert "1 record(s) have no line in the predictions file and were scored as empty outputs" in " ".join(out.split())
     assert results["counts"]["judged_records"] == 3 and results["counts"]["empty_outputs"] == 1
     assert results["model"]["predictions"]["missing_policy"] == "empty" and results["model"]["predictions"]["missing_ids"] == [missing_id]
 
