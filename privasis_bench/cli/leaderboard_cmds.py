@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.cli.value_checks import check_label
 from privasis_bench.data.loading import load_records
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board
@@ -40,6 +41,7 @@ def submit(
     replace: bool = typer.Option(False, "--replace", help="Overwrite an entry already submitted under --name."),
 ) -> None:
     """Copy a finished run into submissions/ with its provenance (submission.json)."""
+    check_label("--label", label)  # published with the entry: never a key or a local path
     for folder in submit_run(run_dir, name, track=track, reference=reference, label=label, root=root, replace=replace):
         _say(f"submitted -> {folder}")
 

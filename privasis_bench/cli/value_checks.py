@@ -32,8 +32,8 @@ def check_label(option: str, value: Optional[str]) -> None:
     if not text or len(text) > 200 or any(ch in text for ch in "\n\r\t\x00"):
         raise PrivasisError(f"{option} must be a short one-line name (1-200 characters), e.g. 'my-model-7b'")
     if PurePosixPath(text).is_absolute() or PureWindowsPath(text).is_absolute() or text.startswith("~"):
-        raise PrivasisError(f"{option} {text!r} is a file path; give the model's name instead (results and "
+        raise PrivasisError(f"{option} {text!r} is a file path; give a plain name instead (results and "
                             "submissions publish it)")
     if any(shape.search(text) for shape in _KEY_SHAPES):
-        raise PrivasisError(f"{option} looks like an API key or token; give the model's name instead (results and "
+        raise PrivasisError(f"{option} looks like an API key or token; give a plain name instead (results and "
                             "submissions publish it)")
