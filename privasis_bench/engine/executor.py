@@ -82,7 +82,7 @@ class Engine:
         self.retry, self.concurrency, self.rpm = retry, concurrency, rpm
         self.progress, self.call_timeout = progress, call_timeout
         self.batch_size = batch_size or (1 if adapter.sequential else max(concurrency, 8))
-        self.answers = answers if adapter.cacheable else ACCEPT_ALL  # a deterministic baseline's answer is final
+        self.answers = ACCEPT_ALL if adapter.deterministic else answers  # a rule-based baseline's answer is final
         self.stats = EngineStats()
         self.clock = BusyClock()  # for --profile: when calls were in flight
         self._next_slot = 0.0
