@@ -7,11 +7,13 @@ directory a command writes into is checked up front by :func:`ensure_dir`.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from privasis_bench.errors import DataError
 
@@ -167,3 +169,47 @@ def iter_text_lines(path: str | os.PathLike[str], what: str = "file") -> Iterato
                 ) from None
             offset += len(raw)
             yield number, text
+
+
+#: Integers longer than this are not ids or counts but a broken file (Python refuses to convert > 4300 digits).
+MAX_INT_DIGITS = 64
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON (write null or a finite number)")
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer with {len(digits.lstrip('-'))} digits (write long ids as strings)")
+    return int(digits)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:20]} is out of range (not a finite number)")
+    return value
+
+
+def loads_json(text: str, where: str, *, unicode_check: bool = True) -> Any:
+    """Strict JSON: NaN/Infinity, huge integers, runaway nesting and (with ``unicode_check``) lone surrogate
+    escapes are one-line errors naming ``where`` (``file:line``) instead of values that break a later step."""
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise FileProblem(f"{where}: invalid JSON ({exc.msg}, column {exc.colno})") from None
+    except ValueError as exc:
+        raise FileProblem(f"{where}: {exc}") from None
+    except RecursionError:
+        raise FileProblem(f"{where}: JSON nested too deeply to read (flatten the structure)") from None
+    if unicode_check and _SURROGATE_ESCAPE.search(text):
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise FileProblem(f"{where}: holds a lone surrogate escape (\\ud800-\\udfff without its pair): not valid "
+                              "Unicode text; fix the text that wrote it") from None
+        except RecursionError:
+            raise FileProblem(f"{where}: JSON nested too deeply to read (flatten the structure)") from None
+    return value

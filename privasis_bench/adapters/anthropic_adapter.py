@@ -33,8 +33,10 @@ from privasis_bench.adapters.base import (
 )
 from privasis_bench.adapters.http_errors import (
     DEFAULT_TIMEOUT_S,
+    bool_arg,
     classify_sdk_error,
     seconds_arg,
+    url_arg,
 )
 from privasis_bench.errors import ModelSpecError
 
@@ -57,13 +59,14 @@ class AnthropicAdapter(Adapter):
         unknown = sorted(k for k in args if k not in _ARGS)
         if unknown:
             raise ModelSpecError(f"anthropic: unknown model argument(s) {', '.join(unknown)}; accepted: {', '.join(_ARGS)}")
-        self.base_url: str | None = args.get("base_url") or None
+        self.base_url: str | None = url_arg(args, "base_url", self.provider)
         self.timeout = seconds_arg(args, "timeout", DEFAULT_TIMEOUT_S, self.provider)
         env_name = str(args.get("api_key_env") or "ANTHROPIC_API_KEY")
         key = args.get("api_key") or os.environ.get(env_name) or ("EMPTY" if self.base_url else None)
         if not key:
             raise ModelSpecError(f"anthropic: no API key: set {env_name} (or pass base_url=... for a local server)")
         self._api_key = str(key)
+        self.send_temperature = bool_arg(args, "send_temperature", self.provider)
         self._client: Any = None
 
     def _get_client(self) -> Any:
@@ -95,7 +98,7 @@ class AnthropicAdapter(Adapter):
             kwargs["stop_sequences"] = list(request.stop)
         if _sdk_takes_sampling():
             kwargs.update(sampling)
-        elif sampling and self.args.get("send_temperature", self.base_url is not None):
+        elif sampling and (self.base_url is not None if self.send_temperature is None else self.send_temperature):
             kwargs["extra_body"] = sampling
         return kwargs
 

@@ -150,6 +150,10 @@ class Adapter:
     sequential: ClassVar[bool] = False
     #: True for deterministic local baselines: results are not worth caching.
     cacheable: ClassVar[bool] = True
+    #: True for rule-based baselines whose answer is final by construction (an empty one is their real answer):
+    #: the engine's empty/cut answer policy does not apply. A model that is merely not cached (``hf:`` on a local
+    #: directory) keeps the policy, so every model adapter treats a cut answer alike.
+    deterministic: ClassVar[bool] = False
     #: Name of the pip extra that provides this adapter's dependencies, if any.
     extra: ClassVar[str | None] = None
 

@@ -26,6 +26,7 @@ class _Baseline(Adapter):
     """Shared plumbing: no network, no caching, one output computed from the request's record."""
 
     cacheable = False
+    deterministic = True
     accepted_args: tuple[str, ...] = ()
 
     def __init__(self, model: str = "", **args: Any) -> None:

@@ -119,3 +119,45 @@ def seconds_arg(args: Mapping[str, Any], name: str, default: float, provider: st
     if not 0 < value <= MAX_SECONDS:
         raise ModelSpecError(f"{provider}: model argument {name}={raw!r} must be between 0 and {MAX_SECONDS:g} seconds")
     return value
+
+
+def url_arg(args: Mapping[str, Any], name: str, provider: str) -> str | None:
+    """An ``http(s)://host[:port]/...`` URL from the model arguments (None when unset); anything else is one line.
+
+    Checked when the adapter is built, so a typo such as ``base_url=notaurl`` stops the run before the first
+    record instead of failing every record.
+    """
+    from urllib.parse import urlsplit
+
+    from privasis_bench.errors import ModelSpecError
+
+    raw = args.get(name)
+    if raw is None or raw == "":
+        return None
+    text = str(raw).strip()
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ModelSpecError(f"{provider}: model argument {name}={raw!r} is not an http(s) URL "
+                             f"(give e.g. {name}=http://127.0.0.1:8080/v1)")
+    return text
+
+
+def bool_arg(args: Mapping[str, Any], name: str, provider: str) -> bool | None:
+    """A true/false model argument (None when unset); ``maybe`` or ``2`` is a one-line ModelSpecError."""
+    from privasis_bench.errors import ModelSpecError
+
+    raw = args.get(name)
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, bool):
+        return raw
+    lowered = str(raw).strip().lower()
+    if lowered in ("1", "yes", "on"):
+        return True
+    if lowered in ("0", "no", "off"):
+        return False
+    raise ModelSpecError(f"{provider}: model argument {name}={raw!r} must be true or false")

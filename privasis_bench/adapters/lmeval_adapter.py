@@ -19,6 +19,7 @@ import logging
 import threading
 from typing import Any
 
+from privasis_bench.adapters.http_errors import bool_arg, url_arg
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult
 from privasis_bench.adapters.registry import require_module
 from privasis_bench.errors import ModelSpecError
@@ -44,8 +45,8 @@ class LMEvalAdapter(Adapter):
         if not model:
             raise ModelSpecError("lmeval: name an lm-eval model, e.g. lmeval:local-chat-completions,model=...")
         require_module("lm_eval", provider="lmeval", extra="lmeval")
-        chat = args.get("apply_chat_template")
-        self.chat_mode: bool | None = None if chat is None else bool(chat)
+        url_arg(args, "base_url", self.provider)  # a typo here would fail every record: one line up front
+        self.chat_mode: bool | None = bool_arg(args, "apply_chat_template", self.provider)
         self.model_args = {k: v for k, v in args.items() if k != "apply_chat_template"}
         import lm_eval.models  # noqa: F401  registers lm-eval's built-in models even if a plugin registered first
         from lm_eval.api.registry import get_model

@@ -33,8 +33,10 @@ from privasis_bench.adapters.base import (
 )
 from privasis_bench.adapters.http_errors import (
     DEFAULT_TIMEOUT_S,
+    bool_arg,
     classify_sdk_error,
     seconds_arg,
+    url_arg,
 )
 from privasis_bench.errors import ModelSpecError
 
@@ -90,10 +92,10 @@ class OpenAIAdapter(Adapter):
                 f"openai: unknown model argument(s) {', '.join(unknown)}; accepted: "
                 f"{', '.join(_CLIENT_ARGS + _PASS_THROUGH)} and body.<name>=value"
             )
-        self.base_url: str | None = args.get("base_url") or None
+        self.base_url: str | None = url_arg(args, "base_url", self.provider)
         self.timeout = seconds_arg(args, "timeout", DEFAULT_TIMEOUT_S, self.provider)
         self._api_key = self._resolve_key(args)
-        reasoning = args.get("reasoning")
+        reasoning = bool_arg(args, "reasoning", self.provider)
         self.reasoning = is_reasoning_model(model) if reasoning is None else bool(reasoning)
         self.extra_body = split_body_args(args)
         self.pass_through = {k: args[k] for k in _PASS_THROUGH if args.get(k) is not None}

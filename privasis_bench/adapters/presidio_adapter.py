@@ -87,9 +87,24 @@ class PresidioAdapter(Adapter):
             raise ModelSpecError(f"presidio: score_threshold must be between 0 and 1, not {self.threshold}")
         entities = args.get("entities")
         self.entities = [e.strip() for e in str(entities).split("|") if e.strip()] if entities else None
-        self.language = str(args.get("language", "en"))
+        pipeline_language = self.spacy_model.split("_", 1)[0]
+        self.language = str(args.get("language") or pipeline_language)
+        if self.language != pipeline_language:
+            raise ModelSpecError(f"presidio: language={self.language!r} does not match the spaCy pipeline "
+                                 f"{self.spacy_model!r} (language {pipeline_language!r}); leave language unset or name a "
+                                 f"{self.language} pipeline with spacy_model=NAME")
         self.chunk_chars = int(args.get("chunk_chars", 0) or 0)
         self._engines: tuple[Any, Any] | None = None
+        if self.entities:
+            self._check_entities()
+
+    def _check_entities(self) -> None:
+        """Every ``entities`` name must be one Presidio detects: checked before the first record, not per record."""
+        supported = set(self._load()[0].get_supported_entities(language=self.language))
+        unknown = [e for e in self.entities or [] if e not in supported]
+        if unknown:
+            raise ModelSpecError(f"presidio: entities {', '.join(unknown)} not known to Presidio; known: "
+                                 f"{'|'.join(sorted(supported))}")
 
     def describe(self) -> dict[str, Any]:
         """What results record about the back-end: the spaCy pipeline and settings actually used."""

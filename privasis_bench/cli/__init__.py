@@ -98,6 +98,38 @@ def _exit_cleanly_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, interrupt)
 
 
+#: What to do about the file-system errors a user can fix, by errno name.
+_FS_FIXES = {
+    "EROFS": "the file system is read-only: choose a writable path",
+    "ENOSPC": "the disk is full: free space or choose a path on another disk",
+    "EDQUOT": "the disk quota is used up: free space or choose a path on another disk",
+    "ELOOP": "a symbolic link points back to itself: fix or remove the link",
+    "EACCES": "permission denied: choose a path you may write, or fix its permissions",
+    "EPERM": "operation not permitted: choose another path",
+    "ENAMETOOLONG": "the path is too long: choose a shorter one",
+    "ENOTDIR": "a part of the path is a file, not a directory: choose another path",
+    "EISDIR": "a directory is in the place of a file: move it away or choose another path",
+}
+
+
+def file_system_message(exc: OSError) -> str | None:
+    """One line naming the file an OSError is about, what went wrong and what fixes it (None: not a file problem)."""
+    import errno
+
+    fix = _FS_FIXES.get(errno.errorcode.get(exc.errno or 0, ""))
+    if not exc.filename:
+        return f"writing or reading a file failed: {fix} ({exc.strerror})" if fix else None
+    where = str(exc.filename) + (f" -> {exc.filename2}" if exc.filename2 else "")
+    return f"{where}: {fix or exc.strerror or type(exc).__name__}"
+
+
+def _unexpected(exc: BaseException, debug: bool) -> None:
+    if debug or _DEBUG["on"]:
+        raise exc
+    detail = " ".join(str(exc).split()) or "no message"
+    _error(f"unexpected {type(exc).__name__}: {detail} (re-run with --debug for the traceback)", 1)
+
+
 def main() -> None:
     """Console-script entry point: every error becomes one line on stderr and a non-zero exit code."""
     _exit_cleanly_on_sigterm()
@@ -121,11 +153,19 @@ def main() -> None:
         sys.exit(130)
     except click_errors as exc:  # usage errors: bad option values, missing arguments, unknown options
         _usage_error(exc)  # type: ignore[arg-type]
+    except OSError as exc:
+        message = file_system_message(exc)
+        if debug or _DEBUG["on"] or message is None:
+            _unexpected(exc, debug)
+        _error(str(message), 2)
+    except RuntimeError as exc:
+        if str(exc).startswith("Symlink loop from ") and not (debug or _DEBUG["on"]):  # pathlib's resolve() (Python 3.11)
+            _error(f"{str(exc)[len('Symlink loop from '):].strip(chr(39))}: {_FS_FIXES['ELOOP']}", 2)
+        _unexpected(exc, debug)
     except Exception as exc:  # noqa: BLE001 - a bug or an unforeseen environment problem
         if debug or _DEBUG["on"]:
             raise
-        detail = " ".join(str(exc).split()) or "no message"
-        _error(f"unexpected {type(exc).__name__}: {detail} (re-run with --debug for the traceback)", 1)
+        _unexpected(exc, debug)
     if isinstance(exit_code, int) and exit_code:
         if exit_code == 130:  # typer turns Ctrl-C into this return value
             err_console.print("interrupted: finished work is saved; re-run the same command to resume")

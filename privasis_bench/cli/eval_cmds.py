@@ -15,6 +15,7 @@ from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings
 from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_task, span_task
+from privasis_bench.cli.value_checks import check_finite, check_label
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
                                         TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
                                         with_options)
@@ -97,9 +98,25 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
             console.print(f"[yellow]{name}: {c['failed_outputs']} model output(s) failed and were scored as empty outputs "
                           "(--score-failed-as-empty; see failed_output_records); a re-run retries them[/]", highlight=False)
         elif c["failed_outputs"]:
+            fix = ("fix those lines of the predictions file" if o.results["model"].get("predictions")
+                   else "re-running `run` retries only those")
+            if c.get("failed_outputs_cut_at_budget"):
+                budget = (o.results["model"].get("generation") or {}).get("max_tokens")
+                fix = (f"{c['failed_outputs_cut_at_budget']} of them because every answer was cut at the token budget "
+                       f"({budget} tokens), which a re-run repeats: raise --max-tokens or pass --truncated-answers accept")
             console.print(f"[red]{name}: {c['failed_outputs']} model output(s) failed (see failed_output_records): the results "
-                          "are incomplete[/]; re-running `run` retries only those, or pass --score-failed-as-empty to "
-                          "score them as empty outputs", highlight=False)
+                          f"are incomplete[/]; {fix}, or pass --score-failed-as-empty to score them as empty outputs",
+                          highlight=False)
+        report = o.results["model"].get("predictions") or {}
+        if report.get("missing_policy") == "empty" and report.get("missing"):
+            console.print(f"[yellow]{name}: {report['missing']} record(s) have no line in the predictions file and were "
+                          "scored as empty outputs (--score-missing-as-empty; see model.predictions.missing_ids)[/]",
+                          highlight=False, soft_wrap=True)
+        if c.get("missing_predictions"):
+            console.print(f"[red]{name}: {c['missing_predictions']} record(s) have no line in the predictions file and were "
+                          "left out of the scores (see missing_prediction_records): the results are incomplete[/]; give a "
+                          "predictions file covering every record (or --limit), or pass --score-missing-as-empty to score "
+                          "them as empty outputs", highlight=False, soft_wrap=True)
         judge_cut = o.results["usage"].get("judge", {}).get("truncated", 0)
         if c["truncated_outputs"] or judge_cut:
             console.print(f"[yellow]{name}: {c['truncated_outputs']} model output(s) and {judge_cut} judge answer(s) were "
@@ -114,7 +131,15 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
             console.print(f"[yellow]{o.results['task']['name']}: {c['unparseable']} record(s) with unparseable strict answers "
                           "left out of the metrics (see unparseable_records)[/]", highlight=False)
     unjudged = sum(o.results["counts"]["unjudged"] for o in outcomes)
-    if unjudged:
+    cut = [o.results for o in outcomes if o.results["counts"].get("unjudged_cut_at_budget")]
+    if cut:
+        j = cut[0]["judge"]
+        console.print(f"[red]{unjudged} record(s) left unjudged: {sum(r['counts']['unjudged_cut_at_budget'] for r in cut)} "
+                      f"because every judge answer was cut at the token budget (guess {j.get('guess_max_tokens')}, compare "
+                      f"{j.get('compare_max_tokens')} tokens)[/]; the same command would fail the same way: raise "
+                      "--judge-guess-max-tokens / --judge-compare-max-tokens, or pass --judge-truncated-answers accept",
+                      highlight=False, soft_wrap=True)
+    elif unjudged:
         console.print(f"[red]{unjudged} record(s) left unjudged (judge calls failed)[/]; re-run the same command to judge "
                       "only those.", highlight=False)
     if any(not o.ok for o in outcomes):
@@ -166,6 +191,7 @@ def run(
     clock = (time.perf_counter(), time.process_time())
     max_tokens, temperature = apply_preset(opts, max_tokens=max_tokens, temperature=temperature)
     _check_opts(opts)
+    check_finite("--temperature", temperature)
     ray_opts = ray_options(opts)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
@@ -242,6 +268,10 @@ def evaluate(
         "auto", "--predictions-postprocess",
         help="auto (default: reference-format text judged verbatim, raw lm-eval and inspect answers cleaned), none (judge the "
              "stored text verbatim) or testee (apply the testee post-processing); recorded in results."),
+    score_missing_as_empty: bool = typer.Option(
+        False, "--score-missing-as-empty",
+        help="Score records the predictions file has no line for as empty outputs (marked in results); by default they "
+             "are left out of the scores and the results are marked incomplete."),
     opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
 ) -> None:
     """Judge and score saved model outputs (no call to the model under test)."""
@@ -249,6 +279,7 @@ def evaluate(
 
     apply_preset(opts)
     _check_opts(opts)
+    check_label("--model-label", model_label)
     ray_opts = ray_options(opts)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     if len(task_list) != 1:
@@ -267,11 +298,12 @@ def evaluate(
             preds = load_predictions(predictions, loaded.scored, format=prediction_format, task=task,
                                      instruction=variant, model=model_label,
                                      excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded},
-                                     postprocess=postprocess)
+                                     postprocess=postprocess, missing="empty" if score_missing_as_empty else "leave_out")
         models = sorted({o.model for o in preds.values() if o.model})
         label = model_label or (models[0] if len(models) == 1 else f"predictions:{predictions.name}")
         model_info: dict[str, Any] = {"label": label, "key": label, "spec": None, "rankable": None,
                                       "generation": None, "predictions": preds.report.to_dict()}
+        left_out = frozenset() if score_missing_as_empty else frozenset(preds.report.missing)
         judge_engine = session.engine(choice.spec, "judge")
         task_dir = output / task.task
         with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
@@ -280,7 +312,8 @@ def evaluate(
                 _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, outputs=dict(preds),
                              judge_engine=judge_engine)
             outcome = evaluate_task(
-                task, loaded, OutputPlan(given=dict(preds)), choice, judge_engine, task_dir, model_info=model_info,
+                task, loaded, OutputPlan(given=dict(preds), left_out=left_out), choice, judge_engine, task_dir,
+                model_info=model_info,
                 instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
                 bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
                 spend=spend, extra={"scoring_preset": opts.preset},
@@ -342,6 +375,8 @@ def compare(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
 ) -> None:
     """Paired bootstrap comparison of two runs on their common records, per common task."""
+    if json_out is not None:  # an unwritable --json path is said before the work, not after
+        ensure_dir(json_out.parent, "--json")
     with run_read_locks([a, b], "compare"):
         comparisons = compare_runs(a, b, bootstrap_samples=bootstrap_samples, seed=seed)
     for name, comparison in comparisons:

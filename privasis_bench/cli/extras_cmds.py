@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from privasis_bench.errors import PrivasisError
+from privasis_bench.fsutil import ensure_dir
 from privasis_bench.pipeline.lock import run_read_locks
 from privasis_bench.protocol.linkage import DEFAULT_K, linkage_report
 from privasis_bench.protocol.linkage_support import target_support
@@ -62,6 +63,8 @@ def agreement(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the report as JSON to this file."),
 ) -> None:
     """Judge agreement of two runs: per-decision agreement and Cohen's kappa, metric deltas, most-disagreed attributes."""
+    if json_out is not None:  # an unwritable --json path is said before the work, not after
+        ensure_dir(json_out.parent, "--json")
     with run_read_locks([a, b], "agreement"):
         reports = agreement_runs(a, b, top=top, bootstrap_samples=bootstrap_samples, seed=seed)
     for name, report in reports:

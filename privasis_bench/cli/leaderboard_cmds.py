@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.cli.value_checks import check_label
 from privasis_bench.data.loading import load_records
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board, check_board
@@ -38,10 +39,12 @@ def submit(
     reference: bool = typer.Option(False, "--reference", help="A reference row: allowed to read gold labels, never ranked."),
     label: Optional[str] = typer.Option(None, "--label", help="A short note shown with the entry (e.g. 'sample task')."),
     root: Path = typer.Option(Path("submissions"), "--submissions-dir", help="Where submissions live."),
+    replace: bool = typer.Option(False, "--replace", help="Overwrite an entry already submitted under --name."),
 ) -> None:
     """Copy a finished run into submissions/ with its provenance (submission.json)."""
+    check_label("--label", label)  # published with the entry: never a key or a local path
     with run_read_locks([run_dir], "submit"):  # never a run that is being written: no writer starts meanwhile
-        folders = submit_run(run_dir, name, track=track, reference=reference, label=label, root=root)
+        folders = submit_run(run_dir, name, track=track, reference=reference, label=label, root=root, replace=replace)
     for folder in folders:
         _say(f"submitted -> {folder}")
 
@@ -131,6 +134,13 @@ def build(
     files = build_board(submissions, out_dir)
     for path in (files.json, files.markdown, files.html, *files.viewers):
         _say(f"  -> {path}")
+    for folder, problems in files.rejected:
+        _say(f"left off the board: {folder}: {problems[0] if problems else 'rejected by verification'}"
+             + (f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
+    if files.rejected:
+        _say(f"{len(files.rejected)} submission(s) failed verification and are not on the board; see "
+             "`privasis-bench leaderboard verify` for every problem, fix or remove them, then build again")
+        raise typer.Exit(1)
 
 
 @board.command("tab")

@@ -38,7 +38,13 @@ def lm_eval_path(
         target = copy_to.resolve()
         if target.exists() and any(target.iterdir()):
             raise PrivasisError(f"--copy-to: {target} exists and is not empty")
-        shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+        try:
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+        except (OSError, shutil.Error) as exc:
+            first = exc.args[0][0] if isinstance(exc, shutil.Error) and exc.args and exc.args[0] else None
+            why = first[2] if first else (exc.strerror or str(exc))
+            raise PrivasisError(f"--copy-to {target}: cannot copy the task files there ({why}); choose a writable, "
+                                "empty directory") from None
         source = target
     if command:
         typer.echo(example_command(tasks=tasks, base_url=base_url, model=model).replace(str(lmeval_tasks_dir()), str(source)))

@@ -117,6 +117,10 @@ def build_corpus(
         engines.close()
     _say(f"{summary['rows']} benchmark rows ({summary['vanilla']} vanilla, {summary['hard']} hard, {summary['unscored']} "
          f"without keep attributes); this run: {summary['built']} built, {summary['resumed']} resumed, {summary['failed']} failed")
+    if summary.get("ranking_unparsed"):
+        _say(f"{summary['ranking_unparsed']} row(s) had a sensitivity ranking the model's answer did not state readably; "
+             "their targets were drawn uniformly (counted as ranking_unparsed in corpus.meta.json); "
+             "a larger generation.rank.max_tokens or a stronger model avoids it")
     _say(f"  -> {store.path}, vanilla.jsonl, hard.jsonl, task.yaml (run it with: privasis-bench run --tasks {store.dir / 'task.yaml'} ...)")
     if summary["failures_pending"]:
         _say(f"{summary['failures_pending']} input row(s) failed (see {store.failures_path}); re-run the same command to retry them")

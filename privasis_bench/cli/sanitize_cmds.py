@@ -14,6 +14,7 @@ from rich.markup import escape
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
+from privasis_bench.cli.value_checks import check_finite
 from privasis_bench.cli.options import (DATA_OPTIONS, ENGINE_OPTIONS, TESTEE_OPTIONS, Opts, TasksOption, answer_policy,
                                         retry_policy, split_multi, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
@@ -61,13 +62,14 @@ def sanitize(
     """Run a model over each task's records; re-running the same command resumes where it stopped."""
     if opts.instruction is not None and opts.instruction not in ("base", "smoothed"):
         raise PrivasisError(f"--instruction must be base or smoothed, not {opts.instruction!r}")
+    check_finite("--temperature", temperature)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     out_dir = ensure_dir(output if output is not None else Path("runs") / model_slug(spec), "--output")
     cache = open_response_cache(opts.cache_dir, opts.no_cache)
     engine = Engine(build_adapter(spec), spec, role="model", cache=cache, retry=retry_policy(opts), concurrency=opts.concurrency,
                     rpm=rpm, progress=opts.progress, answers=answer_policy(opts, "model"))
-    any_failed = 0
+    any_failed = any_cut = budget = 0
     try:
         for task in task_list:
             if opts.data_files:
@@ -87,6 +89,8 @@ def sanitize(
                 )
             counts = summarize(outputs)
             any_failed += counts["failed"]
+            any_cut += counts["failed_cut"]
+            budget = max_tokens or task.generation.max_tokens
             now = engine.stats
             sent = now.asked - before.asked
             cached = now.cached - before.cached
@@ -94,7 +98,8 @@ def sanitize(
             console.print(
                 f"[bold]{task.task}[/]: {counts['records']} records ({counts['records'] - sent} resumed from the output file, "
                 f"{cached} from the cache, {sent - cached} run); {counts['failed']} failed, {counts['empty']} empty, "
-                f"{counts['truncated']} cut at the token budget; "
+                f"{counts['truncated'] + counts['failed_cut']} cut at the token budget"
+                + (f" ({counts['failed_cut']} of them failed)" if counts["failed_cut"] else "") + "; "
                 f"{now.batches - before.batches} adapter call(s), {now.retries - before.retries} retries; tokens "
                 f"{now.usage.prompt_tokens - before.usage.prompt_tokens} in / "
                 f"{now.usage.completion_tokens - before.usage.completion_tokens} out"
@@ -110,6 +115,11 @@ def sanitize(
         line = fault_summary("model", str(spec), engine.stats)
         if line:  # a degrading server is summarised: retries, faults by kind
             console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
+    if any_failed and any_cut:
+        raise IncompleteRunError(
+            f"{any_failed} record(s) failed, {any_cut} of them because every answer was cut at the token budget "
+            f"({budget} tokens): raise --max-tokens or pass --truncated-answers accept, then re-run (finished records "
+            "are kept)")
     if any_failed:
         raise IncompleteRunError(
             f"{any_failed} record(s) failed; re-run the same command to retry them (finished records are kept)"

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from privasis_bench.fsutil import ensure_dir
 from privasis_bench.errors import PrivasisError
 from privasis_bench.tasks.registry import build_index
 from privasis_bench.training.overlap import DEFAULT_NGRAM, DEFAULT_THRESHOLD, EvalIndex
@@ -84,6 +85,7 @@ def export_sft_cmd(
     skip_invalid: bool = typer.Option(False, "--skip-invalid", help="Skip malformed rows (counted) instead of stopping."),
 ) -> None:
     """Export chat-format SFT data whose user turn is exactly the prompt `sanitize` sends."""
+    ensure_dir(output.parent, "--output")  # an unwritable output path is said before the inputs are read
     settings = ExportSettings(instruction=instruction, heldout_fraction=heldout, seed=seed, only_successful=only_successful)
     sources = resolve_sources(inputs, prompt_task=prompt_task, include_paths=include_path, skip_invalid=skip_invalid, limit=limit)
     index = None

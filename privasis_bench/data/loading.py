@@ -7,7 +7,6 @@ cannot hold in one column); parquet files and the hub go through ``datasets``.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import socket
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from urllib.parse import urlparse
 from privasis_bench.data.normalize import RowError, normalize_row
 from privasis_bench.data.records import Record
 from privasis_bench.errors import DataError
-from privasis_bench.fsutil import iter_text_lines, read_text
+from privasis_bench.fsutil import iter_text_lines, loads_json, read_text
 from privasis_bench.tasks.config import DatasetConfig, TaskConfig
 
 HUB_PROBE_TIMEOUT_S = 3.0
@@ -122,10 +121,7 @@ def _iter_json_rows(path: str) -> Iterator[dict[str, Any]]:
             lines.close()
             yield from _iter_json_array(path)
             return
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{line_no}: invalid JSON line ({exc.msg})") from None
+        row = loads_json(line, f"{path}:{line_no}", unicode_check=False)  # lone surrogates: named per row later
         if not isinstance(row, dict):
             raise DataError(f"{path}:{line_no}: a row must be a JSON object")
         yield row
@@ -133,10 +129,9 @@ def _iter_json_rows(path: str) -> Iterator[dict[str, Any]]:
 
 def _iter_json_array(path: str) -> Iterator[dict[str, Any]]:
     text = read_text(path, "data file")
-    try:
-        rows = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: invalid JSON array ({exc.msg}, line {exc.lineno})") from None
+    rows = loads_json(text, path, unicode_check=False)
+    if not isinstance(rows, list):
+        raise DataError(f"{path}: expected a JSON array of row objects, got {type(rows).__name__}")
     for i, row in enumerate(rows):
         if not isinstance(row, dict):
             raise DataError(f"{path}: item {i} is not an object")
@@ -149,10 +144,14 @@ def _iter_parquet_rows(paths: list[str]) -> Iterator[dict[str, Any]]:
     try:
         import pyarrow.parquet as pq
 
+        empty = []
         for path in paths:  # check each file first, so a corrupt one is named (datasets' error names none)
-            pq.ParquetFile(path)
+            if pq.ParquetFile(path).metadata.num_rows == 0:
+                empty.append(path)
     except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a broken file
         raise DataError(f"{path}: not a readable parquet file ({' '.join(str(exc).split())[:160]})") from None
+    if empty:
+        raise DataError(f"{empty[0]}: the parquet file holds no rows (point --data-files at a file with records)")
     ds = datasets.load_dataset("parquet", data_files=paths, split="train")
     yield from ds
 

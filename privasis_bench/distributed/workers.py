@@ -47,6 +47,7 @@ class RoundRobinAdapter(Adapter):
         self.model = getattr(first, "model", "")
         self._turn = itertools.cycle(range(len(adapters)))
         self.rankable, self.batched, self.cacheable = first.rankable, first.batched, first.cacheable
+        self.deterministic = getattr(first, "deterministic", False)
 
     async def agenerate(self, request: ChatRequest) -> ChatResult:
         """One call on the next adapter in turn."""

@@ -18,6 +18,8 @@ from typing import Any, Literal
 from privasis_bench.adapters.base import ChatResult
 
 Handling = Literal["retry", "accept"]
+#: How a call that failed because every answer was cut at the token budget begins its error message.
+CUT_ANSWER = "answer cut at the token budget"
 HANDLING: tuple[str, ...] = ("retry", "accept")
 #: Configured secrets shorter than this are not searched for in answers (too likely to be ordinary words).
 MIN_SECRET_CHARS = 8
@@ -51,7 +53,7 @@ class AnswerPolicy:
         if self.empty == "retry" and not (result.text or "").strip():
             return "empty answer" + (" (the token budget ran out first: finish_reason length)" if cut else "")
         if self.truncated == "retry" and cut:
-            return "answer cut at the token budget (finish_reason length): raise the budget or accept such answers"
+            return f"{CUT_ANSWER} (finish_reason length): raise the budget or accept such answers"
         return None
 
     def worth_caching(self, result: ChatResult) -> bool:
@@ -65,6 +67,11 @@ class AnswerPolicy:
 
 
 ACCEPT_ALL = AnswerPolicy(empty="accept", truncated="accept")
+
+
+def is_cut_failure(error: str | None) -> bool:
+    """True for a failed call whose answers were all cut at the token budget (a budget problem, not a server one)."""
+    return bool(error) and CUT_ANSWER in str(error)
 
 
 def configured_secrets(args: Mapping[str, Any], secret_names: Iterable[str], env_pattern: Any) -> list[str]:

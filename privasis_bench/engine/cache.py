@@ -79,6 +79,19 @@ def end_session() -> None:
     _SESSION.clear()
 
 
+#: The columns each table of the cache must have (a file with other columns belongs to someone else).
+_COLUMNS = {"responses": {"key", "spec", "result", "created"}, "claims": {"key", "owner", "host", "pid", "created"}}
+
+
+def _foreign_tables(conn: sqlite3.Connection) -> str | None:
+    """The first cache table whose columns are not the ones this version writes, or None."""
+    for table, columns in _COLUMNS.items():
+        found = {row[1] for row in conn.execute(f"PRAGMA table_info({table})").fetchall()}
+        if not columns <= found:
+            return table
+    return None
+
+
 def result_from_dict(data: dict[str, Any]) -> ChatResult:
     """Rebuild a :class:`ChatResult` from :meth:`ChatResult.to_dict` output."""
     usage = data.get("usage") or {}
@@ -121,6 +134,7 @@ class ResponseCache:
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._conn.execute(_SCHEMA)
             self._conn.execute(_CLAIMS)
+            foreign = _foreign_tables(self._conn)
         except sqlite3.Error as exc:
             if self._conn is not None:
                 self._conn.close()
@@ -128,6 +142,11 @@ class ResponseCache:
                 f"response cache {path}: not a usable SQLite database ({exc}); delete the file, choose another "
                 "--cache-dir, or run with --no-cache"
             ) from None
+        if foreign:
+            self._conn.close()
+            raise CacheFileError(
+                f"response cache {path}: table {foreign} has columns this version does not write (another program's "
+                "or another version's file); choose another --cache-dir, move the file away, or run with --no-cache")
         self.claim_ttl = claim_ttl
         self.host = socket.gethostname()
         self.owner = f"{self.host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
@@ -165,10 +184,15 @@ class ResponseCache:
         payload["cached"] = False
         blob = json.dumps(payload, ensure_ascii=False, sort_keys=True)
         with self._lock:
-            self._connection().execute(
-                "INSERT OR REPLACE INTO responses (key, spec, result, created) VALUES (?, ?, ?, ?)",
-                (key, spec_key, blob, time.time()),
-            )
+            try:
+                self._connection().execute(
+                    "INSERT OR REPLACE INTO responses (key, spec, result, created) VALUES (?, ?, ?, ?)",
+                    (key, spec_key, blob, time.time()),
+                )
+            except sqlite3.OperationalError as exc:  # "database or disk is full", a read-only file, ...
+                raise CacheFileError(f"response cache {self.path}: cannot store an answer ({exc}); free disk space "
+                                     "there, choose another --cache-dir, or run with --no-cache (finished records "
+                                     "are kept; re-run the same command to resume)") from None
         return True
 
     def claim(self, key: str) -> bool:
@@ -186,8 +210,11 @@ class ResponseCache:
                              (key, self.owner, self.host, os.getpid(), now))
                 conn.execute("COMMIT")
                 return True
-            except BaseException:
+            except BaseException as exc:
                 conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError) and "locked" not in str(exc):
+                    raise CacheFileError(f"response cache {self.path}: cannot record a claim ({exc}); free disk space "
+                                         "there, choose another --cache-dir, or run with --no-cache") from None
                 raise
 
     def release(self, key: str) -> None:

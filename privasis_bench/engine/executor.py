@@ -82,7 +82,7 @@ class Engine:
         self.retry, self.concurrency, self.rpm = retry, concurrency, rpm
         self.progress, self.call_timeout = progress, call_timeout
         self.batch_size = batch_size or (1 if adapter.sequential else max(concurrency, 8))
-        self.answers = answers if adapter.cacheable else ACCEPT_ALL  # a deterministic baseline's answer is final
+        self.answers = ACCEPT_ALL if adapter.deterministic else answers  # a rule-based baseline's answer is final
         self.stats = EngineStats()
         self.clock = BusyClock()  # for --profile: when calls were in flight
         self._next_slot = 0.0
@@ -241,11 +241,49 @@ class Engine:
             raise AdapterError(f"batch returned {len(results)} results for {len(batch)} requests", retryable=False)
         return results
 
+    async def _batch_with_retries(self, requests: list[ChatRequest], bar: StageProgress,
+                                  pacer: _Pacer | None) -> list[ChatResult]:
+        """One batch for an in-process adapter, with the same answer policy as one-at-a-time adapters: a request
+        whose answer is rejected (cut at the token budget, empty) is asked again in a smaller batch, up to
+        ``answers.max_attempts`` tries in all; the tokens of rejected tries are added to its final result."""
+        final: list[ChatResult | None] = [None] * len(requests)
+        paid = [Usage() for _ in requests]
+        pending = list(range(len(requests)))
+        for tries in range(1, self.answers.max_attempts + 1):
+            outcome = await self._with_retries(lambda: self._batch([requests[i] for i in pending]), bar, pacer,
+                                               requests=len(pending) if tries == 1 else 0, raw_batch=True)
+            if not isinstance(outcome, tuple):  # the whole batch failed
+                for i in pending:
+                    usage = Usage()
+                    usage.add(outcome.usage)
+                    usage.add(paid[i])
+                    final[i] = copy_result(outcome, usage=usage)
+                break
+            results = outcome[0]
+            again = []
+            for i, result in zip(pending, results):
+                problem = self.answers.problem(result)
+                if problem is not None and tries < self.answers.max_attempts:
+                    paid[i].add(result.usage)
+                    self.stats.rejected_answers += 1
+                    self.stats.retries += 1
+                    bar.retries += 1
+                    again.append(i)
+                    continue
+                self.stats.rejected_answers += problem is not None
+                final[i] = self._accept(result, tries, paid[i], problem)
+            pending = again
+            if not pending:
+                break
+        return [r if r is not None else ChatResult(text=None, error="no result") for r in final]
+
     async def _with_retries(self, call: Callable[[], Any], bar: StageProgress, pacer: _Pacer | None,
-                            requests: int = 1) -> Any:
+                            requests: int = 1, raw_batch: bool = False) -> Any:
         """Call until an acceptable answer, a non-retryable error or a retry budget runs out.
 
-        ``requests``: how many chat requests the call carries; they count as sent when the first attempt starts.
+        ``requests``: how many chat requests the call carries; they count as sent when the first attempt starts (a
+        re-ask of a rejected answer is the same request). ``raw_batch``: a batch's results are handed back unjudged,
+        with the attempt number, for :meth:`_batch_with_retries`.
         """
         attempt = timeouts = rejected = 0
         paid = Usage()  # tokens of answers that were rejected (empty or cut off): paid for all the same
@@ -269,6 +307,8 @@ class Engine:
             except Exception as exc:  # unknown failures are treated as transient
                 error = AdapterError(f"{type(exc).__name__}: {exc}", retryable=True)
             else:
+                if isinstance(outcome, list) and raw_batch:
+                    return outcome, attempt
                 if isinstance(outcome, list):  # a batch: an unacceptable answer fails its own request, not retried
                     return [self._accept(r, attempt, Usage(), self.answers.problem(r)) for r in outcome]
                 problem = self.answers.problem(outcome)

@@ -118,8 +118,7 @@ class RequestStream:
         for start in range(0, len(queued), engine.batch_size):
             chunk = queued[start : start + engine.batch_size]
             try:
-                outcome = await engine._with_retries(lambda: engine._batch([r for r, _ in chunk]), self.bar, self.pacer,
-                                                     requests=len(chunk))
+                outcome = await engine._batch_with_retries([r for r, _ in chunk], self.bar, self.pacer)
             except BaseException as exc:  # noqa: BLE001 - handed to every waiting request
                 for _, future in chunk:
                     if not future.done():

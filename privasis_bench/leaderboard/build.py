@@ -53,6 +53,7 @@ class BoardFiles:
     markdown: Path
     html: Path
     viewers: list[Path]
+    rejected: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (folder, problems) of each submission left off the board
 
 
 def paper_reported() -> dict[str, Any]:
@@ -181,7 +182,8 @@ def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "
     finally:
         shutil.rmtree(staged, ignore_errors=True)
     return BoardFiles(out_dir / "privasis.json", out_dir / "README.md", out_dir / "index.html",
-                      [out_dir / p for p in viewers])
+                      [out_dir / p for p in viewers],
+                      tuple((str(v.path), tuple(v.problems)) for v in outcomes if not v.ok))
 
 
 def _files(directory: Path) -> set[str]:

@@ -83,8 +83,11 @@ class _Staged:
 
 
 def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", reference: bool = False,
-               label: str | None = None, root: str | Path = "submissions") -> list[Path]:
-    """Write one submission folder per task of ``run_dir`` (all checked before any is written); returns them."""
+               label: str | None = None, root: str | Path = "submissions", replace: bool = False) -> list[Path]:
+    """Write one submission folder per task of ``run_dir`` (all checked before any is written); returns them.
+
+    An entry already submitted under ``name`` for a task is refused unless ``replace`` is given.
+    """
     if track not in TRACKS:
         raise SubmissionError(f"--track must be one of {', '.join(TRACKS)}, not {track!r}")
     folder = Path(root) / submission_dir_name(name)
@@ -98,6 +101,10 @@ def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", 
         refuse_leaks({f"{task_dir / RESULTS_NAME} (made portable)": files[RESULTS_NAME],
                       str(task_dir / SAMPLES_NAME): files[SAMPLES_NAME]})
         staged.append(_Staged(folder / results["task"]["name"], portable, files, records, task_hash))
+    taken = [item.out for item in staged if (item.out / SUBMISSION_NAME).exists()]
+    if taken and not replace:
+        raise SubmissionError(f"{taken[0]}: an entry named {name!r} is already submitted for this task; pass --replace "
+                              "to overwrite it, or choose another --name")
     for item in staged:
         for fname, text in item.files.items():
             atomic_write_text(item.out / fname, text)

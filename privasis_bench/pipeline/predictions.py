@@ -17,8 +17,10 @@ Three JSONL formats are read, detected from the keys of the first record line:
 stored text verbatim; for ``sanitized`` its ``output``) or ``testee`` (apply the protocol's testee post-processing
 to the raw text). The choice made is recorded in the report (``postprocess``) and so in ``results.json``.
 
-Every record of the task gets an entry: a record without a prediction becomes a *failed* output
-(``output=None``, ``error`` says why), so it is scored as a failure and counted, never dropped.
+A record without a prediction is never scored silently: by default (``missing="leave_out"``) it gets no entry, is
+listed in ``report.missing`` and is left out of the scores (the results are then marked incomplete); with
+``missing="empty"`` (``evaluate --score-missing-as-empty``) it is scored as an empty output and the report says so;
+``missing="failed"`` makes it a failed output (``output=None``, ``error`` says why).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any, Iterator, Literal, Sequence
 from privasis_bench.adapters.base import Usage
 from privasis_bench.data.records import Record
 from privasis_bench.errors import DataError
-from privasis_bench.fsutil import read_text
+from privasis_bench.fsutil import loads_json, read_text
 from privasis_bench.interop.inspect_logs import InspectSample, looks_like_inspect_log, read_inspect_log
 from privasis_bench.interop.lmeval import messages_prompt_hash, sample_messages
 from privasis_bench.pipeline.sanitize import SanitizedOutput
@@ -53,6 +55,8 @@ POSTPROCESS_CHOICES: tuple[str, ...] = ("auto", "none", "testee")
 #: What ``postprocess="auto"`` means per format: the text each format holds is raw (testee) or final (none).
 DEFAULT_POSTPROCESS: dict[str, str] = {"sanitized": "none", "lmeval": "testee", "reference": "none", "inspect": "testee"}
 MISSING_ERROR = "no prediction for this record in the predictions file"
+#: What happens to a record the predictions file has no line for (see the module docstring).
+MISSING_CHOICES: tuple[str, ...] = ("leave_out", "empty", "failed")
 _LMEVAL_KEYS = ("doc_id", "doc", "resps")
 
 
@@ -65,7 +69,8 @@ class PredictionReport:
     postprocess: str = "auto"  # none | testee once the format is known: how the stored text was turned into the output
     lines: int = 0  # non-blank lines read
     matched: int = 0  # predictions attached to a record of the task
-    missing: list[str] = field(default_factory=list)  # record ids with no prediction (scored as failed)
+    missing: list[str] = field(default_factory=list)  # record ids with no prediction
+    missing_policy: str = "leave_out"  # what was done with them: leave_out | empty | failed
     unknown: list[str] = field(default_factory=list)  # prediction ids that are not records of the task
     excluded: list[str] = field(default_factory=list)  # predictions for records the protocol never scores
     excluded_reasons: dict[str, str] = field(default_factory=dict)  # id -> why it is excluded
@@ -82,6 +87,7 @@ class PredictionReport:
             "matched": self.matched,
             "missing": len(self.missing),
             "missing_ids": self.missing[:50],
+            "missing_policy": self.missing_policy,
             "unknown": len(self.unknown),
             "unknown_ids": self.unknown[:50],
             "excluded": len(self.excluded),
@@ -95,7 +101,9 @@ class PredictionReport:
         """Human-readable notes about anything a user should know before trusting the scores."""
         notes = []
         if self.missing:
-            notes.append(f"{len(self.missing)} record(s) have no prediction in {self.path}; they are scored as failed outputs")
+            done = {"leave_out": "left out of the scores", "empty": "scored as empty outputs (--score-missing-as-empty)",
+                    "failed": "scored as failed outputs"}[self.missing_policy]
+            notes.append(f"{len(self.missing)} record(s) have no prediction in {self.path}; they are {done}")
         if self.unknown:
             notes.append(f"{len(self.unknown)} prediction id(s) in {self.path} are not records of the task and were ignored "
                          f"(e.g. {', '.join(self.unknown[:3])})")
@@ -138,10 +146,7 @@ def _iter_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            item = json.loads(line)
-        except ValueError as exc:
-            raise DataError(f"{path}:{number}: not valid JSON ({getattr(exc, 'msg', exc)})") from None
+        item = loads_json(line, f"{path}:{number}")
         if not isinstance(item, dict):
             raise DataError(f"{path}:{number}: expected a JSON object, got {type(item).__name__}")
         yield number, item
@@ -259,6 +264,7 @@ def load_predictions(
     model: str | None = None,
     excluded: dict[str, str] | None = None,
     postprocess: str = "auto",
+    missing: str = "leave_out",
 ) -> Predictions:
     """Read a predictions file into ``record id -> SanitizedOutput`` for every record in ``records``.
 
@@ -269,8 +275,11 @@ def load_predictions(
     no prediction are returned as failed outputs and listed in ``report.missing``. ``excluded`` maps the ids
     of records the protocol never scores to the reason; their predictions are reported as such, not as unknown.
     ``postprocess`` (auto, none, testee) says whether the stored text is judged verbatim or cleaned first.
+    ``missing`` (leave_out, empty, failed) says what becomes of a record the file has no prediction for.
     """
     path = Path(path)
+    if missing not in MISSING_CHOICES:
+        raise DataError(f"unknown handling of missing predictions {missing!r} (expected one of {', '.join(MISSING_CHOICES)})")
     if format not in FORMATS:
         raise DataError(f"unknown predictions format {format!r} (expected one of {', '.join(FORMATS)})")
     if postprocess not in POSTPROCESS_CHOICES:
@@ -280,7 +289,7 @@ def load_predictions(
         raise DataError(f"{path} is a directory; pass the predictions file itself (e.g. samples_<task>_<time>.jsonl)")
     cue = answer_cue if answer_cue is not None else (task.prompt.answer_cue if task is not None else None)
     by_id = {r.id: r for r in records}
-    report = PredictionReport(path=str(path), format=format)
+    report = PredictionReport(path=str(path), format=format, missing_policy=missing)
     found: dict[str, SanitizedOutput] = {}
     first_line: dict[str, int] = {}
     fmt: str | None = None if format == "auto" else format
@@ -356,8 +365,12 @@ def load_predictions(
         if out is None:
             if not record.excluded:  # a record that is never scored needs no prediction
                 report.missing.append(record.id)
-            out = SanitizedOutput(id=record.id, prompt_hash="", raw_output=None, output=None, error=MISSING_ERROR,
-                                  usage=Usage(), model=lm_model or model or f"predictions:{path.name}")
+            if missing == "leave_out" and not record.excluded:  # an excluded record is never judged either way
+                continue
+            empty = missing == "empty"
+            out = SanitizedOutput(id=record.id, prompt_hash="", raw_output="" if empty else None, output="" if empty else None,
+                                  error=None if empty else MISSING_ERROR, usage=Usage(),
+                                  model=lm_model or model or f"predictions:{path.name}")
         else:
             report.matched += 1
             report.failed += out.output is None

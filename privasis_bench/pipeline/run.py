@@ -100,7 +100,8 @@ class EvalOutcome:
 
 def is_complete(counts: dict[str, int], checks: RunChecks) -> bool:
     """Every record judged, and no failed model output unless those are knowingly scored as empty."""
-    return counts["unjudged"] == 0 and (counts["failed_outputs"] == 0 or checks.score_failed_as_empty)
+    return (counts["unjudged"] == 0 and counts.get("missing_predictions", 0) == 0
+            and (counts["failed_outputs"] == 0 or checks.score_failed_as_empty))
 
 
 
@@ -111,6 +112,7 @@ class OutputPlan:
     model_engine: Engine | None = None
     journal: OutputJournal | None = None
     given: dict[str, SanitizedOutput] | None = None
+    left_out: frozenset[str] = frozenset()  # records with no saved prediction: not scored, listed in results
 
     def source(self, ask: Any) -> Any:
         """The output source for the record flow (``ask``: the model stream's, when there is a model)."""
@@ -142,7 +144,7 @@ def flow_records(task: TaskConfig, loaded: LoadedRecords, plan: OutputPlan, step
                 out = await source.output(record)
                 return out, await step.verdict(record, out)
 
-            await ordered_flow(loaded.iter_records(), lambda r: None if r.excluded else one(r), sink,
+            await ordered_flow(loaded.iter_records(), lambda r: None if r.excluded or r.id in plan.left_out else one(r), sink,
                                window=flow_window(model_engine, judge_engine))
 
     engines = [e for e in (model_engine, judge_engine) if e is not None]
@@ -180,7 +182,8 @@ def evaluate_task(
     """
     started = started or now()
     step = JudgeStep(choice, task_dir / CHECKPOINT_NAME)
-    sink = ResultSink(task_dir / SAMPLES_NAME, official=choice.settings.parse_mode == "official", journal=plan.journal)
+    sink = ResultSink(task_dir / SAMPLES_NAME, official=choice.settings.parse_mode == "official", journal=plan.journal,
+                      left_out=plan.left_out)
     try:
         flow_records(task, loaded, plan, step, judge_engine, sink)
         if plan.journal is not None:
@@ -223,9 +226,12 @@ def evaluate_task(
             "judged_records": sink.judged_records,
             "scored": metrics["scored_records"],
             "failed_outputs": len(sink.failed_ids),
+            "failed_outputs_cut_at_budget": sink.failed_cut,
             "empty_outputs": sink.empty_outputs,
             "truncated_outputs": sink.truncated_outputs,
             "unjudged": len(sink.unjudged_ids),
+            "unjudged_cut_at_budget": sink.unjudged_cut,
+            "missing_predictions": len(sink.missing_ids),
             "unparseable": len(sink.unparseable_ids),
             "off_label": sink.off_label_count,
             "verdicts_reused_from_checkpoint": step.reused,
@@ -239,6 +245,7 @@ def evaluate_task(
                                 for r in loaded.invalid],
         "failed_output_records": sink.failed_ids,
         "unjudged_records": sink.unjudged_ids,
+        "missing_prediction_records": sink.missing_ids,
         "unparseable_records": sink.unparseable_ids,
         "off_label_answers": [a.to_dict() for a in sink.off_label],
         "usage": spend.usage() if spend is not None else usage_delta(usage_before or {}, usage_by_role(engines)),

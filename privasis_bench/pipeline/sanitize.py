@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage
+from privasis_bench.engine.answers import is_cut_failure
 from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import AppendLog
@@ -115,19 +116,26 @@ class SanitizedOutput:
 def read_outputs(path: str | os.PathLike[str]) -> dict[str, SanitizedOutput]:
     """Read a sanitized JSONL (last line per id wins; unreadable or truncated lines are skipped)."""
     out: dict[str, SanitizedOutput] = {}
+    fix = "move it away or delete it to start this task's outputs again (`sanitize` also takes --overwrite)"
     try:
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                line = line.strip()
+        with open(path, "rb") as fh:
+            for number, raw in enumerate(fh, start=1):
+                try:
+                    line = raw.decode("utf-8").strip()
+                except UnicodeDecodeError:
+                    raise OutputMismatchError(f"{path}:{number}: not UTF-8 text, so not an outputs file this harness "
+                                              f"wrote (corrupt?); {fix}") from None
                 if not line:
                     continue
                 try:
                     item = SanitizedOutput.from_dict(json.loads(line))
-                except (ValueError, KeyError, TypeError):
+                except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
                     continue  # a line cut short by a crash: that record is simply run again
                 out[item.id] = item
     except FileNotFoundError:
         pass
+    except IsADirectoryError:
+        raise OutputMismatchError(f"{path}: is a directory where the outputs file belongs; {fix}") from None
     return out
 
 
@@ -233,13 +241,15 @@ class OutputJournal:
 
 
 
-SUMMARY_KEYS = ("records", "ok", "failed", "empty", "truncated", "cached", "prompt_tokens", "completion_tokens")
+SUMMARY_KEYS = ("records", "ok", "failed", "failed_cut", "empty", "truncated", "cached", "prompt_tokens",
+                "completion_tokens")
 
 
 def _count(counts: Counter, o: SanitizedOutput) -> None:
     counts["records"] += 1
     counts["ok"] += o.ok
     counts["failed"] += not o.ok
+    counts["failed_cut"] += not o.ok and is_cut_failure(o.error)  # failed because every answer was cut
     counts["empty"] += o.ok and o.output == ""
     counts["truncated"] += o.ok and o.finish_reason == "length"
     counts["cached"] += o.cached

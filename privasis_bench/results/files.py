@@ -65,7 +65,10 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     except OSError as exc:
         raise FileProblem(f"{path}: cannot write it ({exc.strerror or exc})") from None
     finally:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # a read-only file system refuses even this; the error above names the path
+            pass
     try:  # make the rename itself durable
         fd = os.open(path.parent, os.O_RDONLY)
         try:

@@ -17,6 +17,7 @@ from privasis_bench.protocol.rederive import Contradiction, empty_output_rule, j
 from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import RecordVerdict
 from privasis_bench.tasks.scorers import span_scorer_class
+from privasis_bench.results.recount import RowCounts
 from privasis_bench.results.files import ResultsError, iter_sample_rows, load_results, task_dirs, write_results
 
 
@@ -55,12 +56,17 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     contradictions: list[Contradiction] = []
     verdicts = MetricTallies()
     rule = output_rule(stored)  # testee template cue and predictions post-processing, as results.json records them
+    recount = RowCounts()
     for row in iter_sample_rows(task_dir):
+        recount.add(row)
         contradictions += rederive_row(row, parse_mode=parse_mode, judge_enabled=enabled, empty_outputs=empty_rule)
         if (bad_output := check_output(row, rule)) is not None:
             contradictions.append(bad_output)
         if row.get("status") != "excluded" and (rv := RecordVerdict.from_dict(row)).status == "judged":
             verdicts.add(rv)
+    if write and recount.differences(stored):
+        raise ResultsError(f"{task_dir}: refusing to write results.json: its counts disagree with samples.jsonl, first: "
+                           f"{recount.differences(stored)[0]}")
     if write and contradictions:
         raise ResultsError(f"{task_dir}: refusing to write results.json: {len(contradictions)} verdict(s) contradict "
                            f"what samples.jsonl records, first: {contradictions[0]}")
@@ -74,8 +80,9 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     )
     metrics = json.loads(json.dumps(metrics, allow_nan=False))  # the same round trip the file went through
     # a results file that claims a scoring preset must record the preset's settings
-    differences = ([] if overridden else metric_differences(old, metrics)) + preset_problems(stored)
-    matches = None if overridden else not differences
+    recounted = recount.differences(stored)
+    differences = recounted + ([] if overridden else metric_differences(old, metrics)) + preset_problems(stored)
+    matches = False if recounted else (None if overridden else not differences)
     results = {k: v for k, v in stored.items() if k != "format"}
     results["metrics"] = metrics
     if write:

@@ -22,7 +22,20 @@ from privasis_bench.tasks.scorers import DEFAULT_SCORER, scorer_names
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # inf and nan are never a setting (a YAML `.nan` temperature would reach every request)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+#: What a version looks like: ``1``, ``1.0``, ``2.1.3``, optionally with a suffix such as ``1.0-rc1``.
+VERSION = re.compile(r"\d+(\.\d+)*([-+][A-Za-z0-9.]+)?")
+
+
+def check_version(value: Any) -> Any:
+    """A task or group version as text; ``abc`` or ``''`` is an error (results compare versions)."""
+    text = str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+    if isinstance(text, str) and not VERSION.fullmatch(text.strip()):
+        raise ValueError(f"version {text!r} must be a version number such as 1, 1.0 or 2.1.3")
+    return text.strip() if isinstance(text, str) else text
 
 
 class DatasetConfig(_Strict):
@@ -56,11 +69,19 @@ class PromptConfig(_Strict):
     instruction: Literal["base", "smoothed"] = "base"
     answer_cue: str  # the heading after which the sanitized text is expected
 
+    @field_validator("answer_cue")
+    @classmethod
+    def _cue_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("answer_cue must not be empty: it is the heading the answer is read after "
+                             "(e.g. '# Sanitized Text')")
+        return value
+
 
 class GenerationConfig(_Strict):
     """Generation settings for the model under test."""
 
-    temperature: float = 0.0
+    temperature: float = Field(0.0, ge=0.0)
     max_tokens: int = Field(9024, gt=0, le=1_000_000)  # output budget; a bigger one is a typo
 
 
@@ -81,7 +102,7 @@ class JudgeConfig(_Strict):
     model_args: dict[str, Any] = Field(default_factory=dict)
     templates: JudgeTemplates
     parse_mode: Literal["official", "strict"] = "official"
-    temperature: float = 0.0
+    temperature: float = Field(0.0, ge=0.0)
     guess_max_tokens: int = Field(512, gt=0, le=1_000_000)
     compare_max_tokens: int = Field(4096, gt=0, le=1_000_000)
 
@@ -118,7 +139,7 @@ class TaskConfig(_Strict):
     @field_validator("version", mode="before")
     @classmethod
     def _version_as_text(cls, value: Any) -> Any:
-        return str(value) if isinstance(value, (int, float)) else value
+        return check_version(value)
 
     @field_validator("scorer")
     @classmethod
@@ -190,7 +211,7 @@ class GroupConfig(_Strict):
     @field_validator("version", mode="before")
     @classmethod
     def _version_as_text(cls, value: Any) -> Any:
-        return str(value) if isinstance(value, (int, float)) else value
+        return check_version(value)
 
 
 def _file_sha(path: str) -> str:

@@ -59,3 +59,19 @@ def file_ref(path: str | Path | None) -> Any:
     if rel is not None:
         return BUILTIN_PREFIX + rel
     return {"name": Path(path).name, "sha256": file_sha256(path)}
+
+
+def locate(value: str, base_dir: Path, shipped: tuple[Path, ...] = ()) -> Path:
+    """A relative path a YAML names: beside that YAML first, else the shipped file of that name.
+
+    So a user's task or recipe can say ``include: _privasis_base.yaml`` or ``template: prompts/sanitize.txt`` and
+    get the file shipped with the package; a file of the same name beside the user's YAML always wins.
+    """
+    own = (base_dir / value).resolve()
+    if own.exists() or Path(value).is_absolute():
+        return own
+    for directory in shipped or (builtin_tasks_dir(),):
+        candidate = (directory / value).resolve()
+        if candidate.exists():
+            return candidate
+    return own

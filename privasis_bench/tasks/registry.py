@@ -12,27 +12,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from privasis_bench.errors import TaskConfigError
 from privasis_bench.fsutil import read_text
 from privasis_bench.tasks.config import PATH_KEYS, GroupConfig, TaskConfig
-from privasis_bench.tasks.paths import builtin_tasks_dir  # noqa: F401  (re-exported)
+from privasis_bench.tasks.paths import builtin_tasks_dir, locate
+from privasis_bench.tasks.yaml_load import load_strict_yaml
 
 SKIPPED_DIRS = frozenset({"lm_eval", "prompts", "sample", "recipes", "__pycache__"})
 _MAX_INCLUDE_DEPTH = 8
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    text = read_text(path, "task YAML")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise TaskConfigError(str(path), where, f"invalid YAML: {problem}") from None
+    data = load_strict_yaml(read_text(path, "task YAML"), path)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -53,7 +46,7 @@ def _resolve_paths(data: dict[str, Any], base_dir: Path, file: Path) -> None:
         values = value if isinstance(value, list) else [value]
         if not all(isinstance(v, str) for v in values):
             raise TaskConfigError(str(file), dotted, "must be a file path (string)")
-        resolved = [str((base_dir / v).resolve()) if "://" not in v else v for v in values]
+        resolved = [str(locate(v, base_dir)) if "://" not in v else v for v in values]
         node[leaf] = resolved if isinstance(value, list) else resolved[0]
 
 
@@ -82,9 +75,10 @@ def load_yaml_with_includes(path: Path, _depth: int = 0) -> dict[str, Any]:
     for inc in includes:
         if not isinstance(inc, str):
             raise TaskConfigError(str(path), "include", "must be a file name or a list of file names")
-        inc_path = (path.parent / inc).resolve()
+        inc_path = locate(inc, path.parent)
         if not inc_path.is_file():
-            raise TaskConfigError(str(path), "include", f"included file not found: {inc_path}")
+            raise TaskConfigError(str(path), "include", f"included file not found: {inc_path} (looked beside this file "
+                                  f"and among the shipped task files in {builtin_tasks_dir()})")
         merged = deep_merge(merged, load_yaml_with_includes(inc_path, _depth + 1))
     return deep_merge(merged, data)
 
@@ -98,7 +92,7 @@ def _first_error(exc: ValidationError) -> tuple[str, str]:
         return key, "required key is missing"
     got = err.get("input")
     shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
-    return key, f"{err['msg']} (got {shown})"
+    return key, f"{err['msg'].removeprefix('Value error, ')} (got {shown})"
 
 
 def parse_task_file(path: Path) -> TaskConfig | GroupConfig:
@@ -196,15 +190,30 @@ def build_index(include_paths: list[str | Path] | None = None) -> TaskIndex:
     """Index the built-in tasks plus any extra directories or files."""
     index = TaskIndex()
     index.add_dir(builtin_tasks_dir())
+    shipped = {**{n: t.source_file for n, t in index.tasks.items()}, **{n: g.source_file for n, g in index.groups.items()}}
     for extra in include_paths or []:
         extra = Path(extra)
         if extra.is_dir():
-            index.add_dir(extra)
+            names = index.add_dir(extra)
         elif extra.is_file():
-            index.add_file(extra)
+            names = index.add_file(extra)
         else:
             raise TaskConfigError(str(extra), None, "include path does not exist")
+        _refuse_shadowing(index, names, shipped)
     return index
+
+
+def _refuse_shadowing(index: TaskIndex, names: list[str], shipped: dict[str, str | None]) -> None:
+    """A user's task or group may not take the name of a shipped one: results would carry the shipped name."""
+    for name in names:
+        if name not in shipped:
+            continue
+        config = index.tasks.get(name) or index.groups.get(name)
+        mine = config.source_file if config is not None else None
+        if mine != shipped[name]:
+            raise TaskConfigError(str(mine or name), "task" if name in index.tasks else "group",
+                                  f"{name!r} is the name of a shipped task or group ({shipped[name]}); give yours another "
+                                  "name (it may `include:` the shipped file and change what differs)")
 
 
 def is_explicit_path(item: str) -> bool:

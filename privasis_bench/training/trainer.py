@@ -188,6 +188,10 @@ def train(recipe: TrainRecipe, data_path: str | Path, out_dir: str | Path, *, ev
         peft_config=peft_config,
         callbacks=[_loss_logger(losses, log_path)],
     )
+    if len(trainer.train_dataset) == 0:
+        raise TrainingError(f"{data_path}: none of its {len(train_pairs)} example(s) fits training.max_length "
+                            f"({recipe.training.max_length} tokens) with its answer: raise max_length in the training "
+                            "recipe, or export shorter examples")
     started = time.monotonic()
     trainer.train()
     runtime = time.monotonic() - started

@@ -55,9 +55,12 @@ def test_left_padded_batches_give_the_same_greedy_text_as_single_requests(tiny_d
 
 
 def test_a_prompt_that_does_not_fit_fails_alone_and_is_recorded_through_the_engine(tiny_dir: Path):
+    from privasis_bench.engine.answers import AnswerPolicy
+
     spec = ModelSpec.parse(f"hf:{tiny_dir},max_length=64")
     adapter = build_adapter(spec)
-    engine = Engine(adapter, spec, role="model", cache=None, progress=False)
+    # a 4-token budget on random weights is cut: accepted here, as this test is about the context window
+    engine = Engine(adapter, spec, role="model", cache=None, progress=False, answers=AnswerPolicy(truncated="accept"))
     try:
         results = engine.run([ChatRequest.user("short", max_tokens=4), ChatRequest.user("word " * 200, max_tokens=4)], desc="t")
     finally:
@@ -119,3 +122,24 @@ def test_a_cached_hub_id_loads_from_the_cache_without_the_hub(tiny_dir: Path, tm
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path), "HF_HUB_CACHE": str(tmp_path / "hub")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0 and "loaded from cache" in out.stdout, out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("handling", ["retry", "accept"])
+def test_cut_answers_follow_the_one_answer_policy_like_every_other_adapter(tiny_dir: Path, handling: str):
+    """Issue 34: a local hf: model is not cached, yet its cut answers are asked again (3 tries) and then fail,
+    as for llamacpp: and HTTP models; only with truncated=accept are they kept (and counted)."""
+    from privasis_bench.engine.answers import AnswerPolicy
+
+    spec = ModelSpec.parse(f"hf:{tiny_dir},n_threads=1")
+    engine = Engine(build_adapter(spec), spec, role="model", cache=None, progress=False,
+                    answers=AnswerPolicy(truncated=handling))
+    try:
+        # a 1-token budget on a random-weight model: the answer runs into the budget, every time
+        (result,) = engine.run([ChatRequest.user("Rewrite the record number 1.", max_tokens=1)], desc="t")
+    finally:
+        engine.close()
+    if handling == "retry":
+        assert not result.ok and "cut at the token budget" in result.error and engine.stats.rejected_answers == 3
+        assert result.attempts == 3 and result.usage.completion_tokens == 3  # each try was paid for
+    else:
+        assert result.ok and result.finish_reason == "length" and engine.stats.truncated == 1

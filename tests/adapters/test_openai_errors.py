@@ -179,3 +179,26 @@ def test_scrub_removes_keys_and_bearer_tokens():
     text = f"bad key {SECRET}; header Authorization: Bearer abcdef123456; other sk-proj-zzzzzzzzzz"
     cleaned = scrub(text, [SECRET])
     assert SECRET not in cleaned and "abcdef123456" not in cleaned and "sk-proj-zzzz" not in cleaned
+
+
+@pytest.mark.parametrize("args, named", [
+    ({"base_url": "notaurl"}, "base_url='notaurl' is not an http"),
+    ({"base_url": "ftp://host/v1"}, "is not an http"),
+    ({"base_url": "http://127.0.0.1:9/v1", "reasoning": "maybe"}, "reasoning='maybe' must be true or false"),
+])
+def test_model_arguments_that_would_fail_every_record_are_refused_up_front(args, named):
+    from privasis_bench.adapters.registry import build_adapter
+    from privasis_bench.adapters.spec import ModelSpec
+    from privasis_bench.errors import ModelSpecError
+
+    with pytest.raises(ModelSpecError, match=named):
+        build_adapter(ModelSpec.parse("openai:x", args))
+
+
+def test_reasoning_takes_true_and_false_only():
+    from privasis_bench.adapters.registry import build_adapter
+    from privasis_bench.adapters.spec import ModelSpec
+
+    for value, expected in (("true", True), ("false", False), ("yes", True), ("0", False)):
+        adapter = build_adapter(ModelSpec.parse(f"openai:gpt-4.1,base_url=http://127.0.0.1:9/v1,reasoning={value}"))
+        assert adapter.reasoning is expected

@@ -96,3 +96,14 @@ def test_run_on_the_sample_task_offline_and_listed(tmp_path, monkeypatch, capsys
     line = next(line for line in out.splitlines() if line.strip("│ ").startswith("presidio"))
     cells = [c.strip() for c in line.split("│")]
     assert code == 0 and "privasis-bench[presidio]" in cells and cells.count("yes") == 2  # installed, rankable
+
+
+@pytest.mark.parametrize("args, named", [
+    ("language=xx", "language='xx' does not match the spaCy pipeline"),
+    ("entities=BOGUS_TYPE", "entities BOGUS_TYPE not known to Presidio"),
+    ("entities=EMAIL_ADDRESS|NOPE", "entities NOPE not known"),
+])
+def test_arguments_that_would_fail_or_change_every_record_are_refused_up_front(args, named):
+    """Issue 34: checked when the adapter is built (before the first record), not once per record."""
+    with pytest.raises(ModelSpecError, match=named):
+        build_adapter(ModelSpec.parse(f"presidio,{args}"))

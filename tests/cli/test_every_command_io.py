@@ -125,3 +125,88 @@ def test_bad_input_files_are_named(case, tmp_path, monkeypatch, capsys):
     code, out, err = run_main(argv, monkeypatch, capsys)
     assert code == 2 and bad.name in err and "unexpected" not in err and "Traceback" not in out + err, err
     assert len(err.strip().splitlines()) == 1
+
+
+def _read_only_under(root, monkeypatch):
+    """Fault injection: every write under ``root`` fails as on a read-only mount (EROFS; mkdir of an existing
+    directory still says it exists, and unlink is refused even for a missing file, as Linux does)."""
+    import builtins
+    import errno
+    import io
+    import os
+    from pathlib import Path
+
+    root = str(Path(root).resolve())
+
+    def under(path) -> bool:
+        try:
+            return str(Path(os.fsdecode(path)).resolve()).startswith(root)
+        except (TypeError, ValueError):
+            return False
+
+    def refuse(path):
+        raise OSError(errno.EROFS, "Read-only file system", os.fsdecode(path))
+
+    real_open, real_os_open, real_mkdir = builtins.open, os.open, os.mkdir
+    real_replace, real_rename, real_unlink = os.replace, os.rename, os.unlink
+
+    def fake_open(file, mode="r", *args, **kwargs):
+        if isinstance(file, (str, bytes, os.PathLike)) and any(c in mode for c in "wax+") and under(file):
+            refuse(file)
+        return real_open(file, mode, *args, **kwargs)
+
+    def fake_os_open(path, flags, *args, **kwargs):
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT) and under(path):
+            refuse(path)
+        return real_os_open(path, flags, *args, **kwargs)
+
+    def fake_mkdir(path, *args, **kwargs):
+        if under(path):
+            if os.path.exists(path):
+                raise FileExistsError(errno.EEXIST, "File exists", os.fsdecode(path))
+            refuse(path)
+        return real_mkdir(path, *args, **kwargs)
+
+    def guarded(real):
+        def call(src, *args, **kwargs):
+            dst = args[0] if args else src
+            if under(src) or under(dst):
+                refuse(src)
+            return real(src, *args, **kwargs)
+        return call
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(io, "open", fake_open)
+    monkeypatch.setattr(os, "open", fake_os_open)
+    monkeypatch.setattr(os, "mkdir", fake_mkdir)
+    monkeypatch.setattr(os, "replace", guarded(real_replace))
+    monkeypatch.setattr(os, "rename", guarded(real_rename))
+    monkeypatch.setattr(os, "unlink", guarded(real_unlink))
+
+
+READ_ONLY = {  # issue 34: command -> argv writing under {ro} (a read-only file system); {run} is a copy of a finished run
+    "compare --json": ["compare", "{good}", "{good}", "--json", "{ro}/cmp.json"],
+    "agreement --json": ["agreement", "{good}", "{good}", "--json", "{ro}/agr.json"],
+    "export-sft -o": ["export-sft", "-i", "privasis_sample", "-o", "{ro}/train.jsonl", "--allow-eval-overlap"],
+    "near-verbatim": ["near-verbatim", "{ro}"],
+    "linkage": ["linkage", "{ro}"],
+    "view": ["view", "{ro}"],
+    "rescore --write": ["rescore", "{ro}", "--write"],
+    "lm-eval-path --copy-to": ["lm-eval-path", "--copy-to", "{ro}/lmeval"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(READ_ONLY))
+def test_a_read_only_file_system_under_an_output_path_is_one_line(name, finished_run, tmp_path, monkeypatch, capsys):
+    ro = tmp_path / "ro"
+    if name in ("near-verbatim", "linkage", "view", "rescore --write"):
+        shutil.copytree(finished_run, ro)  # the run itself lies on the read-only file system
+    else:
+        ro.mkdir()
+    argv = [a.format(good=finished_run, ro=ro) for a in READ_ONLY[name]]
+    _read_only_under(ro, monkeypatch)
+    code, out, err = run_main(argv, monkeypatch, capsys)
+    monkeypatch.undo()
+    assert code == 2, (name, out, err)
+    assert "unexpected" not in err and "Traceback" not in out + err and len(err.strip().splitlines()) == 1, err
+    assert str(ro) in err and ("read-only" in err.lower()), err

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+
+import pytest
 from pathlib import Path
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage
@@ -85,3 +87,31 @@ def test_default_cache_dir_honours_env(monkeypatch, tmp_path: Path) -> None:
     assert default_cache_dir() == tmp_path / "x"
     monkeypatch.delenv("PRIVASIS_BENCH_CACHE_DIR")
     assert default_cache_dir() == Path.home() / ".cache" / "privasis-bench"
+
+
+def test_a_full_disk_under_the_cache_is_one_line_naming_the_file(tmp_path) -> None:
+    """Issue 34: 'database or disk is full' (a real SQLite page limit stands in for the disk) names the cache."""
+    from privasis_bench.adapters.base import ChatResult
+    from privasis_bench.engine.cache import CacheFileError
+
+    (tmp_path / "c").mkdir()
+    cache = ResponseCache(tmp_path / "c")
+    pages = cache._connection().execute("PRAGMA page_count").fetchone()[0]
+    cache._connection().execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(CacheFileError, match=r"responses.sqlite: cannot store an answer \(database or disk is full\).*--no-cache"):
+        cache.put("k", "spec", ChatResult(text="x" * 200_000))
+    cache.close()
+
+
+def test_a_cache_file_with_a_foreign_schema_is_refused(tmp_path) -> None:
+    import sqlite3
+
+    from privasis_bench.engine.cache import CacheFileError
+
+    path = tmp_path / "responses.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, value TEXT)")
+    con.commit()
+    con.close()
+    with pytest.raises(CacheFileError, match="table responses has columns this version does not write"):
+        ResponseCache(path)

@@ -11,6 +11,7 @@ import pytest
 
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.engine.answers import AnswerPolicy
 from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.executor import Engine, usage_by_role
 from privasis_bench.engine.retry import FatalModelError, RetryPolicy
@@ -332,3 +333,49 @@ def test_ctrl_c_is_noticed_while_the_loop_waits_on_a_model_thread() -> None:
         signal.signal(signal.SIGINT, previous)
         release.set()
         engine.close()
+
+
+class CutThenFineBatchAdapter(Adapter):
+    """In-process (batched) model whose first ``cuts`` answers to each prompt are cut at the token budget."""
+
+    provider = "cutbatch"
+    batched = True
+
+    def __init__(self, cuts: int) -> None:
+        super().__init__("m")
+        self.cuts, self.seen, self.batches = cuts, {}, []
+
+    def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
+        self.batches.append(len(requests))
+        out = []
+        for r in requests:
+            prompt = r.messages[-1][1]
+            n = self.seen[prompt] = self.seen.get(prompt, 0) + 1
+            cut = n <= self.cuts and prompt != "never-cut"
+            out.append(ChatResult(text="partial" if cut else f"full:{prompt}", finish_reason="length" if cut else "stop",
+                                  usage=Usage(2, 3)))
+        return out
+
+
+@pytest.mark.parametrize("cuts, ok", [(2, True), (3, False)])
+def test_in_process_adapters_ask_a_cut_answer_again_up_to_three_tries(cuts, ok) -> None:
+    """Issue 34: one policy for every adapter: a batched (in-process) model gets the same 3 tries as an HTTP one."""
+    adapter = CutThenFineBatchAdapter(cuts)
+    with _engine(adapter, answers=AnswerPolicy()) as engine:
+        results = engine.run(_reqs("a", "never-cut", "b"), desc="t")
+    assert results[1].ok and results[1].text == "full:never-cut" and results[1].attempts == 1
+    for r in (results[0], results[2]):
+        if ok:
+            assert r.ok and r.text.startswith("full:") and r.attempts == 3
+            assert r.usage.completion_tokens == 9  # the two rejected tries are paid for and counted
+        else:
+            assert not r.ok and "cut at the token budget" in r.error
+    assert adapter.batches[:2] == [3, 2]  # the retry batch holds only the rejected requests
+    assert engine.stats.rejected_answers == (4 if ok else 6)
+
+
+def test_accepted_cut_answers_are_not_asked_again_in_batches() -> None:
+    adapter = CutThenFineBatchAdapter(5)
+    with _engine(adapter, answers=AnswerPolicy(truncated="accept")) as engine:
+        results = engine.run(_reqs("a", "b"), desc="t")
+    assert [r.text for r in results] == ["partial", "partial"] and adapter.batches == [2]

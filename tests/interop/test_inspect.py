@@ -18,7 +18,7 @@ from cli_main import run_main  # noqa: E402
 from fake_openai_server import FakeOpenAIServer, expected_output  # noqa: E402
 
 from privasis_bench.data.loading import load_records  # noqa: E402
-from privasis_bench.pipeline.predictions import MISSING_ERROR, load_predictions  # noqa: E402
+from privasis_bench.pipeline.predictions import load_predictions  # noqa: E402
 from privasis_bench.protocol.metrics import headline_metrics, scored  # noqa: E402
 from privasis_bench.protocol.testee import build_sanitize_request  # noqa: E402
 from privasis_bench.protocol.verdicts import RecordVerdict  # noqa: E402
@@ -110,15 +110,18 @@ def test_evaluate_reads_inspect_logs_by_id(inspect_logs, fmt, tmp_path, monkeypa
         assert out.output == sample.scores["privasis_judge"].metadata["output"]  # the same post-processing
         assert out.model == "inspect:openai-api/fake/model"
     missing = [r.id for r in loaded.scored if r.id not in done]
-    assert preds.report.missing == missing and all(preds[i].error == MISSING_ERROR for i in missing)
+    assert preds.report.missing == missing and not any(i in preds for i in missing)  # left out, and reported
     assert preds.report.prompt_mismatch == []
 
     code, out, err = run_main(["evaluate", "--predictions", str(path), "--predictions-format", "inspect", "-t", "privasis_sample",
                                "--judge", "none", "-o", str(tmp_path / "eval"), "--no-progress"], monkeypatch, capsys)
-    assert code == 1, (out, err)  # the records inspect did not run are failed outputs: an incomplete result
+    assert code == 1, (out, err)  # the records inspect did not run are left out: an incomplete result, said so
+    assert "left out of the scores" in out and "re-running `run`" not in out
     results = json.loads((tmp_path / "eval" / "privasis_sample" / "results.json").read_text())
     assert results["model"]["predictions"]["format"] == "inspect"
     assert results["model"]["predictions"]["missing"] == len(missing)
+    assert results["counts"]["missing_predictions"] == len(missing) and results["counts"]["failed_outputs"] == 0
+    assert results["counts"]["judged_records"] == len(done) and results["complete"] is False
 
 
 def test_a_log_that_is_not_inspects_is_named(tmp_path):

@@ -49,3 +49,49 @@ def test_empty_answers_fail_the_run_and_are_asked_again_once_healthy(role: str, 
         assert sum(server.received.values()) > before  # asked again: the empty answers were never stored
     second = json.loads((out / "tiny" / "results.json").read_text())
     assert second["complete"] is True and second["counts"]["failed_outputs"] == second["counts"]["unjudged"] == 0
+
+
+def test_cut_judge_answers_name_the_budget_and_the_flag_not_a_rerun(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Issue 34 point 9: a re-run would be cut the same way, so the advice is the budget and --judge-truncated-answers."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    yaml = write_tiny_task(tmp_path / "task", n=2)
+
+    def script(prompt: str, n: int) -> Action:
+        is_model = prompt.rstrip().endswith(ANSWER_CUE)
+        return OK if is_model else Action(content="Maria Ros", finish_reason="length")
+
+    with FakeOpenAIServer(script=script) as server:
+        code, stdout, _ = run_main(_args(server.base_url, yaml, tmp_path / "out", tmp_path / "cache"), monkeypatch, capsys)
+    results = json.loads((tmp_path / "out" / "tiny" / "results.json").read_text())
+    text = " ".join(stdout.split())
+    assert code == 1 and results["counts"]["unjudged_cut_at_budget"] == results["counts"]["unjudged"] == 2
+    assert "cut at the token budget (guess 512, compare 4096 tokens)" in text, text
+    assert "--judge-truncated-answers accept" in text and "--judge-guess-max-tokens" in text
+    assert "re-run the same command" not in text
+
+
+def test_sanitize_counts_failures_that_were_cut_and_names_the_fix(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    yaml = write_tiny_task(tmp_path / "task", n=2)
+    with FakeOpenAIServer(script=lambda p, n: Action(content="REWRITTEN but cut", finish_reason="length")) as server:
+        code, stdout, err = run_main(["sanitize", "-m", "openai:fake-model", "--model-args", f"base_url={server.base_url}",
+                                      "-t", str(yaml), "-o", str(tmp_path / "s"), "--no-cache", "--no-progress",
+                                      "--retry-base-delay", "0.01", "--max-tokens", "50"], monkeypatch, capsys)
+    assert code != 0 and "2 failed" in stdout and "2 cut at the token budget (2 of them failed)" in " ".join(stdout.split())
+    assert "(50 tokens): raise --max-tokens or pass --truncated-answers accept" in " ".join(err.split()), err
+
+
+def test_cut_model_outputs_in_run_name_the_budget_and_the_flag(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    yaml = write_tiny_task(tmp_path / "task", n=2)
+
+    def script(prompt: str, n: int) -> Action:
+        return Action(content="REWRITTEN but cut", finish_reason="length") if prompt.rstrip().endswith(ANSWER_CUE) else OK
+
+    with FakeOpenAIServer(script=script) as server:
+        code, stdout, _ = run_main(_args(server.base_url, yaml, tmp_path / "out", tmp_path / "cache"), monkeypatch, capsys)
+    results = json.loads((tmp_path / "out" / "tiny" / "results.json").read_text())
+    text = " ".join(stdout.split())
+    assert code == 1 and results["counts"]["failed_outputs_cut_at_budget"] == results["counts"]["failed_outputs"] == 2
+    assert "2 of them because every answer was cut at the token budget (64 tokens)" in text, text
+    assert "raise --max-tokens or pass --truncated-answers accept" in text and "re-running `run`" not in text

@@ -91,12 +91,17 @@ def test_sanitized_format_taken_as_is_and_missing_counted(tmp_path, records):
     preds = load_predictions(path, records)
 
     assert preds.report.format == "sanitized"
-    assert set(preds) == {"r1", "r2", "r3"}
+    assert set(preds) == {"r1", "r2"}  # r3 has no line: left out of the scores by default, and reported
     assert preds["r1"].output == "already clean"  # not post-processed a second time
     assert preds["r1"].usage.prompt_tokens == 10
     assert preds["r2"].output is None and preds["r2"].error == "HTTP 500"
-    assert preds["r3"].output is None and preds["r3"].error == MISSING_ERROR
     assert preds.report.missing == ["r3"] and preds.report.failed == 1 and preds.report.matched == 2
+    assert preds.report.to_dict()["missing_policy"] == "leave_out"
+    failed = load_predictions(path, records, missing="failed")
+    assert failed["r3"].output is None and failed["r3"].error == MISSING_ERROR
+    empty = load_predictions(path, records, missing="empty")
+    assert empty["r3"].ok and empty["r3"].output == "" and empty.report.missing == ["r3"]
+    assert any("scored as empty outputs (--score-missing-as-empty)" in n for n in empty.report.warnings())
 
 
 def test_lmeval_samples_are_postprocessed_and_prompts_checked(tmp_path, records, task):
@@ -144,7 +149,7 @@ def test_reference_format_is_judged_verbatim_by_default(tmp_path, records):
     assert preds.report.format == "reference" and preds.report.postprocess == "none"
     assert preds["r1"].output == "Clean text\n### Sanitized text:"
     assert preds["r2"].output is None and "null" in preds["r2"].error
-    assert preds["r3"].error == MISSING_ERROR
+    assert "r3" not in preds and preds.report.missing == ["r3"]
     report = preds.report.to_dict()
     assert report["missing"] == 1 and report["postprocess"] == "none" and preds.report.failed == 1
 
@@ -184,7 +189,7 @@ def test_postprocess_choice_per_format(tmp_path, records, task):
 
 def test_malformed_line_names_file_and_line(tmp_path, records):
     path = _write(tmp_path / "ref.jsonl", [{"id": "r1", "model_sanitized_text": "a"}, "", "{not json"])
-    with pytest.raises(DataError, match=r"ref\.jsonl:3: not valid JSON"):
+    with pytest.raises(DataError, match=r"ref\.jsonl:3: invalid JSON"):
         load_predictions(path, records, answer_cue=CUE)
 
 

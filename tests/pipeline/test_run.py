@@ -168,16 +168,23 @@ def test_evaluate_reference_format_predictions_judge_none(tmp_path):
     ran = run(tmp_path / "run", "identity", "none", tmp_path / "cache")
     rows = [json.loads(x) for x in (tmp_path / "run" / TASK / "sanitized.jsonl").read_text().splitlines()]
     preds = tmp_path / "preds.jsonl"
-    # the reference evaluator's format, one record missing: it must count as a failed (empty) output
+    # the reference evaluator's format, one record missing: left out of the scores (never scored silently), reported
     preds.write_text("".join(json.dumps({"id": r["id"], "model_sanitized_text": r["output"]}) + "\n" for r in rows[1:]))
     result = invoke("judge", "--predictions", str(preds), "--tasks", TASK, "--judge", "none", "--output", str(tmp_path / "ev"),
-                    "--no-progress", *BOOT, expect=1)  # a missing prediction is a failed output: incomplete results
-    assert "failed" in result.output
+                    "--no-progress", *BOOT, expect=1)  # a missing prediction makes the results incomplete
+    assert "left out of the scores" in result.output
     res = json.loads((tmp_path / "ev" / TASK / "results.json").read_text())
     assert res["complete"] is False
-    assert res["counts"]["failed_outputs"] == 1 and res["failed_output_records"] == [rows[0]["id"]]
+    assert res["counts"]["missing_predictions"] == 1 and res["missing_prediction_records"] == [rows[0]["id"]]
+    assert res["counts"]["failed_outputs"] == 0
     assert res["model"]["predictions"]["format"] == "reference"
+    assert res["metrics"]["scored_records"] == ran["metrics"]["scored_records"] - 1
+    # asked for: scored as an empty output, and marked as such
+    invoke("judge", "--predictions", str(preds), "--tasks", TASK, "--judge", "none", "--output", str(tmp_path / "ev2"),
+           "--no-progress", *BOOT, "--score-missing-as-empty")
+    res = json.loads((tmp_path / "ev2" / TASK / "results.json").read_text())
     assert res["metrics"]["scored_records"] == ran["metrics"]["scored_records"]
+    assert res["model"]["predictions"]["missing_policy"] == "empty" and res["counts"]["empty_outputs"] == 1
     assert res["metrics"]["headline"]["retention_record"] < ran["metrics"]["headline"]["retention_record"]
 
 

@@ -43,5 +43,8 @@ def test_wrong_recipe_kind_and_bad_input_are_one_line_errors(tmp_path: Path):
     bad.write_text("not json\n")
     with pytest.raises(PrivasisError, match="needs a 'corpus' recipe"):
         _invoke("build-corpus", "-r", "synthesis", "-m", "identity", "-i", str(bad), "-o", str(tmp_path / "o"))
+    with pytest.raises(PrivasisError, match=r"bad.jsonl:1: invalid JSON"):  # named, never skipped silently
+        _invoke("build-corpus", "-r", "corpus", "-m", "identity", "-i", str(bad), "-o", str(tmp_path / "o"))
+    bad.write_text("\n\n")
     with pytest.raises(PrivasisError, match="no JSON rows"):
         _invoke("build-corpus", "-r", "corpus", "-m", "identity", "-i", str(bad), "-o", str(tmp_path / "o"))

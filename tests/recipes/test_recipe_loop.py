@@ -152,6 +152,23 @@ def test_build_corpus_reads_benchmark_rows_and_uses_the_protocol_judge_settings(
     assert "_privasis_base.yaml" in (out / "task.yaml").read_text()
 
 
+def test_an_unreadable_sensitivity_ranking_is_said_on_the_console(tmp_path, monkeypatch, capsys):
+    """Issue 34: counted in the meta file and said on the console, not only counted."""
+    def no_ranking(body: dict) -> str:
+        prompt = str(body["messages"][-1]["content"])
+        return "I would rather not rank these." if prompt.startswith("Here is a document and a list") else answer(body)
+
+    first = tmp_path / "sample2.jsonl"
+    first.write_text("".join(SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)[:2]), encoding="utf-8")
+    with FakeOpenAIServer(answer=no_ranking) as srv:
+        code, text, err = run_main(["build-corpus", "-r", "corpus", "-m", _spec(srv), "--judge", "none", "-i", str(first),
+                                    "-o", str(tmp_path / "bench"), "--no-progress"], monkeypatch, capsys)
+    assert code == 0, (text, err)
+    meta = json.loads((tmp_path / "bench" / "benchmark.meta.json").read_text())
+    assert meta["counts"]["ranking_unparsed"] == 2
+    assert "2 row(s) had a sensitivity ranking the model's answer did not state readably" in " ".join(text.split())
+
+
 def _documented_loop() -> list[str]:
     text = (REPO_ROOT / "docs" / "recipes.md").read_text(encoding="utf-8")
     block = text.split("<!-- loop:begin -->", 1)[1].split("<!-- loop:end -->", 1)[0]

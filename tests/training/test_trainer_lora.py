@@ -37,3 +37,19 @@ def test_lora_training_writes_a_merged_model(tmp_path: Path):
     name = "model.layers.0.self_attn.q_proj.weight"
     assert not torch.equal(trained.state_dict()[name], original.state_dict()[name])  # the adapter was merged in
     assert not any("lora" in key for key in trained.state_dict())
+
+
+@pytest.mark.slow
+def test_every_example_longer_than_max_length_is_one_line_before_training(tmp_path: Path):
+    """Issue 34: not TRL's 'num_samples=0' from deep inside the sampler, but the file, the budget and the fix."""
+    from privasis_bench.training.trainer import TrainingError
+
+    base = build_tiny_llama(tmp_path / "base")
+    data = tmp_path / "t.jsonl"
+    example = {"messages": [{"role": "user", "content": "Remove the name Ana Silva from: " + "Ana Silva paid. " * 40},
+                            {"role": "assistant", "content": "[name removed] paid."}]}
+    data.write_text((json.dumps(example) + "\n") * 2)
+    recipe = load_recipe("train_cleaner_cpu_smoke", [f"base_model={base}", "training.max_steps=1", "lora.r=4",
+                                                     "training.max_length=16"])
+    with pytest.raises(TrainingError, match=r"t.jsonl: none of its 2 example\(s\) fits training.max_length \(16 tokens\)"):
+        train(recipe, data, tmp_path / "out")

@@ -1,0 +1,39 @@
+"""Checks of option values that click's types cannot express: finite numbers and safe free-text labels."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import Optional
+
+from privasis_bench.errors import PrivasisError
+
+#: Shapes of API keys and tokens: a label looking like one would publish it in results.json.
+_KEY_SHAPES = (
+    re.compile(r"(?i)\b(sk|pk|rk|hf|ghp|gho|github_pat|xox[abp]|glpat|AKIA)[-_][A-Za-z0-9_\-]{8,}"),
+    re.compile(r"(?i)\bbearer\s+\S{8,}"),
+    re.compile(r"(?i)(api[_-]?key|token|secret|password)\s*[=:]"),
+    re.compile(r"(?=[A-Za-z_]*[0-9])(?=[0-9_]*[A-Za-z])[A-Za-z0-9_]{32,}"),  # a long unbroken run of letters and digits
+)
+
+
+def check_finite(option: str, value: Optional[float]) -> None:
+    """``inf`` and ``nan`` pass click's range checks; no setting means them."""
+    if value is not None and not math.isfinite(value):
+        raise PrivasisError(f"{option} must be a finite number, not {value}")
+
+
+def check_label(option: str, value: Optional[str]) -> None:
+    """A free-text model label written into results: no absolute path, no key-like text, one short line."""
+    if value is None:
+        return
+    text = value.strip()
+    if not text or len(text) > 200 or any(ch in text for ch in "\n\r\t\x00"):
+        raise PrivasisError(f"{option} must be a short one-line name (1-200 characters), e.g. 'my-model-7b'")
+    if PurePosixPath(text).is_absolute() or PureWindowsPath(text).is_absolute() or text.startswith("~"):
+        raise PrivasisError(f"{option} {text!r} is a file path; give a plain name instead (results and "
+                            "submissions publish it)")
+    if any(shape.search(text) for shape in _KEY_SHAPES):
+        raise PrivasisError(f"{option} looks like an API key or token; give a plain name instead (results and "
+                            "submissions publish it)")
