@@ -15,7 +15,7 @@ from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
                                         TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
-                                        with_options)
+                                        tolerated_by_task, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
@@ -85,15 +85,18 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
                           "are incomplete[/]; re-running `run` retries only those, or pass --score-failed-as-empty to "
                           "score them as empty outputs", highlight=False)
         judge_cut = o.results["usage"].get("judge", {}).get("truncated", 0)
+        by_task = o.results["checks"].get("tolerated_by_task", {})
         if c["truncated_outputs"] or judge_cut:
+            why = " (tolerated by the task)" if {"truncated_answers", "judge_truncated_answers"} & set(by_task) else ""
             console.print(f"[yellow]{name}: {c['truncated_outputs']} model output(s) and {judge_cut} judge answer(s) were "
-                          "cut at the token budget and kept as they are[/]", highlight=False)
+                          f"cut at the token budget and kept as they are{why}[/]", highlight=False)
         if c["off_label"]:
             limit = o.results["checks"]["max_off_label"]
             colour = "red" if c["off_label"] > limit else "yellow"
+            source = f"tolerated by the task: up to {limit}" if "max_off_label" in by_task else \
+                f"tolerated: --max-off-label {limit}"
             console.print(f"[{colour}]{name}: {c['off_label']} judge answer(s) are not one of the expected labels; they "
-                          f"were read the official way (see off_label_answers; tolerated: --max-off-label {limit})[/]",
-                          highlight=False)
+                          f"were read the official way (see off_label_answers; {source})[/]", highlight=False)
         if c["unparseable"]:
             console.print(f"[yellow]{o.results['task']['name']}: {c['unparseable']} record(s) with unparseable strict answers "
                           "left out of the metrics (see unparseable_records)[/]", highlight=False)
@@ -120,8 +123,17 @@ def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
     return task, choice, loaded, opts.instruction or task.prompt.instruction
 
 
-def _checks(opts: Opts) -> RunChecks:
-    return RunChecks(score_failed_as_empty=opts.score_failed_as_empty, max_off_label=opts.max_off_label)
+def _checks(opts: Opts, task: Any) -> RunChecks:
+    tolerated = tolerated_by_task(opts, task)
+    limit = opts.max_off_label if opts.max_off_label is not None else tolerated.get("max_off_label", 0)
+    return RunChecks(score_failed_as_empty=opts.score_failed_as_empty, max_off_label=limit, tolerated_by_task=tolerated)
+
+
+def _task_policies(opts: Opts, task: Any, *engines: Engine | None) -> None:
+    """Give each engine the answer policy for ``task`` (command-line options win over the task's answer_policy)."""
+    for engine in engines:
+        if engine is not None and engine.adapter.cacheable:  # a deterministic baseline keeps accepting everything
+            engine.answers = answer_policy(opts, engine.role, task=task)
 
 
 def _check_opts(opts: Opts) -> None:
@@ -162,6 +174,7 @@ def run(
             task_dir = output / task.task
             with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:
                 judge_engine = session.engine(choice.spec, "judge")
+                _task_policies(opts, task, model_engine, judge_engine)
                 if ray_opts is not None:  # --executor ray: fills the files below; the local pass then reuses them
                     _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, model=(spec, model_engine),
                                  judge_engine=judge_engine, instruction=variant, max_tokens=mt, temperature=temp)
@@ -171,7 +184,7 @@ def run(
                     task, loaded, OutputPlan(model_engine, journal), choice, judge_engine, task_dir,
                     model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
                     instruction=variant, engines=list(session.engines.values()), limit=opts.limit,
-                    bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
+                    bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts, task),
                     spend=spend,
                 ))
     finally:
@@ -236,6 +249,7 @@ def evaluate(
         model_info: dict[str, Any] = {"label": label, "key": label, "spec": None, "rankable": None,
                                       "generation": None, "predictions": preds.report.to_dict()}
         judge_engine = session.engine(choice.spec, "judge")
+        _task_policies(opts, task, judge_engine)
         task_dir = output / task.task
         with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
             if ray_opts is not None:  # --executor ray: fills judged.jsonl; the local pass then reuses every verdict
@@ -244,7 +258,7 @@ def evaluate(
             outcome = evaluate_task(
                 task, loaded, OutputPlan(given=dict(preds)), choice, judge_engine, task_dir, model_info=model_info,
                 instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
-                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
+                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts, task),
                 spend=spend,
             )
     finally:
