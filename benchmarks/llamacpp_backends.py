@@ -45,7 +45,7 @@ def judge_prompts(limit: int) -> list[tuple[str, int]]:
     judge = Judge(None, JudgePrompts.load(task.judge.templates), JudgeSettings(
         guess_max_tokens=task.judge.guess_max_tokens, compare_max_tokens=task.judge.compare_max_tokens))
     requests = []
-    for record in load_records(task):
+    for record in load_records(task).scored:
         for attr in record.targets:
             requests.append(judge.target_guess_request(record.text, attr))
             requests.append(judge.compare_request(attr, "a first guess", "a second guess"))

@@ -187,10 +187,7 @@ class LlamaCppAdapter(Adapter):
 
     def interrupt(self) -> None:
         """Abort the generation in progress (at its next token) and any request not started yet."""
-        self._stop.set()
-        engine = self._llm
-        if engine is not None and self.backend == "xllamacpp":
-            engine.interrupt()
+        self._stop.set()  # xllamacpp: the engine shares this event and cancels its streams at the next token
 
     def _check_stop(self, input_ids: Any, scores: Any) -> Any:
         """A logits processor that changes nothing until :meth:`interrupt` is called, then leaves only the
@@ -229,7 +226,7 @@ class LlamaCppAdapter(Adapter):
                                       n_parallel=int(self.args.get("n_parallel") or 1), chat_template=self.chat_format,
                                       extra_bufts=use_extra_bufts, verbose=verbose)
             self.n_ctx = n_ctx
-            return XllamaEngine(settings)
+            return XllamaEngine(settings, stop=self._stop)
         from llama_cpp import Llama
 
         kwargs: dict[str, Any] = {

@@ -55,10 +55,10 @@ def build_server(settings: XllamaSettings) -> Any:
 class XllamaEngine:
     """One loaded model answering chat requests; thread-safe (llama.cpp's server queues and batches them)."""
 
-    def __init__(self, settings: XllamaSettings) -> None:
+    def __init__(self, settings: XllamaSettings, stop: threading.Event | None = None) -> None:
         self.settings = settings
         self.server = build_server(settings)
-        self._stop = threading.Event()
+        self._stop = stop if stop is not None else threading.Event()  # may be shared with the adapter
 
     def interrupt(self) -> None:
         """End every generation in progress at its next token; later requests fail until :meth:`reset`."""

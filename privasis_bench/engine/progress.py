@@ -10,6 +10,7 @@ import time
 #: Seconds between plain progress lines when the output is not a terminal (CI, nohup, a pipe).
 DEFAULT_LINE_INTERVAL = 30.0
 LINE_INTERVAL_ENV = "PRIVASIS_PROGRESS_INTERVAL"
+_WRITE_LOCK = threading.Lock()
 
 
 def _clock(seconds: float) -> str:
@@ -74,11 +75,14 @@ class StageProgress:
 
     def _tick(self, interval: float) -> None:
         while not self._closed.wait(interval):
-            self._write(self.status_line())
+            if self.total or self.done:  # a stage with nothing to do yet stays quiet
+                self._write(self.status_line())
 
     def _write(self, line: str) -> None:
         self.lines += 1
-        print(line, file=sys.stderr, flush=True)
+        with _WRITE_LOCK:  # stages running side by side write whole lines, never interleaved
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
 
     def refresh(self, advance: int = 0) -> None:
         """Redraw the counters, moving the bar forward by ``advance`` finished requests."""
