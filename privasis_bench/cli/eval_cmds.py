@@ -18,7 +18,7 @@ from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_tas
 from privasis_bench.cli.value_checks import check_finite, check_label
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
                                         TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
-                                        with_options)
+                                        tolerated_by_task, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import fault_summary
@@ -118,15 +118,18 @@ def _finish(outcomes: list[EvalOutcome]) -> None:
                           "predictions file covering every record (or --limit), or pass --score-missing-as-empty to score "
                           "them as empty outputs", highlight=False, soft_wrap=True)
         judge_cut = o.results["usage"].get("judge", {}).get("truncated", 0)
+        by_task = o.results["checks"].get("tolerated_by_task", {})
         if c["truncated_outputs"] or judge_cut:
+            why = " (tolerated by the task)" if {"truncated_answers", "judge_truncated_answers"} & set(by_task) else ""
             console.print(f"[yellow]{name}: {c['truncated_outputs']} model output(s) and {judge_cut} judge answer(s) were "
-                          "cut at the token budget and kept as they are[/]", highlight=False)
+                          f"cut at the token budget and kept as they are{why}[/]", highlight=False)
         if c["off_label"]:
             limit = o.results["checks"]["max_off_label"]
             colour = "red" if c["off_label"] > limit else "yellow"
+            source = f"tolerated by the task: up to {limit}" if "max_off_label" in by_task else \
+                f"tolerated: --max-off-label {limit}"
             console.print(f"[{colour}]{name}: {c['off_label']} judge answer(s) are not one of the expected labels; they "
-                          f"were read the official way (see off_label_answers; tolerated: --max-off-label {limit})[/]",
-                          highlight=False)
+                          f"were read the official way (see off_label_answers; {source})[/]", highlight=False)
         if c["unparseable"]:
             console.print(f"[yellow]{o.results['task']['name']}: {c['unparseable']} record(s) with unparseable strict answers "
                           "left out of the metrics (see unparseable_records)[/]", highlight=False)
@@ -163,8 +166,17 @@ def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
     return task, choice, loaded, opts.instruction or task.prompt.instruction
 
 
-def _checks(opts: Opts) -> RunChecks:
-    return RunChecks(score_failed_as_empty=opts.score_failed_as_empty, max_off_label=opts.max_off_label)
+def _checks(opts: Opts, task: Any) -> RunChecks:
+    tolerated = tolerated_by_task(opts, task)
+    limit = opts.max_off_label if opts.max_off_label is not None else tolerated.get("max_off_label", 0)
+    return RunChecks(score_failed_as_empty=opts.score_failed_as_empty, max_off_label=limit, tolerated_by_task=tolerated)
+
+
+def _task_policies(opts: Opts, task: Any, *engines: Engine | None) -> None:
+    """Give each engine the answer policy for ``task`` (command-line options win over the task's answer_policy)."""
+    for engine in engines:
+        if engine is not None and engine.adapter.cacheable:  # a deterministic baseline keeps accepting everything
+            engine.answers = answer_policy(opts, engine.role, task=task)
 
 
 def _check_opts(opts: Opts) -> None:
@@ -208,7 +220,7 @@ def run(
                     raise PrivasisError(f"--executor ray does not run task {task.task} (scorer {task.scorer}); "
                                         "run it with the local executor")
                 outcomes.append(run_span_task(task, scorer, opts, session, spec, model_engine, output,
-                                              max_tokens=max_tokens, temperature=temperature, checks=_checks(opts)))
+                                              max_tokens=max_tokens, temperature=temperature, checks=_checks(opts, task)))
                 continue
             task, choice, loaded, variant = _task_setup(task, opts)
             mt = max_tokens or task.generation.max_tokens
@@ -217,6 +229,7 @@ def run(
             with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:
                 _say_killed(spend)
                 judge_engine = session.engine(choice.spec, "judge")
+                _task_policies(opts, task, model_engine, judge_engine)
                 if ray_opts is not None:  # --executor ray: fills the files below; the local pass then reuses them
                     _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, model=(spec, model_engine),
                                  judge_engine=judge_engine, instruction=variant, max_tokens=mt, temperature=temp)
@@ -226,7 +239,7 @@ def run(
                     task, loaded, OutputPlan(model_engine, journal), choice, judge_engine, task_dir,
                     model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
                     instruction=variant, engines=list(session.engines.values()), limit=opts.limit,
-                    bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
+                    bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts, task),
                     spend=spend, extra={"scoring_preset": opts.preset},
                 ))
     finally:
@@ -291,7 +304,7 @@ def evaluate(
         task, scorer = span_task(task_list[0], opts)
         if scorer is not None:  # the scorer's own predictions format (TAB: {doc_id: [[start, end], ...]})
             outcome = evaluate_span_predictions(task, scorer, predictions, opts, session, output,
-                                                model_label=model_label, checks=_checks(opts))
+                                                model_label=model_label, checks=_checks(opts, task))
             return _finish([outcome])
         task, choice, loaded, variant = _task_setup(task_list[0], opts)
         with task_dir_read_lock(predictions.parent, "evaluate", create=False):  # not while a run writes them
@@ -305,6 +318,7 @@ def evaluate(
                                       "generation": None, "predictions": preds.report.to_dict()}
         left_out = frozenset() if score_missing_as_empty else frozenset(preds.report.missing)
         judge_engine = session.engine(choice.spec, "judge")
+        _task_policies(opts, task, judge_engine)
         task_dir = output / task.task
         with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
             _say_killed(spend)
@@ -315,7 +329,7 @@ def evaluate(
                 task, loaded, OutputPlan(given=dict(preds), left_out=left_out), choice, judge_engine, task_dir,
                 model_info=model_info,
                 instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
-                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts),
+                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts, task),
                 spend=spend, extra={"scoring_preset": opts.preset},
             )
     finally:

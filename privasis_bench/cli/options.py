@@ -49,7 +49,7 @@ JUDGE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "judge_rpm": (Optional[float], typer.Option(None, "--judge-rpm", min=0.001, max=1_000_000.0, help="At most this many judge requests per minute.")),
     "judge_guess_max_tokens": (Optional[int], typer.Option(None, "--judge-guess-max-tokens", min=1, max=1_000_000, help="Judge budget for guessing questions (default 512).")),
     "judge_compare_max_tokens": (Optional[int], typer.Option(None, "--judge-compare-max-tokens", min=1, max=1_000_000, help="Judge budget for compare/inclusion questions (default 4096).")),
-    "judge_truncated_answers": (str, typer.Option("retry", "--judge-truncated-answers", help="Judge answers cut at the token budget: retry (default; asked again, never served from the cache; if they persist the record is unjudged and the command exits 1) or accept (read as they are, counted and shown on the board).")),
+    "judge_truncated_answers": (Optional[str], typer.Option(None, "--judge-truncated-answers", help="Judge answers cut at the token budget: retry (default, unless the task's answer_policy says otherwise; asked again, never served from the cache; if they persist the record is unjudged and the command exits 1) or accept (read as they are, counted and shown on the board).")),
 }
 ENGINE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "concurrency": (int, typer.Option(4, "--concurrency", min=1, max=4096, help="Requests in flight at once.")),
@@ -58,7 +58,7 @@ ENGINE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "retry_base_delay": (float, typer.Option(1.0, "--retry-base-delay", min=0.0, max=3600.0, help="First backoff delay in seconds (doubles per retry).")),
     "retry_max_delay": (float, typer.Option(60.0, "--retry-max-delay", min=0.0, max=3600.0, help="Longest backoff delay in seconds; a server's Retry-After asking for longer is capped at it (and said so).")),
     "empty_answers": (str, typer.Option("retry", "--empty-answers", help="Empty answers (HTTP 200, no content): retry (default; a failed call, asked again, never cached) or accept.")),
-    "truncated_answers": (Optional[str], typer.Option(None, "--truncated-answers", help="Model answers cut at the token budget: retry (a failed call if it persists, never cached) or accept (kept and counted). Default: retry; accept for the data recipes' steps, each of which parses what its small budget gives.")),
+    "truncated_answers": (Optional[str], typer.Option(None, "--truncated-answers", help="Model answers cut at the token budget: retry (a failed call if it persists, never cached) or accept (kept and counted). Default: retry (or the task's answer_policy); accept for the data recipes' steps, each of which parses what its small budget gives.")),
     "cache_dir": (Optional[Path], typer.Option(None, "--cache-dir", help="Response cache directory (default $PRIVASIS_BENCH_CACHE_DIR or ~/.cache/privasis-bench).")),
     "no_cache": (bool, typer.Option(False, "--no-cache", help="Neither read nor write the response cache.")),
     "progress": (bool, typer.Option(True, "--progress/--no-progress", help="Show progress bars (only on a terminal).")),
@@ -73,10 +73,10 @@ CHECK_OPTIONS: dict[str, tuple[Any, Any]] = {
         False, "--score-failed-as-empty",
         help="Score failed model outputs as empty outputs and exit 0 (recorded in results); by default they mark "
              "the results incomplete and the command exits 1.")),
-    "max_off_label": (int, typer.Option(
-        0, "--max-off-label", min=0,
+    "max_off_label": (Optional[int], typer.Option(
+        None, "--max-off-label", min=0,
         help="Judge answers that are not one of the expected labels (read the official way, counted as off_label) "
-             "tolerated before the command exits 1 (default 0).")),
+             "tolerated before the command exits 1 (default 0, or the task's answer_policy).")),
 }
 
 
@@ -93,14 +93,24 @@ def retry_policy(opts: "Opts") -> RetryPolicy:
                        max_delay=max_delay, max_retry_after=max_delay)  # a server's Retry-After is capped the same way
 
 
-def answer_policy(opts: "Opts", role: str, *, truncated_default: str = "retry") -> AnswerPolicy:
-    """How empty and truncated answers of ``role`` ("model" or "judge") are handled (``truncated_default``: what
-    an unset ``--truncated-answers`` means for this command)."""
+def answer_policy(opts: "Opts", role: str, *, truncated_default: str = "retry", task: Any = None) -> AnswerPolicy:
+    """How empty and truncated answers of ``role`` ("model" or "judge") are handled: the command-line option if
+    given, else the task's ``answer_policy`` (when ``task`` is given), else ``truncated_default`` (what an unset
+    ``--truncated-answers`` means for this command; judge answers: retry)."""
     empty = _handling("--empty-answers", opts.empty_answers)
+    tolerated = task.answer_policy if task is not None else None
     if role == "judge":
-        return AnswerPolicy(empty=empty, truncated=_handling("--judge-truncated-answers", opts.judge_truncated_answers))
-    truncated = opts.truncated_answers or truncated_default
+        value = opts.judge_truncated_answers or (tolerated and tolerated.judge_truncated_answers) or "retry"
+        return AnswerPolicy(empty=empty, truncated=_handling("--judge-truncated-answers", value))  # type: ignore[arg-type]
+    truncated = opts.truncated_answers or (tolerated and tolerated.truncated_answers) or truncated_default
     return AnswerPolicy(empty=empty, truncated=_handling("--truncated-answers", truncated))  # type: ignore[arg-type]
+
+
+def tolerated_by_task(opts: "Opts", task: Any) -> dict[str, Any]:
+    """The task's answer_policy settings that apply because no command-line option overrides them."""
+    given = {"max_off_label": opts.max_off_label, "truncated_answers": opts.truncated_answers,
+             "judge_truncated_answers": opts.judge_truncated_answers}
+    return {k: v for k, v in task.answer_policy.set_fields().items() if given.get(k) is None}
 
 
 class Opts:

@@ -1,24 +1,88 @@
-"""Progress display for engine stages."""
+"""Progress display for engine stages: a bar on a terminal, a plain line at a steady interval elsewhere."""
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
+import time
+
+#: Seconds between plain progress lines when the output is not a terminal (CI, nohup, a pipe).
+DEFAULT_LINE_INTERVAL = 30.0
+LINE_INTERVAL_ENV = "PRIVASIS_PROGRESS_INTERVAL"
+_WRITE_LOCK = threading.Lock()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else \
+        f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def line_interval() -> float:
+    """The plain-line interval: ``PRIVASIS_PROGRESS_INTERVAL`` seconds if set to a positive number, else 30."""
+    try:
+        value = float(os.environ.get(LINE_INTERVAL_ENV, DEFAULT_LINE_INTERVAL))
+    except ValueError:
+        return DEFAULT_LINE_INTERVAL
+    return value if value > 0 else DEFAULT_LINE_INTERVAL
 
 
 class StageProgress:
-    """One progress bar per stage with done / cached / failed / retries / tokens.
+    """One progress display per stage with done / cached / failed / retries / tokens.
 
-    Silent when disabled or when stderr is not a terminal, so CI logs get no bar updates. The
-    engine updates the counters and calls :meth:`refresh`.
+    On a terminal (stdout and stderr both) it is a tqdm bar on stderr. Otherwise, when enabled, a plain line
+    is written to stderr every :func:`line_interval` seconds while the stage runs, and once at its end:
+    ``[stage] 12/40 calls done (3 cached, 0 failed), 1,024 tokens, elapsed 1:20, about 3:05 left``. The engine
+    updates the counters and calls :meth:`refresh`.
     """
 
     def __init__(self, desc: str, total: int, enabled: bool) -> None:
         self.bar = None
+        self.desc, self.total = desc, total
         self.done = self.cached = self.failed = self.retries = self.tokens = 0
-        if enabled and sys.stderr.isatty():
+        self.started = time.monotonic()
+        self._ticker: threading.Thread | None = None
+        self._closed = threading.Event()
+        self.lines = 0  # plain lines written (for tests and the final line)
+        if not enabled:
+            return
+        if sys.stderr.isatty() and sys.stdout.isatty():
             from tqdm.auto import tqdm
 
             self.bar = tqdm(total=total, desc=desc, unit="req", dynamic_ncols=True, leave=True)
+        else:
+            self._ticker = threading.Thread(target=self._tick, args=(line_interval(),), daemon=True,
+                                            name=f"progress-{desc}")
+            self._ticker.start()
+
+    def add_total(self, n: int = 1) -> None:
+        """The stage learned of ``n`` more requests."""
+        self.total += n
+        if self.bar is not None:
+            self.bar.total = (self.bar.total or 0) + n
+
+    def status_line(self) -> str:
+        """The plain progress line for the counters as they are now."""
+        elapsed = time.monotonic() - self.started
+        fresh = self.done - self.cached
+        line = (f"[{self.desc}] {self.done}/{self.total} calls done ({self.cached} cached, {self.failed} failed), "
+                f"{self.tokens:,} tokens, elapsed {_clock(elapsed)}")
+        left = self.total - self.done
+        if 0 < fresh and left > 0:
+            line += f", about {_clock(elapsed / fresh * left)} left"
+        return line
+
+    def _tick(self, interval: float) -> None:
+        while not self._closed.wait(interval):
+            if self.total or self.done:  # a stage with nothing to do yet stays quiet
+                self._write(self.status_line())
+
+    def _write(self, line: str) -> None:
+        self.lines += 1
+        with _WRITE_LOCK:  # stages running side by side write whole lines, never interleaved
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
 
     def refresh(self, advance: int = 0) -> None:
         """Redraw the counters, moving the bar forward by ``advance`` finished requests."""
@@ -40,6 +104,10 @@ class StageProgress:
             print(message, file=sys.stderr, flush=True)
 
     def close(self) -> None:
-        """Leave the final state on screen."""
+        """Leave the final state on screen (a last plain line when the stage printed lines and did any work)."""
         if self.bar is not None:
             self.bar.close()
+        if self._ticker is not None and not self._closed.is_set():
+            self._closed.set()
+            if self.lines and self.done:
+                self._write(self.status_line())

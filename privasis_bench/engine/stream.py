@@ -47,8 +47,8 @@ class RequestStream:
         """The engine's answer to one request (a failed call is a failed result, never an exception)."""
         engine = self.engine
         engine.stats.asked += 1  # counted as a request only when it is sent (RequestStream._call)
-        if self._dynamic_total and self.bar.bar is not None:
-            self.bar.bar.total = (self.bar.bar.total or 0) + 1
+        if self._dynamic_total:
+            self.bar.add_total(1)
         key = request.cache_key(engine.spec_key) if engine.cache is not None else None
         if key is not None:
             hit = engine._usable(engine.cache.get(key))

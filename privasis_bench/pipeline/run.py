@@ -79,10 +79,15 @@ class RunChecks:
 
     score_failed_as_empty: bool = False
     max_off_label: int = 0  # judge answers off the expected labels tolerated (official reading) before exiting 1
+    #: the task's answer_policy settings in force (no command-line option overrode them), recorded in results
+    tolerated_by_task: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"failed_outputs": "scored_as_empty" if self.score_failed_as_empty else "incomplete",
-                "max_off_label": self.max_off_label}
+        out = {"failed_outputs": "scored_as_empty" if self.score_failed_as_empty else "incomplete",
+               "max_off_label": self.max_off_label}
+        if self.tolerated_by_task:
+            out["tolerated_by_task"] = dict(self.tolerated_by_task)
+        return out
 
 
 @dataclass

@@ -117,6 +117,22 @@ class MetricsConfig(_Strict):
     breakdown_keys: list[Literal["category", "record_type"]] = Field(default_factory=lambda: ["category"])
 
 
+class AnswerPolicyConfig(_Strict):
+    """What a task tolerates by default (a command-line option still wins): for demo tasks on tiny local models.
+
+    Unset fields keep the strict defaults (no off-label judge answers, cut answers asked again). Not part of the
+    config hash: it changes what counts as a finished run, not how anything is scored; results record it.
+    """
+
+    max_off_label: int | None = Field(None, ge=0)
+    truncated_answers: Literal["retry", "accept"] | None = None
+    judge_truncated_answers: Literal["retry", "accept"] | None = None
+
+    def set_fields(self) -> dict[str, Any]:
+        """The settings this task supplies (unset ones left out)."""
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
 class TaskConfig(_Strict):
     """A fully resolved task."""
 
@@ -134,6 +150,7 @@ class TaskConfig(_Strict):
     scorer: str = "privasis"
     scorer_args: dict[str, Any] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    answer_policy: AnswerPolicyConfig = Field(default_factory=AnswerPolicyConfig)
     source_file: str | None = None  # set by the loader: the YAML this task came from
 
     @field_validator("version", mode="before")
@@ -175,7 +192,7 @@ class TaskConfig(_Strict):
         is the same wherever the package or the task lives. ``known_contents`` maps a template path to the sha256
         of its contents, for a template that is not at hand (a verifier recomputing a submission's hash).
         """
-        payload = self.model_dump(exclude={"source_file"})
+        payload = self.model_dump(exclude={"source_file", "answer_policy"})
         # paths in their portable form, so the hash is the same wherever the package or the task lives
         payload["dataset"]["data_files"] = [portable_name(p) for p in self.dataset.data_files or []] or None
         payload["prompt"]["template"] = portable_name(self.prompt.template)

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("vllm", "torch", "llama_cpp", "lm_eval", "transformers", "trl", "peft", "accelerate")
+HEAVY = ("vllm", "torch", "llama_cpp", "xllamacpp", "lm_eval", "transformers", "trl", "peft", "accelerate")
 
 
 def test_package_registry_and_cli_import_no_heavy_backend():

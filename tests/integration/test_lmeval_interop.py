@@ -1,4 +1,4 @@
-"""A real ``lm_eval`` run of the shipped privasis tasks against ``llama_cpp.server``, then import and judge.
+"""A real ``lm_eval`` run of the shipped privasis tasks against llama.cpp's server (xllamacpp), then import and judge.
 
 lm-eval runs in a subprocess from a scratch directory (the task files must not depend on the CWD),
 with ``--limit 3`` and a small ``max_gen_toks`` so the run takes a minute or two on 2 cores.

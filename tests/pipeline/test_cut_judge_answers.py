@@ -37,12 +37,14 @@ def test_cut_guesses_fail_the_run_and_are_asked_again_once_the_judge_is_healthy(
     prompts = write_templates(tmp_path / "prompts")
     healthy = _run(tmp_path, prompts, "healthy", "--no-cache", expect=0)
     monkeypatch.setattr(FakeJudgeAdapter, "CUT_TAG", "GUESS_TARGET")
-    cut = _run(tmp_path, prompts, "cut", expect=1)  # default: retried, then the record is unjudged
+    # the strict default (the sample task itself tolerates cut answers: its answer_policy, overridden here)
+    cut = _run(tmp_path, prompts, "cut", "--judge-truncated-answers", "retry", expect=1)  # retried, then unjudged
     assert cut["counts"]["unjudged"] > 0 and cut["complete"] is False and cut["unjudged_records"]
     tolerated = _run(tmp_path, prompts, "tolerated", "--judge-truncated-answers", "accept", expect=0)
     assert tolerated["usage"]["judge"]["truncated"] > 0  # counted (and shown on the board)
     monkeypatch.setattr(FakeJudgeAdapter, "CUT_TAG", None)
     FakeJudgeAdapter.CALLS.clear()
-    again = _run(tmp_path, prompts, "again", expect=0)  # the cut answers cached by the tolerant run are not reused
+    again = _run(tmp_path, prompts, "again", "--judge-truncated-answers", "retry", expect=0)  # cut answers cached
+    # by the tolerant run are not reused
     assert any(p.startswith("GUESS_TARGET") for p in FakeJudgeAdapter.CALLS)
     assert again["metrics"]["headline"] == healthy["metrics"]["headline"]
