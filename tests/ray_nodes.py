@@ -9,11 +9,19 @@ still alive afterwards that the nodes started is killed by its pid (:meth:`Local
 
 from __future__ import annotations
 
+import os
 import socket
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterator
 
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+#: Ray turns a loopback cluster address into this machine's network address before connecting (and would then
+#: not find nodes listening on 127.0.0.1 only); with this set, a driver keeps to 127.0.0.1 (set while a cluster runs,
+#: so the CLI drivers the tests start inherit it).
+LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 #: The custom resource the worker nodes offer (and the stages reserve).
 WORKER_RESOURCE = "pb_worker"
 OBJECT_STORE_BYTES = 80 * 1024 * 1024  # Ray's minimum is 75 MiB; the batches here are a few KB
@@ -50,8 +58,8 @@ class LocalCluster:
 
     def node_ids(self) -> dict[str, str]:
         """Node id -> ``head`` or ``worker<i>`` for the nodes started (removed ones included)."""
-        ids = {self.head.unique_id: "head"}
-        ids.update((node.unique_id, f"worker{i}") for i, node in enumerate(self.workers))
+        ids = {self.head.node_id: "head"}
+        ids.update((node.node_id, f"worker{i}") for i, node in enumerate(self.workers))
         return ids
 
     def raylet_pid(self, node: Any) -> int:
@@ -103,9 +111,27 @@ def _psutil() -> Any:
 def local_cluster(worker_nodes: int = 2, *, worker_cpus: float = 2, slots: float = 4, head_cpus: float = 1) -> Iterator[LocalCluster]:
     """A head node (``head_cpus`` CPUs, no custom resource) and ``worker_nodes`` nodes offering ``slots`` of
     :data:`WORKER_RESOURCE` each, all on 127.0.0.1 with their own ports; shut down however the block ends."""
+    # the nodes' workers import privasis_bench from this checkout, as the CLI drivers do (every node of a real
+    # cluster needs the package installed: docs/scaling.md)
+    env = {**LOOPBACK_ENV, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p)}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        with _cluster(worker_nodes, worker_cpus=worker_cpus, slots=slots, head_cpus=head_cpus) as running:
+            yield running
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@contextmanager
+def _cluster(worker_nodes: int, *, worker_cpus: float, slots: float, head_cpus: float) -> Iterator[LocalCluster]:
     from ray.cluster_utils import Cluster
 
-    head_args = {**_node_args(head_cpus), "port": free_port(), "include_dashboard": False}
+    head_args = {**_node_args(head_cpus), "gcs_server_port": free_port(), "include_dashboard": False}
     cluster = Cluster(initialize_head=True, head_node_args=head_args, shutdown_at_exit=True)
     running = LocalCluster(cluster, cluster.head_node, [], _node_args(worker_cpus, {WORKER_RESOURCE: slots}))
     try:

@@ -75,7 +75,7 @@ def test_run_and_evaluate_with_stages_on_worker_nodes_write_the_local_results(no
         assert comparable_results(a) == comparable_results(b)
     assert (tmp_path / "local" / "privasis_sample" / "sanitized.jsonl").read_bytes() == \
         (tmp_path / "ray" / "privasis_sample" / "sanitized.jsonl").read_bytes()
-    head, workers = _short([nodes.head.unique_id]), _short(n.unique_id for n in nodes.workers)
+    head, workers = _short([nodes.head.node_id]), _short(n.node_id for n in nodes.workers)
     for done, stages in ((distributed, {"sanitize", "judge"}), (ray_eval, {"judge"})):
         driver, placed = placement(done.stderr)
         assert {driver} == head, "the driver runs on the head node"
