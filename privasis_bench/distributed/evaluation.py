@@ -21,7 +21,7 @@ from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.records import Record
 from privasis_bench.distributed.cluster import BatchStage, RayOptions, Stage, node_id, report_placement, run_stages
-from privasis_bench.distributed.shards import batch_key, merge_shards, shard_dir, unreported_spend
+from privasis_bench.distributed.shards import batch_key, merge_shards, settle, shard_dir, unreported_spend
 from privasis_bench.distributed.workers import WorkerEngineConfig, build_worker_engine, close_shard, take_stats, use_shard
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import EngineStats
@@ -75,7 +75,7 @@ class SanitizeStage(BatchStage):
         todo = [it for it in item.items if it.request is not None]
         item.nodes["sanitize"] = node_id()
         if todo:
-            shard = use_shard(self.engine, self.config, "sanitize-" + item.key)
+            shard = use_shard(self.engine, self.config, "sanitize-" + item.key, settle_on_close=False)
             try:
                 results = self.engine.run([it.request for it in todo], desc="sanitize")  # type: ignore[misc]
             finally:
@@ -113,7 +113,7 @@ class JudgeStage(BatchStage):
             async with self.engine.stream("judge") as stream:
                 return await judge.ajudge(inputs, stream.ask, window=flow_window(self.engine))
 
-        shard = use_shard(self.engine, self.config, "judge-" + item.key)
+        shard = use_shard(self.engine, self.config, "judge-" + item.key, settle_on_close=False)
         try:
             verdicts, item.stats = self.engine.run_async(judge_all)
         finally:
@@ -194,6 +194,8 @@ def distributed_evaluation(
                 for role, spent in batch.spent.items():
                     if driver_engines.get(role) is not None:
                         driver_engines[role].stats.absorb(spent)  # type: ignore[union-attr]
+                if shards is not None:  # counted: what the batch's shards hold is no longer unreported
+                    settle(shards, ["sanitize-" + batch.key, "judge-" + batch.key])
             report_placement(node_id(), placed)
     finally:
         if shards is not None:

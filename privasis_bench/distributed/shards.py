@@ -49,9 +49,10 @@ def batch_key(*parts: str) -> str:
 class ShardCache(ResponseCache):
     """A batch's own cache file, falling back to a read-only view of the main cache on a miss."""
 
-    def __init__(self, path: str | Path, main_path: str | Path | None, role: str = "model") -> None:
+    def __init__(self, path: str | Path, main_path: str | Path | None, role: str = "model", *,
+                 settle_on_close: bool = True) -> None:
         super().__init__(path)
-        self.role, self.attempt = role, uuid.uuid4().hex
+        self.role, self.attempt, self.settle_on_close = role, uuid.uuid4().hex, settle_on_close
         with self._lock:
             for statement in _BOOKS:
                 self._connection().execute(statement)
@@ -113,16 +114,37 @@ class ShardCache(ResponseCache):
             self._connection().execute(sql, args)
 
     def close(self) -> None:
-        """Clear the books (this attempt's counts, and what it inherited, now travel with the batch) and close the
-        shard and the read-only view of the main cache."""
+        """Clear the books (this attempt's counts, and what it inherited, now travel with the batch to the driver)
+        unless the batch goes on to another stage first (``settle_on_close=False``: the driver calls :func:`settle`
+        when the batch lands); close the shard and the read-only view of the main cache."""
         with self._lock:
-            if self._conn is not None:
-                for table in ("pending", "unreported"):
-                    self._conn.execute(f"DELETE FROM {table} WHERE role = ?", (self.role,))  # noqa: S608 - fixed names
+            if self._conn is not None and self.settle_on_close:
+                _settle(self._conn)
             if self._main is not None:
                 self._main.close()
                 self._main = None
         super().close()
+
+
+def _settle(conn: sqlite3.Connection) -> None:
+    for table in ("pending", "unreported"):
+        conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
+
+
+def settle(directory: Path, names: list[str]) -> None:
+    """Clear the books of the shards ``<directory>/<name>.sqlite`` (their batch's counts reached the driver)."""
+    for name in names:
+        path = directory / f"{name}.sqlite"
+        if not path.is_file():
+            continue
+        try:
+            conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+            try:
+                _settle(conn)
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            continue  # a shard without books has nothing to clear
 
 
 def _unreported(conn: sqlite3.Connection, role: str | None) -> EngineStats:

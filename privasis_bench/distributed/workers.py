@@ -119,15 +119,18 @@ def build_worker_engine(config: WorkerEngineConfig) -> Engine:
                   concurrency=config.concurrency, rpm=config.rpm, progress=False, answers=config.answers)
 
 
-def use_shard(engine: Engine, config: WorkerEngineConfig, key: str) -> ShardCache | None:
+def use_shard(engine: Engine, config: WorkerEngineConfig, key: str, *, settle_on_close: bool = True) -> ShardCache | None:
     """Point ``engine`` at the shard of batch ``key`` (created on first use); the caller closes it after the batch.
 
     What an earlier attempt at the batch paid and never reported (its worker died) is added to ``engine``'s stats.
+    ``settle_on_close=False`` when the batch goes on to another stage before it reaches the driver (which then
+    settles the shard's books, :func:`~privasis_bench.distributed.shards.settle`).
     """
     if config.shard_dir is None or not engine.adapter.cacheable:
         engine.cache = None
         return None
-    shard = ShardCache(Path(config.shard_dir) / f"{key}.sqlite", config.main_cache, role=config.role)
+    shard = ShardCache(Path(config.shard_dir) / f"{key}.sqlite", config.main_cache, role=config.role,
+                       settle_on_close=settle_on_close)
     engine.stats.absorb(shard.inherited)  # paid by an earlier attempt at this batch that died: counted with this one
     engine.cache = shard
     if isinstance(engine.adapter, BookedAdapter):

@@ -26,6 +26,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real multi-node Ra
 psutil = pytest.importorskip("psutil")
 
 ON_WORKERS = ("--ray-resources", f"{WORKER_RESOURCE}=1")
+CALLS_OUT = 2 * 2  # the node-loss runs: 2 actors of a stage x --concurrency 2
 
 
 @pytest.fixture(scope="module")
@@ -232,5 +233,9 @@ def test_nodes_lost_mid_run_finish_or_stop_in_one_line_and_resume_paying_only_fo
         assert comparable_results(a) == comparable_results(b), out
         over = {p[:60]: (paid[p], paid_locally[p]) for p in paid if paid[p] > paid_locally[p] + (p in in_flight)}
         assert not over, f"{out}: requests paid more than once beyond those in flight at the loss: {over}"
-        # every call the server got, those lost with the node included, is in the spend ledger, once
-        assert _ledger_calls(b) == by_role, (out, _ledger_calls(b), by_role)
+        # every call the server got, those lost with the node included, is in the spend ledger (once: a call counts
+        # from the moment it is sent, so one cut off by the loss before the server read it counts too; there are at
+        # most CALLS_OUT of those, the calls the actors can have out at once)
+        ledger = _ledger_calls(b)
+        for role in ("model", "judge"):
+            assert by_role[role] <= ledger[role] <= by_role[role] + CALLS_OUT, (out, ledger, by_role)
