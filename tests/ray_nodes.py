@@ -10,6 +10,7 @@ still alive afterwards that the nodes started is killed by its pid (:meth:`Local
 from __future__ import annotations
 
 import os
+import re
 import socket
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -99,6 +100,28 @@ class LocalCluster:
                 except psutil.NoSuchProcess:
                     continue
             psutil.wait_procs(left, timeout=30)
+
+
+def placement(stderr: str) -> tuple[str, dict[str, set[str]]]:
+    """The driver's node and each stage's nodes (short ids), from a run's ``ray: driver on node ...`` line."""
+    line = next(ln for ln in stderr.splitlines() if ln.startswith("ray: driver on node "))
+    driver, *stages = line[len("ray: driver on node "):].split("; ")
+    found = {}
+    for part in stages:
+        name, ids = re.fullmatch(r"(\w+) on \d+ nodes? \((.*)\)", part).groups()  # type: ignore[union-attr]
+        found[name] = set(ids.split(", "))
+    return driver, found
+
+
+def check_placement(cluster: LocalCluster, stderr: str, stages: set[str]) -> None:
+    """Assert that the driver ran on the head node and each of ``stages`` only on worker nodes."""
+    short = lambda ids: {i[:12] for i in ids}  # noqa: E731
+    driver, placed = placement(stderr)
+    assert driver == cluster.head.node_id[:12], "the driver runs on the head node"
+    assert set(placed) == stages, placed
+    workers = short(n.node_id for n in cluster.workers)
+    for name, ids in placed.items():
+        assert ids and ids <= workers, f"{name} ran on {ids}, not only on worker nodes {workers}"
 
 
 def _psutil() -> Any:

@@ -1,26 +1,25 @@
-"""The Ray executor on a cluster of several nodes: a head node (the driver's) and worker nodes on this machine.
+"""Worker nodes of the session's multi-node cluster lost mid-run, and stages no node can host.
 
-One cluster for the module (:func:`nodes`): a head node without the worker resource and two worker nodes offering
-it, each its own raylet on 127.0.0.1, so ``--ray-resources pb_worker=1`` puts the sanitize and judge stages on the
-worker nodes while the driver connects to the head. Cache and output directories are in the test's temporary
-directory, which every node sees (they share this machine's disk, as nodes of a real cluster share a network
-file system). Then worker nodes are lost mid-run (raylet and all its processes killed while batches are out).
+The cluster (``conftest.py``): a head node without the worker resource and worker nodes offering it, each its own
+raylet on 127.0.0.1, so ``--ray-resources pb_worker=1`` puts the sanitize and judge stages on the worker nodes
+while the driver runs on the head (that the results then match the local executor's is checked in
+``test_ray_identical_results.py``). Here worker nodes are removed while batches are in flight (raylet and every
+process of the node killed at once, as a machine lost): the run finishes on the nodes left, or stops in one line
+when none can host the stages; re-running resumes to the local results, paying again only for what was in flight.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections import Counter
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, reply_for
-from ray_fakes import cli, comparable_results, corpus_inputs, popen, recipe_reply, run_args
-from ray_nodes import WORKER_RESOURCE, LocalCluster, local_cluster
+from ray_fakes import cli, comparable_results, popen, run_args
+from ray_nodes import WORKER_RESOURCE, LocalCluster
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real multi-node Ray cluster on this machine
 psutil = pytest.importorskip("psutil")
@@ -29,93 +28,12 @@ ON_WORKERS = ("--ray-resources", f"{WORKER_RESOURCE}=1")
 CALLS_OUT = 2 * 2  # the node-loss runs: 2 actors of a stage x --concurrency 2
 
 
-@pytest.fixture(scope="module")
-def nodes() -> Iterator[LocalCluster]:
-    """A head node and two worker nodes (2 CPUs and 4 worker slots each), stopped (every process) at the end."""
-    pytest.importorskip("ray")
-    pytest.importorskip("ray.data")
-    with local_cluster(worker_nodes=2) as cluster:
-        yield cluster
-
-
-def placement(stderr: str) -> tuple[str, dict[str, set[str]]]:
-    """The driver's node and each stage's nodes, from the run's ``ray: driver on node ...`` line (short ids)."""
-    line = next(ln for ln in stderr.splitlines() if ln.startswith("ray: driver on node "))
-    driver, *stages = line[len("ray: driver on node "):].split("; ")
-    found = {}
-    for part in stages:
-        name, ids = re.fullmatch(r"(\w+) on \d+ nodes? \((.*)\)", part).groups()  # type: ignore[union-attr]
-        found[name] = set(ids.split(", "))
-    return driver, found
-
-
-def _short(ids) -> set[str]:
-    return {i[:12] for i in ids}
-
-
-def test_run_and_evaluate_with_stages_on_worker_nodes_write_the_local_results(nodes: LocalCluster, tmp_path: Path):
-    on_ray = ("--executor", "ray", "--ray-address", nodes.address, "--ray-batch-size", "3", *ON_WORKERS)
-    with FakeOpenAIServer(delay=0.01) as server:
-        local = cli(*run_args(server.base_url, tmp_path / "local", tmp_path / "cache-local"))
-        assert local.returncode == 0, local.stderr[-2000:]
-        distributed = cli(*run_args(server.base_url, tmp_path / "ray", tmp_path / "cache-ray", *on_ray))
-        assert distributed.returncode == 0, distributed.stderr[-3000:]
-        predictions = tmp_path / "local" / "privasis_sample" / "sanitized.jsonl"
-
-        def evaluate(out: str, *extra: str):
-            return cli("evaluate", "-p", str(predictions), "--judge", "openai:fake-judge", "--judge-args",
-                       f"base_url={server.base_url}", "-t", "privasis_sample", "--limit", "8", "-o", str(tmp_path / out),
-                       "--cache-dir", str(tmp_path / f"cache-{out}"), "--no-progress", "--max-off-label", "100000",
-                       "--bootstrap-samples", "200", *extra)
-
-        local_eval, ray_eval = evaluate("eval-local"), evaluate("eval-ray", *on_ray)
-    assert local_eval.returncode == ray_eval.returncode == 0, ray_eval.stderr[-3000:]
-    for a, b in ((tmp_path / "local", tmp_path / "ray"), (tmp_path / "eval-local", tmp_path / "eval-ray")):
-        a, b = a / "privasis_sample", b / "privasis_sample"
-        assert (a / "samples.jsonl").read_bytes() == (b / "samples.jsonl").read_bytes()
-        assert comparable_results(a) == comparable_results(b)
-    assert (tmp_path / "local" / "privasis_sample" / "sanitized.jsonl").read_bytes() == \
-        (tmp_path / "ray" / "privasis_sample" / "sanitized.jsonl").read_bytes()
-    head, workers = _short([nodes.head.node_id]), _short(n.node_id for n in nodes.workers)
-    for done, stages in ((distributed, {"sanitize", "judge"}), (ray_eval, {"judge"})):
-        driver, placed = placement(done.stderr)
-        assert {driver} == head, "the driver runs on the head node"
-        assert set(placed) == stages
-        for name, ids in placed.items():
-            assert ids and ids <= workers, f"{name} ran on {ids}, not only on worker nodes {workers}"
-    assert not list((tmp_path / "cache-ray").rglob("ray-shards/*/*.sqlite")), "every shard is merged"
-
-
-def test_build_corpus_with_stages_on_worker_nodes_writes_the_local_rows(nodes: LocalCluster, tmp_path: Path):
-    inputs = corpus_inputs(tmp_path / "in.jsonl", n=4)
-    with FakeOpenAIServer(reply=recipe_reply) as server:
-        def build(out: str, *extra: str):
-            return cli("build-corpus", "-r", "corpus", "-m", "openai:fake-model", "--model-args", f"base_url={server.base_url}",
-                       "--judge", f"openai:fake-judge,base_url={server.base_url}", "-i", str(inputs), "-o", str(tmp_path / out),
-                       "--cache-dir", str(tmp_path / f"cache-{out}"), "--batch-size", "2", "--no-progress", *extra)
-
-        local = build("local")
-        distributed = build("ray", "--executor", "ray", "--ray-address", nodes.address, *ON_WORKERS)
-    assert local.returncode == distributed.returncode == 0, (local.stderr[-1500:], distributed.stderr[-2000:])
-    rows = [_content(line) for line in (tmp_path / "local" / "benchmark.jsonl").read_text().splitlines()]
-    assert len(rows) >= 2, "the fake recipe model should let most rows through"
-    assert [_content(line) for line in (tmp_path / "ray" / "benchmark.jsonl").read_text().splitlines()] == rows
-
-
-def test_resources_no_node_offers_is_one_line(nodes: LocalCluster, tmp_path: Path):
+def test_resources_no_node_offers_is_one_line(ray_address: str, tmp_path: Path):
     result = cli(*run_args("http://127.0.0.1:9/v1", tmp_path / "out", tmp_path / "cache", "--executor", "ray",
-                           "--ray-address", nodes.address, "--ray-resources", "gpu_box=1"))
+                           "--ray-address", ray_address, "--ray-resources", "gpu_box=1"))
     errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")]
     assert result.returncode == 2 and len(errors) == 1, result.stderr[-2000:]
     assert "gpu_box" in errors[0] and WORKER_RESOURCE in errors[0], errors[0]
-
-
-def _content(line: str) -> dict:
-    """A corpus row without its token usage (spend accounting: batches side by side cannot share cache hits)."""
-    row = json.loads(line)
-    row.pop("usage", None)
-    (row.get("pipeline") or {}).pop("usage", None)
-    return row
 
 
 # -- nodes lost mid-run -------------------------------------------------------------------------------------------
@@ -193,7 +111,10 @@ def _lose_a_node_mid_run(nodes: LocalCluster, server: FakeOpenAIServer, gate: Ga
 
 
 def test_nodes_lost_mid_run_finish_or_stop_in_one_line_and_resume_paying_only_for_the_batches_in_flight(
-        nodes: LocalCluster, tmp_path: Path):
+        ray_cluster: LocalCluster, tmp_path: Path):
+    nodes = ray_cluster
+    while len(nodes.cluster.worker_nodes) < 2:  # two worker nodes to start with, whatever ran before
+        nodes.workers.append(nodes.cluster.add_node(**nodes.worker_args))
     gate = Gate(first=5)
     with FakeOpenAIServer(reply=gate) as server:
         local = cli(*run_args(server.base_url, tmp_path / "local", tmp_path / "cache-local"))
