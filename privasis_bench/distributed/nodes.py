@@ -62,7 +62,7 @@ class NodeWatch:
             alive = {n["NodeID"] for n in nodes if n.get("Alive")}
             for gone in sorted(self._alive - alive):
                 lost.append(gone[:12])
-                print(f"ray: node {gone[:12]} lost; the batches it had in flight run again on the nodes left",
+                print(f"ray: node {gone[:12]} lost; any batches it had in flight run again on the nodes left",
                       file=sys.stderr, flush=True)
             self._alive = alive
             if any(_fits(n, self.resources, self.cpus) for n in nodes if n.get("Alive")):

@@ -25,8 +25,8 @@ def test_run_on_ray_writes_the_local_results(ray_cluster, ray_address: str, tmp_
         distributed = cli(*run_args(server.base_url, tmp_path / "ray", tmp_path / "cache-ray", "--executor", "ray",
                                     "--ray-address", ray_address, "--ray-batch-size", "3", *ON_WORKERS))
         assert distributed.returncode == 0, distributed.stderr[-2000:]
-    check_placement(ray_cluster, distributed.stderr, {"sanitize", "judge"})
         assert sum(server.received.values()) == 2 * calls_local  # each request once per run (separate caches)
+    check_placement(ray_cluster, distributed.stderr, {"sanitize", "judge"})
     assert not list((tmp_path / "cache-ray").rglob("ray-shards/*/*.sqlite")), "every shard is merged"
     a, b = tmp_path / "local" / "privasis_sample", tmp_path / "ray" / "privasis_sample"
     assert (a / "samples.jsonl").read_bytes() == (b / "samples.jsonl").read_bytes()

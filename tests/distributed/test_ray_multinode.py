@@ -101,9 +101,9 @@ def _lose_a_node_mid_run(nodes: LocalCluster, server: FakeOpenAIServer, gate: Ga
         assert server.wait_for(lambda s: sum(s.received.values()) >= gate.first + 2, timeout=180), "the run stalled"
         victim = _node_talking_to(nodes, port)
         assert victim is not None, "no worker node is talking to the server"
-        with server.lock:
+        nodes.remove_worker(victim)  # returns once every process of the node is gone
+        with server.lock:  # the gate holds every reply: what arrived unanswered was in flight at the loss
             in_flight = {p for p, n in server.received.items() if n > server.served[p]}
-        nodes.remove_worker(victim)
     finally:
         gate.open()
     out, err = driver.communicate(timeout=600)
