@@ -12,7 +12,7 @@ share of the wall time. With model calls that take ``--latency`` seconds, record
 the driver (which builds every request, writes every batch and finishes with the local pass) or this machine's
 cores are the limit: a driver CPU share near 100% says the driver is the bottleneck.
 
-Usage: ``python benchmarks/ray_multinode.py [--records 120] [--latency 0.1] [--concurrency 2] [--actors 1 2 4]
+Usage: ``python benchmarks/ray_multinode.py [--records 24] [--latency 0.05] [--concurrency 2] [--actors 1 2 4]
 [--nodes 2]``.
 """
 
@@ -59,8 +59,8 @@ def _run(task: Path, server: str, out: Path, concurrency: int, *extra: str) -> t
 def main() -> None:
     """Print a table of wall time, records/s, the ratio to one actor and the driver's CPU share per setting."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=120)
-    parser.add_argument("--latency", type=float, default=0.1, help="seconds the fake server takes per request")
+    parser.add_argument("--records", type=int, default=24)
+    parser.add_argument("--latency", type=float, default=0.05, help="seconds the fake server takes per request")
     parser.add_argument("--concurrency", type=int, default=2, help="requests in flight per actor")
     parser.add_argument("--actors", type=int, nargs="+", default=[1, 2, 4], help="worker actors per stage")
     parser.add_argument("--nodes", type=int, default=2, help="worker nodes (the head node runs the driver only)")
