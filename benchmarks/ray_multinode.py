@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from fake_openai_server import FakeOpenAIServer, write_tiny_task  # noqa: E402
-from ray_nodes import WORKER_RESOURCE, local_cluster  # noqa: E402
+from ray_nodes import LOOPBACK_ENV, WORKER_RESOURCE, local_cluster  # noqa: E402
 
 
 def _children_cpu() -> float:
@@ -42,7 +42,7 @@ def _children_cpu() -> float:
 
 def _run(task: Path, server: str, out: Path, concurrency: int, *extra: str) -> tuple[float, float, int]:
     """Wall seconds, the driver's CPU seconds and the records judged of one ``run``; a failure stops the benchmark."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, **LOOPBACK_ENV, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     args = ["run", "-m", "openai:bench-model", "--model-args", f"base_url={server}", "--judge", "openai:bench-judge",
             "--judge-args", f"base_url={server}", "-t", str(task), "-o", str(out / "run"), "--cache-dir", str(out / "cache"),
             "--no-progress", "--max-off-label", "1000000", "--concurrency", str(concurrency), "--bootstrap-samples", "100",

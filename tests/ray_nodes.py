@@ -20,8 +20,8 @@ from typing import Any, Iterator
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 #: Ray turns a loopback cluster address into this machine's network address before connecting (and would then
-#: not find nodes listening on 127.0.0.1 only); with this set, a driver keeps to 127.0.0.1 (set while a cluster runs,
-#: so the CLI drivers the tests start inherit it).
+#: not find nodes listening on 127.0.0.1 only); with this in its environment, a driver keeps to 127.0.0.1 (the
+#: tests' CLI drivers get it from ``ray_fakes.cli``).
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 #: The custom resource the worker nodes offer (and the stages reserve).
 WORKER_RESOURCE = "pb_worker"
@@ -36,8 +36,12 @@ def free_port() -> int:
 
 
 def _node_args(num_cpus: float, resources: dict[str, float] | None = None) -> dict[str, Any]:
+    # the nodes' workers import privasis_bench from this checkout, as the CLI drivers do (every node of a real
+    # cluster needs the package installed: docs/scaling.md)
+    path = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p)
     args: dict[str, Any] = {"node_ip_address": "127.0.0.1", "num_cpus": num_cpus, "object_store_memory": OBJECT_STORE_BYTES,
-                            "dashboard_agent_listen_port": None}  # None: a free port (the default one is fixed)
+                            "dashboard_agent_listen_port": None,  # None: a free port (the default one is fixed)
+                            "env_vars": {"PYTHONPATH": path}}
     if resources:
         args["resources"] = resources
     return args
@@ -134,20 +138,8 @@ def _psutil() -> Any:
 def local_cluster(worker_nodes: int = 2, *, worker_cpus: float = 2, slots: float = 4, head_cpus: float = 1) -> Iterator[LocalCluster]:
     """A head node (``head_cpus`` CPUs, no custom resource) and ``worker_nodes`` nodes offering ``slots`` of
     :data:`WORKER_RESOURCE` each, all on 127.0.0.1 with their own ports; shut down however the block ends."""
-    # the nodes' workers import privasis_bench from this checkout, as the CLI drivers do (every node of a real
-    # cluster needs the package installed: docs/scaling.md)
-    env = {**LOOPBACK_ENV, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p)}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        with _cluster(worker_nodes, worker_cpus=worker_cpus, slots=slots, head_cpus=head_cpus) as running:
-            yield running
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    with _cluster(worker_nodes, worker_cpus=worker_cpus, slots=slots, head_cpus=head_cpus) as running:
+        yield running
 
 
 @contextmanager
