@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from fake_openai_server import REPO_ROOT, reply_for
+from ray_nodes import LOOPBACK_ENV
 
 SAMPLE = REPO_ROOT / "tasks" / "sample" / "privasis_sample.jsonl"
 
@@ -109,15 +110,16 @@ def corpus_inputs(path: Path, n: int = 6) -> Path:
 
 
 def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    """``python -m privasis_bench ARGS`` in a subprocess with this checkout on the path."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
+    """``python -m privasis_bench ARGS`` in a subprocess with this checkout on the path (a Ray driver keeps to
+    127.0.0.1, where the test cluster's nodes listen: :data:`ray_nodes.LOOPBACK_ENV`)."""
+    env = {**os.environ, **LOOPBACK_ENV, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
     return subprocess.run([sys.executable, "-m", "privasis_bench", *args], capture_output=True, text=True, env=env,
                           timeout=timeout)
 
 
 def popen(*args: str) -> subprocess.Popen:
     """The same as :func:`cli`, started in the background."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, **LOOPBACK_ENV, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
     return subprocess.Popen([sys.executable, "-m", "privasis_bench", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
 

@@ -13,6 +13,7 @@ from rich.markup import escape
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
+from privasis_bench.cli.outcome_report import finish as _finish
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings
 from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_task, span_task
 from privasis_bench.cli.value_checks import check_finite, check_label
@@ -82,71 +83,6 @@ class _Session:
 def _say_killed(spend: InvocationSpend) -> None:
     for line in spend.killed_lines():
         console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
-
-
-def _finish(outcomes: list[EvalOutcome]) -> None:
-    from privasis_bench.cli.span_cmds import print_span_results
-
-    judged = [o.results for o in outcomes if not o.results.get("scorer")]
-    print_span_results([o for o in outcomes if o.results.get("scorer")])
-    if judged:
-        console.print(summary_table(judged))
-    for o in outcomes:
-        console.print(f"  -> {escape(str(o.task_dir))}", highlight=False)
-        c, name = o.results["counts"], o.results["task"]["name"]
-        if c["failed_outputs"] and o.results["checks"]["failed_outputs"] == "scored_as_empty":
-            console.print(f"[yellow]{name}: {c['failed_outputs']} model output(s) failed and were scored as empty outputs "
-                          "(--score-failed-as-empty; see failed_output_records); a re-run retries them[/]", highlight=False)
-        elif c["failed_outputs"]:
-            fix = ("fix those lines of the predictions file" if o.results["model"].get("predictions")
-                   else "re-running `run` retries only those")
-            if c.get("failed_outputs_cut_at_budget"):
-                budget = (o.results["model"].get("generation") or {}).get("max_tokens")
-                fix = (f"{c['failed_outputs_cut_at_budget']} of them because every answer was cut at the token budget "
-                       f"({budget} tokens), which a re-run repeats: raise --max-tokens or pass --truncated-answers accept")
-            console.print(f"[red]{name}: {c['failed_outputs']} model output(s) failed (see failed_output_records): the results "
-                          f"are incomplete[/]; {fix}, or pass --score-failed-as-empty to score them as empty outputs",
-                          highlight=False)
-        report = o.results["model"].get("predictions") or {}
-        if report.get("missing_policy") == "empty" and report.get("missing"):
-            console.print(f"[yellow]{name}: {report['missing']} record(s) have no line in the predictions file and were "
-                          "scored as empty outputs (--score-missing-as-empty; see model.predictions.missing_ids)[/]",
-                          highlight=False, soft_wrap=True)
-        if c.get("missing_predictions"):
-            console.print(f"[red]{name}: {c['missing_predictions']} record(s) have no line in the predictions file and were "
-                          "left out of the scores (see missing_prediction_records): the results are incomplete[/]; give a "
-                          "predictions file covering every record (or --limit), or pass --score-missing-as-empty to score "
-                          "them as empty outputs", highlight=False, soft_wrap=True)
-        judge_cut = o.results["usage"].get("judge", {}).get("truncated", 0)
-        by_task = o.results["checks"].get("tolerated_by_task", {})
-        if c["truncated_outputs"] or judge_cut:
-            why = " (tolerated by the task)" if {"truncated_answers", "judge_truncated_answers"} & set(by_task) else ""
-            console.print(f"[yellow]{name}: {c['truncated_outputs']} model output(s) and {judge_cut} judge answer(s) were "
-                          f"cut at the token budget and kept as they are{why}[/]", highlight=False)
-        if c["off_label"]:
-            limit = o.results["checks"]["max_off_label"]
-            colour = "red" if c["off_label"] > limit else "yellow"
-            source = f"tolerated by the task: up to {limit}" if "max_off_label" in by_task else \
-                f"tolerated: --max-off-label {limit}"
-            console.print(f"[{colour}]{name}: {c['off_label']} judge answer(s) are not one of the expected labels; they "
-                          f"were read the official way (see off_label_answers; {source})[/]", highlight=False)
-        if c["unparseable"]:
-            console.print(f"[yellow]{o.results['task']['name']}: {c['unparseable']} record(s) with unparseable strict answers "
-                          "left out of the metrics (see unparseable_records)[/]", highlight=False)
-    unjudged = sum(o.results["counts"]["unjudged"] for o in outcomes)
-    cut = [o.results for o in outcomes if o.results["counts"].get("unjudged_cut_at_budget")]
-    if cut:
-        j = cut[0]["judge"]
-        console.print(f"[red]{unjudged} record(s) left unjudged: {sum(r['counts']['unjudged_cut_at_budget'] for r in cut)} "
-                      f"because every judge answer was cut at the token budget (guess {j.get('guess_max_tokens')}, compare "
-                      f"{j.get('compare_max_tokens')} tokens)[/]; the same command would fail the same way: raise "
-                      "--judge-guess-max-tokens / --judge-compare-max-tokens, or pass --judge-truncated-answers accept",
-                      highlight=False, soft_wrap=True)
-    elif unjudged:
-        console.print(f"[red]{unjudged} record(s) left unjudged (judge calls failed)[/]; re-run the same command to judge "
-                      "only those.", highlight=False)
-    if any(not o.ok for o in outcomes):
-        raise typer.Exit(1)
 
 
 def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:

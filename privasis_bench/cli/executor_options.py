@@ -7,7 +7,7 @@ from typing import Any, Optional
 import typer
 
 from privasis_bench.cli.options import Opts, split_multi
-from privasis_bench.distributed.cluster import RayOptions, check_executor, require_ray
+from privasis_bench.distributed.cluster import RayOptions, check_executor, parse_resources, require_ray
 
 #: name -> (annotation, typer option), added to a command with :func:`~privasis_bench.cli.options.with_options`.
 EXECUTOR_OPTIONS: dict[str, tuple[Any, Any]] = {
@@ -19,6 +19,8 @@ EXECUTOR_OPTIONS: dict[str, tuple[Any, Any]] = {
     "ray_gpus_per_worker": (float, typer.Option(0.0, "--ray-gpus-per-worker", min=0.0, help="GPUs per actor of the model stage: > 0 loads an in-process engine (e.g. -m vllm:MODEL) in each actor on its own GPU.")),
     "ray_base_urls": (Optional[str], typer.Option(None, "--ray-base-urls", help="OpenAI-compatible base URLs (comma-separated) each worker spreads the model's calls over, round-robin.")),
     "ray_judge_base_urls": (Optional[str], typer.Option(None, "--ray-judge-base-urls", help="The same for the judge's calls.")),
+    "ray_node_wait": (float, typer.Option(60.0, "--ray-node-wait", min=0.0, help="After nodes are lost, seconds to wait for a live node that can host the stages before stopping the run (finished batches are kept; re-run to resume).")),
+    "ray_resources": (Optional[str], typer.Option(None, "--ray-resources", help="Custom node resources each actor reserves, NAME=AMOUNT comma-separated (e.g. pb_worker=1 with worker nodes started by ray start --resources '{\"pb_worker\": 4}'): puts the stages on those nodes.")),
 }
 
 
@@ -27,8 +29,10 @@ def ray_options(opts: Opts) -> RayOptions | None:
     check_executor(opts.executor)
     if opts.executor != "ray":
         return None
+    resources = parse_resources(opts.ray_resources)
     require_ray()
     return RayOptions(address=opts.ray_address, workers=opts.ray_workers, batch_size=opts.ray_batch_size,
                       cpus_per_worker=opts.ray_cpus_per_worker, gpus_per_worker=opts.ray_gpus_per_worker,
                       base_urls=tuple(split_multi([opts.ray_base_urls] if opts.ray_base_urls else [])),
-                      judge_base_urls=tuple(split_multi([opts.ray_judge_base_urls] if opts.ray_judge_base_urls else [])))
+                      judge_base_urls=tuple(split_multi([opts.ray_judge_base_urls] if opts.ray_judge_base_urls else [])),
+                      resources=resources, node_wait_s=opts.ray_node_wait)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import logging
 import pickle
+import sys
 from dataclasses import dataclass
 from typing import Any, Generator, Sequence
 
+from privasis_bench.distributed.nodes import NodeWatch, stop_reason
 from privasis_bench.errors import PrivasisError
 
 INSTALL_HINT = "--executor ray needs Ray: pip install 'privasis-bench[ray]' (or pip install 'ray[data]')"
@@ -26,7 +28,10 @@ class RayOptions:
     ``workers``: actors per stage; ``batch_size``: records per batch (``None``: the command's own);
     ``cpus_per_worker``: CPUs reserved per actor (model calls are I/O-bound, so a fraction by default);
     ``gpus_per_worker`` > 0 puts in-process engines (``vllm:...``) on GPU workers, one per actor;
-    ``base_urls`` / ``judge_base_urls``: OpenAI-compatible endpoints a worker's calls are spread over.
+    ``base_urls`` / ``judge_base_urls``: OpenAI-compatible endpoints a worker's calls are spread over;
+    ``resources``: custom node resources each actor reserves (``ray start --resources``), which pins the stages to
+    the nodes that offer them (e.g. worker nodes, not the head that runs the driver); ``node_wait_s``: how long a
+    run waits, once no live node can host the stages, before it stops (see :mod:`~privasis_bench.distributed.nodes`).
     """
 
     address: str | None = None  # None: start a local cluster
@@ -37,6 +42,44 @@ class RayOptions:
     base_urls: tuple[str, ...] = ()
     judge_base_urls: tuple[str, ...] = ()
     num_cpus: int | None = None  # of a local cluster (None: every CPU)
+    resources: tuple[tuple[str, float], ...] = ()
+    node_wait_s: float = 60.0  # after losing nodes, how long to wait for one that can host the stages
+
+    def actor_resources(self) -> dict[str, float] | None:
+        """The custom resources of each actor as Ray takes them (None: none asked)."""
+        return dict(self.resources) or None
+
+
+def parse_resources(text: str | None) -> tuple[tuple[str, float], ...]:
+    """``NAME=AMOUNT,NAME=AMOUNT`` as pairs; a one-line error naming ``--ray-resources`` and the bad part."""
+    pairs = []
+    for part in (p.strip() for p in (text or "").split(",")):
+        if not part:
+            continue
+        name, sep, amount = part.partition("=")
+        try:
+            value = float(amount) if sep else -1.0
+        except ValueError:
+            value = -1.0
+        if not name.strip() or value <= 0 or name.strip() in ("CPU", "GPU", "memory", "object_store_memory"):
+            raise PrivasisError(f"--ray-resources: {part!r} is not NAME=AMOUNT with a custom resource name and an amount "
+                                "> 0 (e.g. --ray-resources pb_worker=1; CPUs and GPUs have their own options)")
+        pairs.append((name.strip(), value))
+    return tuple(pairs)
+
+
+def check_resources(ray: Any, options: RayOptions) -> None:
+    """One-line error when no node of the cluster offers a custom resource the actors ask for (they would wait forever)."""
+    if not options.resources:
+        return
+    offered = ray.cluster_resources()
+    for name, amount in options.resources:
+        if offered.get(name, 0.0) < amount:
+            custom = sorted(k for k in offered if k not in ("CPU", "GPU", "memory", "object_store_memory")
+                            and not k.startswith("node:") and not k.startswith("accelerator_type:"))
+            raise PrivasisError(f"--ray-resources: no node of the cluster offers {amount:g} of {name!r} (custom resources "
+                                f"offered: {', '.join(custom) or 'none'}); start the worker nodes with "
+                                f"ray start --resources '{{\"{name}\": N}}'")
 
 
 def check_executor(name: str) -> None:
@@ -77,6 +120,21 @@ def connect(options: RayOptions) -> Any:
     return ray
 
 
+def node_id() -> str:
+    """The Ray node this process runs on (the driver's, or a worker's inside a stage)."""
+    import ray
+
+    return str(ray.get_runtime_context().get_node_id())
+
+
+def report_placement(driver: str, stages: dict[str, set[str]]) -> None:
+    """One console line (stderr) telling which nodes ran the driver and each stage, by short node ids."""
+    parts = [f"{name} on {len(ids)} node{'s' if len(ids) != 1 else ''} ({', '.join(sorted(i[:12] for i in ids))})"
+             for name, ids in stages.items() if ids]
+    if parts:
+        print(f"ray: driver on node {driver[:12]}; {'; '.join(parts)}", file=sys.stderr, flush=True)
+
+
 @dataclass(frozen=True)
 class Stage:
     """One ``map_batches`` step: a callable class built once per actor from ``kwargs``, sized by ``options``."""
@@ -89,25 +147,37 @@ class Stage:
 def run_stages(options: RayOptions, batches: Sequence[Any], stages: Sequence[Stage]) -> Generator[Any, None, None]:
     """Run every batch through ``stages`` on the cluster; yields each batch's final object in input order.
 
-    A worker that dies is restarted by Ray and its batch run again; an exception raised by a stage stops the
-    run and is re-raised here as the original error when it is one of ours (one line), else as one line.
+    A worker that dies (or its node) is restarted by Ray and its batch run again; an exception raised by a stage
+    stops the run and is re-raised here as the original error when it is one of ours (one line), else as one line;
+    a run no live node can host any more stops with :class:`~privasis_bench.distributed.nodes.NodesLostError`.
     """
     if not batches:
         return
     ray = connect(options)
+    check_resources(ray, options)
     items = [{"payload": pickle.dumps(b, protocol=pickle.HIGHEST_PROTOCOL)} for b in batches]
     ds = ray.data.from_items(items, override_num_blocks=len(items))
     for stage in stages:
         ds = ds.map_batches(stage.cls, batch_size=1, compute=ray.data.ActorPoolStrategy(size=max(1, options.workers)),
-                            num_cpus=options.cpus_per_worker,
+                            num_cpus=options.cpus_per_worker, resources=options.actor_resources(),
                             num_gpus=stage.gpus or None, fn_constructor_kwargs=stage.kwargs, batch_format="numpy")
-    try:
-        for row in ds.iter_rows():
+    rows = iter(ds.iter_rows())
+    with NodeWatch(ray, options.actor_resources() or {}, options.cpus_per_worker, options.node_wait_s) as watch:
+        while True:
+            watch.waiting = True
+            try:
+                row = next(rows)
+            except StopIteration:
+                return
+            except PrivasisError:
+                raise
+            except KeyboardInterrupt as exc:  # Ctrl-C, or the watch stopping a run no live node can host
+                raise stop_reason(watch, exc) from None
+            except Exception as exc:  # noqa: BLE001 - a failure of Ray itself, or of a worker outside a batch
+                raise ray_error(exc) from None
+            finally:
+                watch.waiting = False
             yield landed(row["payload"])
-    except PrivasisError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a failure of Ray itself, or of a worker outside a batch
-        raise ray_error(exc) from None
 
 
 def landed(payload: bytes) -> Any:

@@ -20,8 +20,8 @@ from typing import Any, Sequence
 from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.records import Record
-from privasis_bench.distributed.cluster import BatchStage, RayOptions, Stage, run_stages
-from privasis_bench.distributed.shards import batch_key, merge_shards, shard_dir
+from privasis_bench.distributed.cluster import BatchStage, RayOptions, Stage, node_id, report_placement, run_stages
+from privasis_bench.distributed.shards import batch_key, merge_shards, settle, shard_dir, unreported_spend
 from privasis_bench.distributed.workers import WorkerEngineConfig, build_worker_engine, close_shard, take_stats, use_shard
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import EngineStats
@@ -60,6 +60,7 @@ class EvalBatch:
     items: list[EvalItem]
     stats: JudgeStats = field(default_factory=JudgeStats)
     spent: dict[str, EngineStats] = field(default_factory=dict)
+    nodes: dict[str, str] = field(default_factory=dict)  # stage name -> the Ray node that ran it on this batch
 
 
 class SanitizeStage(BatchStage):
@@ -72,8 +73,9 @@ class SanitizeStage(BatchStage):
     def run(self, item: EvalBatch) -> EvalBatch:
         """Sanitize one batch (answers cached in its shard)."""
         todo = [it for it in item.items if it.request is not None]
+        item.nodes["sanitize"] = node_id()
         if todo:
-            shard = use_shard(self.engine, self.config, "sanitize-" + item.key)
+            shard = use_shard(self.engine, self.config, "sanitize-" + item.key, settle_on_close=False)
             try:
                 results = self.engine.run([it.request for it in todo], desc="sanitize")  # type: ignore[misc]
             finally:
@@ -96,6 +98,7 @@ class JudgeStage(BatchStage):
     def run(self, item: EvalBatch) -> EvalBatch:
         """Judge one batch (answers cached in its shard)."""
         todo = [it for it in item.items if it.needs_judge]
+        item.nodes["judge"] = node_id()
         inputs = []
         for it in todo:
             failed = it.output is None or not it.output.ok
@@ -110,7 +113,7 @@ class JudgeStage(BatchStage):
             async with self.engine.stream("judge") as stream:
                 return await judge.ajudge(inputs, stream.ask, window=flow_window(self.engine))
 
-        shard = use_shard(self.engine, self.config, "judge-" + item.key)
+        shard = use_shard(self.engine, self.config, "judge-" + item.key, settle_on_close=False)
         try:
             verdicts, item.stats = self.engine.run_async(judge_all)
         finally:
@@ -168,8 +171,9 @@ def distributed_evaluation(
     if not work:
         return counts
     shards = shard_dir(options.cache, f"{task_dir.resolve()}|{task.task}") if options.cache is not None else None
+    driver_engines = {"model": model[1] if model is not None else None, "judge": judge_engine}
     if shards is not None:
-        merge_shards(options.cache, shards)  # type: ignore[arg-type]  # answers left by a crashed run
+        _merge(options.cache, shards, driver_engines)  # answers (and unreported spend) left by a stopped run
     stages = []
     if counts["sanitize"] and model is not None:
         stages.append(Stage(SanitizeStage, {"config": worker_config(model[0], "model", options, ray, shards),
@@ -182,16 +186,31 @@ def distributed_evaluation(
                for i in range(0, len(work), size)]
     try:
         with open(sanitized_path, "a", encoding="utf-8") as fh:
-            driver_engines = {"model": model[1] if model is not None else None, "judge": judge_engine}
+            placed: dict[str, set[str]] = {}
             for batch in run_stages(ray, batches, stages):
                 _land(batch, fh, checkpoint, fp)
+                for stage_name, node in batch.nodes.items():
+                    placed.setdefault(stage_name, set()).add(node)
                 for role, spent in batch.spent.items():
                     if driver_engines.get(role) is not None:
                         driver_engines[role].stats.absorb(spent)  # type: ignore[union-attr]
+                if shards is not None:  # counted: what the batch's shards hold is no longer unreported
+                    settle(shards, ["sanitize-" + batch.key, "judge-" + batch.key])
+            report_placement(node_id(), placed)
     finally:
         if shards is not None:
-            merge_shards(options.cache, shards)  # type: ignore[arg-type]
+            _merge(options.cache, shards, driver_engines)
     return counts
+
+
+def _merge(cache: Any, shards: Path, engines: dict[str, Engine | None]) -> None:
+    """Merge the shards into the main cache, first counting what dead workers paid and never reported (a worker
+    lost with its node while the run stopped, or a run stopped as a whole) as the spend of the driver's engines."""
+    for role, spent in unreported_spend(shards).items():
+        engine = engines.get(role)
+        if engine is not None:
+            engine.stats.absorb(spent)
+    merge_shards(cache, shards)
 
 
 def _land(batch: EvalBatch, fh: Any, checkpoint: Path, fp: str) -> None:

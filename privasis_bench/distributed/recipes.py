@@ -22,7 +22,8 @@ from typing import Any, Callable, Generator, Iterator
 import numpy as np
 
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.distributed.cluster import BatchStage, RayOptions, Stage, connect, landed, ray_error, run_stages
+from privasis_bench.distributed.cluster import (BatchStage, RayOptions, Stage, check_resources, connect, landed, ray_error,
+                                               run_stages)
 from privasis_bench.distributed.shards import batch_key, merge_shards, shard_dir
 from privasis_bench.distributed.workers import WorkerEngineConfig, build_worker_engine, close_shard, use_shard
 from privasis_bench.engine.answers import AnswerPolicy
@@ -217,8 +218,9 @@ class RaySynthesis:
         again; a row finished ``again`` finds its earlier calls in the run's cache shard)."""
         ray = connect(self.ray)
         if self._actor is None:
+            check_resources(ray, self.ray)
             actor_class = ray.remote(FinishWorker).options(num_cpus=self.ray.cpus_per_worker, num_gpus=self.ray.gpus_per_worker or None,
-                                                          max_restarts=3, max_task_retries=3)
+                                                          resources=self.ray.actor_resources(), max_restarts=3, max_task_retries=3)
             self._actor = actor_class.remote(**self.finish_args)
         item = FinishBatch(batch_key(*(r["id"] for r in rows)), rows, pools)
         try:

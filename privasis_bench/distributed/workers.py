@@ -9,6 +9,7 @@ loads once onto its own GPU (Ray sets ``CUDA_VISIBLE_DEVICES`` per actor).
 from __future__ import annotations
 
 import itertools
+import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,47 @@ class RoundRobinAdapter(Adapter):
             await adapter.aclose()
 
 
+class BookedAdapter(Adapter):
+    """Writes every call down in the batch's shard while it is out (see :mod:`~privasis_bench.distributed.shards`),
+    so that a call lost with its worker is still counted as paid."""
+
+    def __init__(self, inner: Adapter) -> None:
+        self.inner, self.model, self.args = inner, getattr(inner, "model", ""), getattr(inner, "args", {})
+        self.rankable, self.batched, self.cacheable = inner.rankable, inner.batched, inner.cacheable
+        self.sequential = inner.sequential
+        self.shard: ShardCache | None = None
+
+    async def agenerate(self, request: ChatRequest) -> ChatResult:
+        """One call, pending in the shard until it returns."""
+        shard, call = self.shard, uuid.uuid4().hex
+        if shard is not None:
+            shard.sent(call)
+        try:
+            return await self.inner.agenerate(request)
+        finally:
+            if shard is not None:
+                shard.returned(call)
+
+    def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
+        """One batch call, pending in the shard until it returns."""
+        shard, call = self.shard, uuid.uuid4().hex
+        if shard is not None:
+            shard.sent(call)
+        try:
+            return self.inner.generate_batch(requests)
+        finally:
+            if shard is not None:
+                shard.returned(call)
+
+    def interrupt(self) -> None:
+        """Interrupt the wrapped adapter."""
+        self.inner.interrupt()
+
+    async def aclose(self) -> None:
+        """Close the wrapped adapter."""
+        await self.inner.aclose()
+
+
 def build_worker_adapter(config: WorkerEngineConfig) -> Adapter:
     """The adapter of ``config.spec``, round-robin over ``config.base_urls`` when there are any."""
     if not config.base_urls:
@@ -74,23 +116,34 @@ def build_worker_adapter(config: WorkerEngineConfig) -> Adapter:
 
 def build_worker_engine(config: WorkerEngineConfig) -> Engine:
     """A worker's engine (no progress bars; its cache is set per batch by :func:`use_shard`)."""
-    return Engine(build_worker_adapter(config), config.spec, role=config.role, cache=None, retry=config.retry,
+    return Engine(BookedAdapter(build_worker_adapter(config)), config.spec, role=config.role, cache=None, retry=config.retry,
                   concurrency=config.concurrency, rpm=config.rpm, progress=False, answers=config.answers)
 
 
-def use_shard(engine: Engine, config: WorkerEngineConfig, key: str) -> ShardCache | None:
-    """Point ``engine`` at the shard of batch ``key`` (created on first use); the caller closes it after the batch."""
+def use_shard(engine: Engine, config: WorkerEngineConfig, key: str, *, settle_on_close: bool = True) -> ShardCache | None:
+    """Point ``engine`` at the shard of batch ``key`` (created on first use); the caller closes it after the batch.
+
+    What an earlier attempt at the batch paid and never reported (its worker died) is added to ``engine``'s stats.
+    ``settle_on_close=False`` when the batch goes on to another stage before it reaches the driver (which then
+    settles the shard's books, :func:`~privasis_bench.distributed.shards.settle`).
+    """
     if config.shard_dir is None or not engine.adapter.cacheable:
         engine.cache = None
         return None
-    shard = ShardCache(Path(config.shard_dir) / f"{key}.sqlite", config.main_cache)
+    shard = ShardCache(Path(config.shard_dir) / f"{key}.sqlite", config.main_cache, role=config.role,
+                       settle_on_close=settle_on_close)
+    engine.stats.absorb(shard.inherited)  # paid by an earlier attempt at this batch that died: counted with this one
     engine.cache = shard
+    if isinstance(engine.adapter, BookedAdapter):
+        engine.adapter.shard = shard
     return shard
 
 
 def close_shard(engine: Engine, shard: Any) -> None:
     """Detach and close a batch's shard."""
     engine.cache = None
+    if isinstance(engine.adapter, BookedAdapter):
+        engine.adapter.shard = None
     if shard is not None:
         shard.close()
 

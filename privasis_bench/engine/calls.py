@@ -21,10 +21,10 @@ class Pacer:
 
     async def wait(self) -> None:
         async with self.lock:  # held while sleeping: starts are released one at a time, in order
-            delay = self.engine._next_slot - time.monotonic()
+            delay = self.engine.next_slot - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            self.engine._next_slot = time.monotonic() + self.interval
+            self.engine.next_slot = time.monotonic() + self.interval
 
 
 def finish_result(result: ChatResult, attempt: int, scrubber: Callable[[str], str]) -> None:

@@ -1,21 +1,20 @@
 """The execution engine: concurrency, pacing, retries, caching and progress for every model call.
 
-The model under test and the judge both run through an :class:`Engine`. Adapters only make one call
-and classify its errors; the engine decides what happens next:
+The model under test and the judge both run through an :class:`Engine`. Adapters only make one call and classify
+its errors; the engine decides what happens next:
 
-* cache hits (same spec key, messages and generation settings) are returned with ``cached=True``
-  and cost no call; with a cache, identical requests inside one run are sent once, and a request
-  another process sharing the cache is already sending is waited for, not sent again;
-* transient errors (429, 5xx, timeouts, connection errors, unknown exceptions) are retried with
-  exponential backoff and jitter, honouring a server's Retry-After hint;
-* authentication / permission errors (401, 403) stop the whole run at once with
-  :class:`FatalModelError` (the message is scrubbed of keys);
-* other non-retryable errors (400, 404, 422: e.g. a prompt longer than the context) and retries
-  that run out become a failed :class:`ChatResult` (``text=None`` plus the error), never an empty
-  success;
-* an answer that is empty or cut at the token budget is, by default, a retryable failure and is not
-  cached (see :mod:`privasis_bench.engine.answers`); a request that times out is retried at most
-  ``retry.max_timeouts`` times, with one line on stderr each time;
+* cache hits (same spec key, messages and generation settings) come back with ``cached=True`` and cost no call;
+  with a cache, identical requests in one run are sent once, and a request that another process sharing the cache
+  is already sending is waited for, not sent again;
+* transient errors (429, 5xx, timeouts, connection errors, unknown exceptions) are retried with exponential
+  backoff and jitter, honouring a server's Retry-After hint;
+* authentication / permission errors (401, 403) stop the whole run at once with :class:`FatalModelError` (the
+  message is scrubbed of keys);
+* other non-retryable errors (400, 404, 422: e.g. a prompt longer than the context) and retries that run out
+  become a failed :class:`ChatResult` (``text=None`` plus the error), never an empty success;
+* an answer that is empty or cut at the token budget is, by default, a retryable failure and is not cached (see
+  :mod:`privasis_bench.engine.answers`), for one-at-a-time and in-process batched adapters alike; a request that
+  times out is retried at most ``retry.max_timeouts`` times, with one line on stderr each time;
 * every configured secret value is removed from answers before they are cached or handed on.
 
 ``on_result(index, result)`` is called as each result lands, so callers can persist it at once."""
@@ -47,11 +46,9 @@ __all__ = ["Engine", "EngineStats", "OnResult", "run_together", "usage_by_role"]
 _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")
 
 
-
 OnResult = Callable[[int, ChatResult], None]
 T = TypeVar("T")
 _WAKE_SECONDS = 0.2  # how often the engine's own loop wakes while it runs (so Ctrl-C is noticed)
-
 
 
 class Engine:
@@ -85,7 +82,7 @@ class Engine:
         self.answers = ACCEPT_ALL if adapter.deterministic else answers  # a rule-based baseline's answer is final
         self.stats = EngineStats()
         self.clock = BusyClock()  # for --profile: when calls were in flight
-        self._next_slot = 0.0
+        self.next_slot = 0.0
         self._loop_box: _LoopBox | None = None  # the event loop this engine's adapter is bound to (may be shared)
         self._rng = random.Random()
         self._secrets = configured_secrets(spec.args, SECRET_ARGS, _SECRET_ENV)
@@ -202,7 +199,8 @@ class Engine:
             self._loop_box = _LoopBox(asyncio.new_event_loop())
         return self._loop_box
 
-    def _count(self, result: ChatResult, bar: StageProgress) -> None:
+    def count_result(self, result: ChatResult, bar: StageProgress) -> None:
+        """Add one handed-on answer to the stats and the stage's progress."""
         s = self.stats
         s.done += 1
         bar.done += 1
@@ -220,16 +218,21 @@ class Engine:
             PAID.mark()  # the spend ledger saves what this answer cost
         bar.refresh(advance=1)
 
-    def _usable(self, hit: ChatResult | None) -> ChatResult | None:
+    def usable_hit(self, hit: ChatResult | None) -> ChatResult | None:
         """A cached answer as handed on, or None when the answer policy asks again (e.g. an empty answer)."""
         if hit is None or self.answers.problem(hit) is not None:
             return None
         hit.text = redact(hit.text, self._secrets)
         return hit
 
-    def _store(self, key: str, result: ChatResult) -> None:
+    def store_result(self, key: str, result: ChatResult) -> None:
+        """Keep an answer in the response cache when the answer policy says it is worth keeping."""
         if self.cache is not None and self.answers.worth_caching(result):
             self.cache.put(key, self.spec_key, result)
+
+    async def ask_one(self, request: ChatRequest, bar: StageProgress, pacer: Pacer | None) -> ChatResult:
+        """One request to a one-at-a-time adapter, with the harness's retries and answer policy."""
+        return await self._with_retries(lambda: self._one(request), bar, pacer)
 
     async def _one(self, request: ChatRequest) -> ChatResult:
         coro = self.adapter.agenerate(request)
@@ -241,8 +244,7 @@ class Engine:
             raise AdapterError(f"batch returned {len(results)} results for {len(batch)} requests", retryable=False)
         return results
 
-    async def _batch_with_retries(self, requests: list[ChatRequest], bar: StageProgress,
-                                  pacer: _Pacer | None) -> list[ChatResult]:
+    async def ask_batch(self, requests: list[ChatRequest], bar: StageProgress, pacer: Pacer | None) -> list[ChatResult]:
         """One batch for an in-process adapter, with the same answer policy as one-at-a-time adapters: a request
         whose answer is rejected (cut at the token budget, empty) is asked again in a smaller batch, up to
         ``answers.max_attempts`` tries in all; the tokens of rejected tries are added to its final result."""
@@ -277,13 +279,13 @@ class Engine:
                 break
         return [r if r is not None else ChatResult(text=None, error="no result") for r in final]
 
-    async def _with_retries(self, call: Callable[[], Any], bar: StageProgress, pacer: _Pacer | None,
+    async def _with_retries(self, call: Callable[[], Any], bar: StageProgress, pacer: Pacer | None,
                             requests: int = 1, raw_batch: bool = False) -> Any:
         """Call until an acceptable answer, a non-retryable error or a retry budget runs out.
 
         ``requests``: how many chat requests the call carries; they count as sent when the first attempt starts (a
         re-ask of a rejected answer is the same request). ``raw_batch``: a batch's results are handed back unjudged,
-        with the attempt number, for :meth:`_batch_with_retries`.
+        with the attempt number, for :meth:`ask_batch`.
         """
         attempt = timeouts = rejected = 0
         paid = Usage()  # tokens of answers that were rejected (empty or cut off): paid for all the same
@@ -368,7 +370,6 @@ class Engine:
 
     def _scrub(self, message: str) -> str:
         return scrub(message, self._secrets)
-
 
 
 class _LoopBox:

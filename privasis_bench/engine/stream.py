@@ -51,7 +51,7 @@ class RequestStream:
             self.bar.add_total(1)
         key = request.cache_key(engine.spec_key) if engine.cache is not None else None
         if key is not None:
-            hit = engine._usable(engine.cache.get(key))
+            hit = engine.usable_hit(engine.cache.get(key))
             if hit is not None:
                 return self._land(copy_result(hit, cached=True))
             twin = self._inflight.get(key)
@@ -73,13 +73,13 @@ class RequestStream:
         return self._land(await self._call(None, request))
 
     def _land(self, result: ChatResult) -> ChatResult:
-        self.engine._count(result, self.bar)
+        self.engine.count_result(result, self.bar)
         return result
 
     async def _call(self, key: str | None, request: ChatRequest) -> ChatResult:
         engine = self.engine
         if key is not None:  # another process sharing the cache may be paying for this very request
-            hit = await claim_or_wait(engine.cache, key, engine._usable, self.stop)
+            hit = await claim_or_wait(engine.cache, key, engine.usable_hit, self.stop)
             if hit is not None:
                 return copy_result(hit, cached=True)
         try:
@@ -90,12 +90,12 @@ class RequestStream:
                     if self.stop.is_set():
                         return ChatResult(text=None, error="the run stopped before this request was sent")
                     try:
-                        result = await engine._with_retries(lambda: engine._one(request), self.bar, self.pacer)
+                        result = await engine.ask_one(request, self.bar, self.pacer)
                     except FatalModelError:
                         self.stop.set()
                         raise
             if key is not None:
-                engine._store(key, result)
+                engine.store_result(key, result)
             return result
         finally:
             if key is not None:
@@ -118,7 +118,7 @@ class RequestStream:
         for start in range(0, len(queued), engine.batch_size):
             chunk = queued[start : start + engine.batch_size]
             try:
-                outcome = await engine._batch_with_retries([r for r, _ in chunk], self.bar, self.pacer)
+                outcome = await engine.ask_batch([r for r, _ in chunk], self.bar, self.pacer)
             except BaseException as exc:  # noqa: BLE001 - handed to every waiting request
                 for _, future in chunk:
                     if not future.done():

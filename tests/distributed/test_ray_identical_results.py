@@ -1,4 +1,6 @@
-"""``run`` and ``build-corpus`` with ``--executor ray`` on a local 2-CPU cluster give the local executor's files."""
+"""``run``, ``evaluate`` and ``build-corpus`` with ``--executor ray`` on the session's multi-node cluster (stages on
+the worker nodes with ``--ray-resources``, the driver on the head, cache and output on storage every node sees)
+give the local executor's files."""
 
 from __future__ import annotations
 
@@ -9,19 +11,23 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer
 from ray_fakes import cli, comparable_results, corpus_inputs, recipe_reply, run_args
+from ray_nodes import WORKER_RESOURCE, check_placement
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real local Ray cluster
+pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real multi-node Ray cluster on this machine
+ON_WORKERS = ("--ray-resources", f"{WORKER_RESOURCE}=1")
 
 
-def test_run_on_ray_writes_the_local_results(ray_address: str, tmp_path: Path):
+def test_run_on_ray_writes_the_local_results(ray_cluster, ray_address: str, tmp_path: Path):
     with FakeOpenAIServer(delay=0.01) as server:
         local = cli(*run_args(server.base_url, tmp_path / "local", tmp_path / "cache-local"))
         assert local.returncode == 0, local.stderr[-2000:]
         calls_local = sum(server.received.values())
         distributed = cli(*run_args(server.base_url, tmp_path / "ray", tmp_path / "cache-ray", "--executor", "ray",
-                                    "--ray-address", ray_address, "--ray-batch-size", "3"))
+                                    "--ray-address", ray_address, "--ray-batch-size", "3", *ON_WORKERS))
         assert distributed.returncode == 0, distributed.stderr[-2000:]
         assert sum(server.received.values()) == 2 * calls_local  # each request once per run (separate caches)
+    check_placement(ray_cluster, distributed.stderr, {"sanitize", "judge"})
+    assert not list((tmp_path / "cache-ray").rglob("ray-shards/*/*.sqlite")), "every shard is merged"
     a, b = tmp_path / "local" / "privasis_sample", tmp_path / "ray" / "privasis_sample"
     assert (a / "samples.jsonl").read_bytes() == (b / "samples.jsonl").read_bytes()
     assert (a / "sanitized.jsonl").read_bytes() == (b / "sanitized.jsonl").read_bytes()
@@ -47,7 +53,7 @@ def test_build_corpus_on_ray_writes_the_local_files(ray_address: str, tmp_path: 
                        "--cache-dir", str(tmp_path / f"cache-{out}"), "--batch-size", "2", "--no-progress", *extra)
 
         local = build("local")
-        distributed = build("ray", "--executor", "ray", "--ray-address", ray_address)
+        distributed = build("ray", "--executor", "ray", "--ray-address", ray_address, *ON_WORKERS)
     assert local.returncode == distributed.returncode, (local.stdout[-1500:], distributed.stderr[-2000:])
     names = sorted(p.name for p in (tmp_path / "local").iterdir())
     assert "benchmark.jsonl" in names and sorted(p.name for p in (tmp_path / "ray").iterdir()) == names
@@ -76,7 +82,7 @@ def _without_usage(path: Path) -> list[dict]:
     return rows
 
 
-def test_evaluate_on_ray_writes_the_local_results(ray_address: str, tmp_path: Path):
+def test_evaluate_on_ray_writes_the_local_results(ray_cluster, ray_address: str, tmp_path: Path):
     with FakeOpenAIServer() as server:
         source = cli(*run_args(server.base_url, tmp_path / "src", tmp_path / "cache-src", limit=4))
         assert source.returncode == 0, source.stderr[-2000:]
@@ -88,8 +94,9 @@ def test_evaluate_on_ray_writes_the_local_results(ray_address: str, tmp_path: Pa
                        "--cache-dir", str(tmp_path / f"cache-{out}"), "--no-progress", "--max-off-label", "100000",
                        "--bootstrap-samples", "200", *extra)
 
-        local, distributed = evaluate("local"), evaluate("ray", "--executor", "ray", "--ray-address", ray_address)
+        local, distributed = evaluate("local"), evaluate("ray", "--executor", "ray", "--ray-address", ray_address, *ON_WORKERS)
     assert local.returncode == distributed.returncode == 0, distributed.stderr[-2000:]
+    check_placement(ray_cluster, distributed.stderr, {"judge"})
     a, b = tmp_path / "local" / "privasis_sample", tmp_path / "ray" / "privasis_sample"
     assert (a / "samples.jsonl").read_bytes() == (b / "samples.jsonl").read_bytes()
     assert comparable_results(a) == comparable_results(b)
