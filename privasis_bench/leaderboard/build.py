@@ -25,7 +25,7 @@ from privasis_bench.leaderboard.verify import Verified, verify_paths
 from privasis_bench.leaderboard.viewer import write_viewer
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.results.files import atomic_write_text, dumps_json, load_sample_rows, verdicts_from_rows
-from privasis_bench.tasks.registry import load_task
+from privasis_bench.leaderboard.task_source import shipped_task
 
 BOARD_FORMAT = "privasis-bench/leaderboard/1"
 HEADLINE: tuple[tuple[str, str], ...] = (
@@ -67,6 +67,7 @@ def _entry(v: Verified, task: str, metrics: dict[str, Any], viewer: str | None) 
         ci = metrics["ci"].get(key) or {}
         row.update({key: metrics["headline"].get(key), f"{key}_low": ci.get("low"), f"{key}_high": ci.get("high")})
     row.update(health(v))
+    row.update(v.facts())  # verifier-derived: partial, rankable, custom_inputs, tolerated, agreement (issue 33)
     row["leaks"] = metrics["leaks"]
     row["failures_by_category"] = metrics["failures_by_category"]
     return row
@@ -87,7 +88,7 @@ def health(v: Verified) -> dict[str, Any]:
     if (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty" and counts and counts.failed_outputs:
         marks.append("failed outputs scored as empty")
     try:
-        _, shipped = pinned_judge(load_task(res["task"]["name"]))
+        _, shipped = pinned_judge(shipped_task(res["task"]["name"]))  # never a path from a submission
         if (res.get("judge") or {}).get("mode") != "none" and (res.get("judge") or {}).get("prompt_hashes") != shipped:
             marks.append("custom judge prompts")
     except PrivasisError:

@@ -144,5 +144,32 @@ def transport_problems(submission: Mapping[str, Any], results: Mapping[str, Any]
     return problems
 
 
+def label_problems(results: Mapping[str, Any]) -> list[str]:
+    """The judge and model labels the board shows must be what their recorded specs make (never free text)."""
+    from privasis_bench.adapters.spec import ModelSpec
+
+    problems = []
+    for role in ("judge", "model"):
+        section = results.get(role) or {}
+        spec = section.get("spec")
+        if not isinstance(spec, dict) or not spec.get("provider"):
+            if role == "judge" and section.get("mode") == "none" and section.get("label") not in (None, "none"):
+                problems.append(f"judge.label is {_short(section.get('label'))!r} but no judge was used")
+            continue
+        model = spec.get("model") or ""
+        want = f"{spec['provider']}:{model}" if model else str(spec["provider"])
+        label = section.get("label")
+        if role == "judge" and label != want:
+            problems.append(f"judge.label is {_short(label)!r} but the recorded judge spec is {want!r}")
+        try:
+            key = ModelSpec.parse(want, spec.get("args") or {}).cache_identity()
+        except Exception:  # noqa: BLE001 - an unparseable spec is reported as such
+            problems.append(f"{role}.spec {_short(str(spec))!r} is not a model spec")
+            continue
+        if role == "judge" and section.get("key") not in (None, key):
+            problems.append(f"judge.key is {_short(section.get('key'))!r} but the recorded judge spec gives {key!r}")
+    return problems
+
+
 def _short(text: Any) -> Any:
     return text if not isinstance(text, str) or len(text) <= 60 else text[:57] + "..."
