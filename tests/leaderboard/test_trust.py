@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -120,7 +121,8 @@ def test_consistently_forged_answers_fail_the_rejudge(subs, monkeypatch):
 def test_an_honest_verified_submission_passes_the_default_rejudge(subs, monkeypatch):
     monkeypatch.setattr(runner_mod, "build_adapter", lambda spec: PinnedNameJudge(spec.model))
     out = invoke("leaderboard", "verify", str(_scrubber(subs))).output  # verified track: re-judged by default
-    assert "rejudge with llamacpp:smollm2: 29/29 agree (100.0%) of " in out and "1 verified, 0 rejected" in out
+    asked = re.search(r"rejudge with llamacpp:smollm2: (\d+)/\1 agree \(100\.0%\) of (\d+) judged attributes", out)
+    assert asked and int(asked.group(1)) >= 29 and "1 verified, 0 rejected" in out  # the error model's 29, per kind
 
 
 def test_rescore_write_refuses_a_submission_folder(subs, monkeypatch, capsys):
