@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -244,3 +245,66 @@ def test_the_judge_label_is_cross_checked(subs):
     _write(folder, results=res, sub=sub)
     assert any("judge.label is 'gpt-5 (trust me)' but the recorded judge spec is 'llamacpp:smollm2'" in p
                for p in verify_submission(folder).problems)
+
+
+def _run_and_submit(tmp_path: Path, *extra: str, track: str = "self-reported") -> Path:
+    out = tmp_path / f"run{len(list(tmp_path.glob('run*')))}"
+    invoke("run", "-m", "identity", "--judge", "none", "--limit", "3", "--no-progress", "-o", str(out),
+           "--cache-dir", str(tmp_path / "cache"), *extra)
+    (folder,) = submit_run(out, "me/mine", track=track, root=tmp_path / "subs")
+    return folder
+
+
+def test_runs_with_files_of_ones_own_are_submitted_self_reported(tmp_path):
+    """Own data files, an own task YAML and own judge prompts: submit works (self-reported), verify accepts it."""
+    shipped = Path(registry.builtin_tasks_dir())
+    data = tmp_path / "mine.jsonl"
+    data.write_text((shipped / "sample" / "privasis_sample.jsonl").read_text())
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    for f in (shipped / "prompts").glob("judge_*.txt"):
+        (prompts / f.name.removeprefix("judge_")).write_text(f.read_text() + "\n")
+    yaml = tmp_path / "my_task.yaml"
+    yaml.write_text(f"task: my_task\ninclude: {shipped / '_privasis_base.yaml'}\nversion: 1\n"
+                    f"dataset:\n  path: null\n  revision: null\n  data_files: {data}\n")
+    cases = [(("-t", TASK, "--data-files", str(data)), ["data files"]),
+             (("-t", str(yaml)), ["data files", "task file"]),
+             (("-t", TASK, "--judge-prompts", str(prompts)), ["judge prompts"])]
+    for extra, custom in cases:
+        with pytest.raises(SubmissionError, match="not eligible for the verified track: the run used"):
+            _run_and_submit(tmp_path, *extra, track="verified")
+        folder = _run_and_submit(tmp_path, *extra)
+        sub = _json(folder / "submission.json")
+        assert sub["custom_inputs"] == custom and sub["track"] == "self-reported"
+        refs = json.dumps(_json(folder / "results.json"))
+        assert str(tmp_path) not in refs and '"sha256"' in refs  # hash-recorded, no local path
+        v = verify_submission(folder)
+        assert v.ok and v.custom == custom, v.problems
+        shutil.rmtree(folder.parent)
+
+
+def test_every_hub_task_pins_a_dataset_commit_and_verify_reads_a_checked_local_copy(tmp_path, monkeypatch):
+    from privasis_bench.data.loading import load_records, with_data_files
+    from privasis_bench.leaderboard import data_source
+    from privasis_bench.leaderboard.task_source import shipped_task, shipped_task_names
+
+    hub = [shipped_task(n) for n in shipped_task_names() if shipped_task(n).dataset.path]
+    assert hub and all(re.fullmatch(r"[0-9a-f]{40}", t.dataset.revision or "") for t in hub)
+    assert all(data_source.pinned_data()[t.task]["revision"] == t.dataset.revision for t in hub)
+    task = shipped_task("privasis_vanilla")
+    sample = Path(registry.builtin_tasks_dir()) / "sample" / "privasis_sample.jsonl"
+    with pytest.raises(data_source.DataUnavailable, match="place it as .*privasis_vanilla.jsonl"):
+        data_source.task_records(task, limit=None, directory=tmp_path)
+    (tmp_path / "privasis_vanilla.jsonl").write_text(sample.read_text())
+    real = load_records(with_data_files(task, [str(tmp_path / "privasis_vanilla.jsonl")])).ids_hash
+    pins = {task.task: {"revision": task.dataset.revision, "ids_hash": None}}
+    monkeypatch.setattr(data_source, "pinned_data", lambda: pins)
+    with pytest.raises(data_source.DataUnavailable, match=f"no record-id hash pinned yet .* gives {real}"):
+        data_source.task_records(task, limit=None, directory=tmp_path)
+    pins[task.task]["ids_hash"] = "0" * 64
+    with pytest.raises(data_source.DataUnavailable, match="is not the pinned"):
+        data_source.task_records(task, limit=None, directory=tmp_path)
+    pins[task.task]["ids_hash"] = real
+    monkeypatch.setenv(data_source.DATA_DIR_ENV, str(tmp_path))
+    loaded, total = data_source.task_records(task, limit=5)
+    assert total == 29 and len(loaded.records) == 5
