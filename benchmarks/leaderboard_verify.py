@@ -60,7 +60,7 @@ def make_board(board: Path, entries: int, fill: float, hostile: bool) -> list[Pa
         rows = [json.loads(x) for x in (folder / "samples.jsonl").read_text().splitlines()]
         for row in rows:
             if isinstance(row.get("output"), str):
-                pad = f"\n\nfiller {i} " + "lorem ipsum " * max(0, (budget - len(row["output"])) // 12)
+                pad = (f"\n\nfiller {i} " + "lorem ipsum " * max(0, (budget - len(row["output"])) // 12)).rstrip()
                 row["output"] = row["raw_output"] = row["output"] + pad
         (folder / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
         _rehash(folder)
@@ -77,7 +77,7 @@ def make_board(board: Path, entries: int, fill: float, hostile: bool) -> list[Pa
         (folder3 / "samples.jsonl").write_bytes(bytes(range(256)) * 4096)
         folder4 = _entry(board, "hostile/long-output")
         rows = [json.loads(x) for x in (folder4 / "samples.jsonl").read_text().splitlines()]
-        rows[0]["output"] = rows[0]["raw_output"] = "x" * 50_000_000
+        rows[0]["output"] = rows[0]["raw_output"] = "x" * 10_000_000
         (folder4 / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
         _rehash(folder4)
         folders += [folder, folder2, folder3, folder4]

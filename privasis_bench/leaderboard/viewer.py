@@ -64,13 +64,20 @@ def highlight(text: str, marks: list[tuple[Any, str, str]]) -> str:
 
 
 _WORDS = re.compile(r"\S+|\s+")
+#: Largest (original words x output words) diffed exactly; up to MAX_DIFF_CELLS very frequent words are skipped as
+#: anchors (difflib's autojunk), above it the output is shown plain, so a long (or hostile) output costs bounded work
+#: per record and a board build stays linear in the size of the submissions.
+EXACT_DIFF_CELLS = 250_000
+MAX_DIFF_CELLS = 4_000_000
 
 
 def word_diff(original: str, sanitized: str) -> str:
     """``sanitized`` as HTML against ``original``, word by word: removed words in <del>, added ones in <ins>."""
     a, b = _WORDS.findall(original), _WORDS.findall(sanitized)
+    if len(a) * len(b) > MAX_DIFF_CELLS:
+        return escape(sanitized)
     out = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=len(a) * len(b) > EXACT_DIFF_CELLS).get_opcodes():
         if op == "equal":
             out.append(escape("".join(a[i1:i2])))
             continue
