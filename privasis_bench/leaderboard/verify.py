@@ -250,3 +250,28 @@ def verify_report(outcomes: Iterable[Verified], seed: int | None) -> dict[str, A
                         "task": (v.submission.get("task") or {}).get("name"), "track": v.submission.get("track"),
                         "ok": v.ok, "problems": v.problems, **(v.facts() if v.results else {})})
     return {"format": "privasis-bench/verify-report/1", "rejudge_seed": seed, "entries": entries}
+
+
+def apply_report(outcomes: Iterable[Verified], report: dict[str, Any], base: str | Path = ".") -> None:
+    """Set each outcome's ``agreement`` from a ``verify --report`` file (matched by path relative to ``base``).
+
+    ``leaderboard build`` verifies again without re-judging; a report of the re-judging run carries the agreement
+    into the board data. An entry the report rejected gets that problem, so it stays off the board.
+    """
+    by_path = {str(e.get("path")): e for e in report.get("entries") or [] if isinstance(e, dict)}
+    for v in outcomes:
+        for key in (v.path.as_posix(), _relative_to(v.path, Path(base))):
+            entry = by_path.get(key)
+            if entry is None:
+                continue
+            v.agreement = entry.get("agreement") if isinstance(entry.get("agreement"), dict) else None
+            if entry.get("ok") is False and v.ok:
+                v.problems.append(f"{v.path}: rejected by the verify report ({len(entry.get('problems') or [])} problem(s))")
+            break
+
+
+def _relative_to(path: Path, base: Path) -> str:
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
