@@ -57,6 +57,9 @@ def parse_json(text: str, where: str, problems: list[str]) -> Any:
 def read_text(path: Path, max_bytes: int, problems: list[str]) -> str | None:
     """The UTF-8 text of ``path``, or None with one problem line (missing, too large, not a file, binary)."""
     try:
+        if path.is_symlink():
+            problems.append(f"{path}: a symbolic link; a submission holds plain files only")
+            return None
         size = path.stat().st_size
         if not path.is_file():
             problems.append(f"{path}: not a regular file")
@@ -118,7 +121,15 @@ def text_problems(rows: list[Mapping[str, Any]], task: TaskConfig) -> list[str]:
     problems = []
     for row in rows:
         rid = str(row.get("record_id"))[:80]
-        for key in ("output", "raw_output"):
+        items = [*(row.get("targets") or []), *(row.get("keep") or [])] if isinstance(row.get("targets") or [], list) \
+            and isinstance(row.get("keep") or [], list) else []
+        allowed = 3 * model_max + len(items) * (len(_JUDGE_FIELDS) * judge_max + TEXT_ALLOWANCE) + 16 * TEXT_ALLOWANCE
+        size = len(json.dumps(row, ensure_ascii=False))
+        if size > allowed:
+            problems.append(f"record {rid}: its samples line has {size} characters, more than the task's budgets allow "
+                            f"({allowed})")
+            continue
+        for key in ("output", "raw_output", "output_error"):
             value = row.get(key)
             if isinstance(value, str) and len(value) > model_max:
                 problems.append(f"record {rid}: {key} has {len(value)} characters, more than the task's output budget "

@@ -320,3 +320,17 @@ def test_a_verify_report_carries_agreement_into_the_board_data(subs, monkeypatch
     apply_report(outcomes, _json(report))
     facts = {v.submission["name"]: v.facts() for v in outcomes}
     assert facts["baselines/regex-scrubber"]["agreement"]["seed"] == 5 and facts["baselines/identity"]["agreement"] is None
+
+
+def test_padding_a_row_with_unknown_fields_or_linking_a_file_is_rejected(subs):
+    folder = _identity(subs)
+    rows = _rows(folder)
+    rows[1]["padding"] = "y" * 3_000_000  # a field the schema does not know, far over what the budgets allow
+    _write(folder, rows=rows)
+    (problem,) = verify_submission(folder).problems
+    assert f"record {rows[1]['record_id']}: its samples line has" in problem
+    other = _scrubber(subs)
+    (other / "results.json").unlink()
+    (other / "results.json").symlink_to(folder / "results.json")
+    assert verify_submission(other).problems == [f"{other / 'results.json'}: a symbolic link; a submission holds plain "
+                                                 "files only"]
