@@ -69,6 +69,9 @@ def verify(
                             "(a submission folder holds submission.json; publish a run with `privasis-bench submit`)")
     seed = secrets.randbits(32) if seed is None else seed
     _say(f"rejudge seed {seed} (repeat this exact check with --seed {seed})")
+    if rejudge_n is not None and 0 < rejudge_n < sample_size(max_disagreements):
+        _say(f"note: --rejudge {rejudge_n} is below the error model's {sample_size(max_disagreements)} for "
+             f"--max-disagreements {max_disagreements}: a 10% disagreement is no longer caught with probability >= 95%")
     for v in outcomes:
         verified_track = v.submission.get("track") == "verified"
         n = rejudge_n if rejudge_n is not None else (sample_size(max_disagreements) if verified_track else 0)
