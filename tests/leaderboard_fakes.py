@@ -42,7 +42,7 @@ def make_runs(base: Path, monkeypatch) -> dict[str, Path]:
     real = runner_mod.build_adapter
     monkeypatch.setattr(runner_mod, "build_adapter",
                         lambda spec: PinnedNameJudge(spec.model) if spec.provider == "llamacpp" else real(spec))
-    common = ("--tasks", TASK, "--no-progress", "--bootstrap-samples", "100", "--cache-dir", str(base / "cache"))
+    common = ("--tasks", TASK, "--no-progress", "--cache-dir", str(base / "cache"))  # the task's own bootstrap settings: verify requires them
     invoke("run", "-m", "identity", "--judge", "none", "-o", str(base / "runs/identity"), *common)
     # the fake judge answers off-label on purpose ("yes, probably"): tolerate it, as a demo board would
     invoke("run", "-m", "regex-scrubber", "--judge", "llamacpp:smollm2", "-o", str(base / "runs/scrubber"), *common,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 from typing import List, Optional
 
@@ -11,18 +12,18 @@ from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.cli.value_checks import check_label
-from privasis_bench.data.loading import load_records
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board, check_board
-from privasis_bench.leaderboard.rejudge import rejudge
+from privasis_bench.leaderboard.data_source import DATA_DIR_ENV, task_records
+from privasis_bench.leaderboard.rejudge import rejudge, sample_size, settings_for
 from privasis_bench.leaderboard.submit import submit_run
-from privasis_bench.leaderboard.verify import Verified, verify_paths
+from privasis_bench.leaderboard.task_source import shipped_task
+from privasis_bench.leaderboard.verify import Verified, verify_paths, verify_report
 from privasis_bench.leaderboard.viewer import write_viewer
 from privasis_bench.pipeline.lock import run_read_locks
 from privasis_bench.pipeline.run import EngineOptions
 from privasis_bench.protocol.judge_prompts import JudgePrompts
-from privasis_bench.results.files import load_results, load_sample_rows, task_dirs
-from privasis_bench.tasks.registry import load_task
+from privasis_bench.results.files import atomic_write_text, dumps_json, load_results, load_sample_rows, task_dirs
 
 console = Console()
 board = typer.Typer(help="Verify submissions and build the leaderboard.", no_args_is_help=True)
@@ -49,68 +50,78 @@ def submit(
         _say(f"submitted -> {folder}")
 
 
-#: Attributes re-asked of the pinned judge for every verified-track submission (``--rejudge`` changes it).
-VERIFIED_REJUDGE = 5
-#: Agreement (%) below which a re-judged submission is rejected. Two honest judgings of the same outputs by the
-#: same judge at temperature 0 agree on every re-asked attribute with the embedded SmolLM2 judge (measured on the
-#: shipped entries); API judges are not always deterministic, so the default leaves room for a few flips.
-MIN_AGREEMENT = 80.0
-
-
 @board.command("verify")
 def verify(
     paths: Optional[List[Path]] = typer.Argument(None, help="Submission folders or a directory of them (default: submissions/)."),
-    rejudge_k: Optional[int] = typer.Option(
-        None, "--rejudge", min=0, max=10000,
-        help=f"Re-ask the judge about K seeded judged attributes per submission (default: {VERIFIED_REJUDGE} with the "
-             "pinned judge for verified-track entries, 0 for self-reported ones)."),
-    min_agreement: float = typer.Option(MIN_AGREEMENT, "--min-agreement", min=0.0, max=100.0,
-                                        help="Reject a re-judged submission whose agreement (%) is below this."),
+    rejudge_n: Optional[int] = typer.Option(
+        None, "--rejudge", min=0, max=100000,
+        help="Re-ask the judge about N judged attributes per submission (default: the size the error model sets for "
+             "--max-disagreements with the pinned judge on verified-track entries, 0 for self-reported ones)."),
+    max_disagreements: int = typer.Option(
+        0, "--max-disagreements", min=0, max=20,
+        help="Reject a re-judged submission when more re-asked decisions differ; the default sample size grows with it "
+             "so that 10% disagreement is still caught with probability >= 95% (docs/publishing.md)."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge spec for re-judging self-reported entries (verified ones use the pinned judge)."),
-    judge_args: Optional[str] = typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2 (e.g. base_url) for re-judging."),
-    seed: int = typer.Option(0, "--seed", min=0, max=2**32 - 1, help="Seed choosing the attributes to re-judge."),
+    judge_args: Optional[str] = typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2 (e.g. base_url): the verifier's own, never a submission's."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, max=2**32 - 1,
+                                       help="Seed choosing the attributes to re-judge (default: fresh and printed; pass it to repeat a check)."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=f"Local copies of hub task data (default: ${DATA_DIR_ENV} or data/verify)."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write every entry's outcome and board facts (agreement, partial, ...) as JSON."),
 ) -> None:
     """Recompute and re-derive every submitted number and verdict, re-judge a sample; non-zero exit on any problem."""
-    outcomes = verify_paths(paths or [Path("submissions")])
+    outcomes = verify_paths(paths or [Path("submissions")], data_dir=data_dir)
     if not outcomes:
         raise PrivasisError(f"no submission found under {', '.join(str(p) for p in paths or ['submissions'])} "
                             "(a submission folder holds submission.json; publish a run with `privasis-bench submit`)")
+    seed = secrets.randbits(32) if seed is None else seed
+    _say(f"rejudge seed {seed} (repeat this exact check with --seed {seed})")
+    if rejudge_n is not None and 0 < rejudge_n < sample_size(max_disagreements):
+        _say(f"note: --rejudge {rejudge_n} is below the error model's {sample_size(max_disagreements)} for "
+             f"--max-disagreements {max_disagreements}: a 10% disagreement is no longer caught with probability >= 95%")
     for v in outcomes:
         verified_track = v.submission.get("track") == "verified"
-        k = rejudge_k if rejudge_k is not None else (VERIFIED_REJUDGE if verified_track else 0)
+        n = rejudge_n if rejudge_n is not None else (sample_size(max_disagreements) if verified_track else 0)
         note = None
-        if k and v.ok:
+        if n and v.ok and not v.custom:
             if not verified_track and not judge:
                 raise PrivasisError("--rejudge on a self-reported submission needs --judge SPEC (the judge to re-ask)")
-            note = _rejudged(v, k, None if verified_track else judge, judge_args, seed, min_agreement)
+            note = _rejudged(v, n, None if verified_track else judge, judge_args, seed, max_disagreements, data_dir)
         _say(f"{'ok  ' if v.ok else 'FAIL'} {v.path}")
         for problem in v.problems:
             _say(f"  {problem}")
         if note:
             _say(f"  {note}")
     failed = sum(not v.ok for v in outcomes)
+    if report is not None:
+        atomic_write_text(report, dumps_json(verify_report(outcomes, seed)))
     _say(f"{len(outcomes) - failed} verified, {failed} rejected")
     if failed:
         raise typer.Exit(1)
 
 
-def _rejudged(v: Verified, k: int, judge: Optional[str], judge_args: Optional[str], seed: int,
-              min_agreement: float) -> str:
-    """Re-ask ``k`` attributes (the pinned judge when ``judge`` is None); a low agreement becomes a problem of ``v``."""
-    task = load_task(v.results["task"]["name"])
+def _rejudged(v: Verified, n: int, judge: Optional[str], judge_args: Optional[str], seed: int, max_disagreements: int,
+              data_dir: Optional[Path]) -> str:
+    """Re-ask ``n`` attributes (the pinned judge when ``judge`` is None); a failed check becomes a problem of ``v``."""
+    task = shipped_task(v.results["task"]["name"])  # verify accepted only shipped tasks for this entry
     spec = ModelSpec.parse(judge or task.judge.model, judge_args if judge else (judge_args or task.judge.model_args))
     engine = EngineOptions(cache=None, progress=False).engine(spec, "judge")
     try:
-        records = {r.id: r for r in load_records(task, limit=v.results["dataset"].get("limit")).records}
-        got = rejudge(load_sample_rows(v.path), records, v.results, k=k, seed=seed,
+        loaded, _ = task_records(task, limit=v.results["dataset"].get("limit"), directory=data_dir)
+        entry = f"{v.submission.get('name')}:{task.task}"
+        got = rejudge(load_sample_rows(v.path), {r.id: r for r in loaded.records}, settings_for(task, v.results), n=n,
+                      seed=seed, max_disagreements=max_disagreements, entry=entry,
                       runner=lambda reqs: engine.run(reqs, desc="rejudge"), prompts=JudgePrompts.load(task.judge.templates))
     finally:
         engine.close()
-    if got.asked and got.rate is not None and got.rate < min_agreement:
-        v.problems.append(f"{v.path / 'samples.jsonl'}: re-judged with {spec.key()}: {got.agreed}/{got.asked} verdicts "
-                          f"agree ({got.rate:.1f}%), below --min-agreement {min_agreement:g}%")
-    lines = [f"rejudge with {spec.key()}: {got.agreed}/{got.asked} agree"
-             + ("" if got.rate is None else f" ({got.rate:.1f}%)")] + [f"  {d}" for d in got.disagreements]
+    v.agreement = got.as_dict(spec.key())
+    rate = "" if got.rate is None else f" ({got.rate:.1f}%)"
+    if not got.passed:
+        v.problems.append(f"{v.path / 'samples.jsonl'}: re-judged with {spec.key()}: {got.agreed}/{got.asked} of "
+                          f"{got.pool} judged attributes agree{rate}, more than --max-disagreements {max_disagreements} "
+                          "differ (the recorded judge answers are not the pinned judge's)")
+    kinds = ", ".join(f"{k} {a[1]}/{a[0]}" for k, a in sorted(got.by_kind.items()))
+    lines = [f"rejudge with {spec.key()}: {got.agreed}/{got.asked} agree{rate} of {got.pool} judged attributes"
+             + (f" [{kinds}]" if kinds else "")] + [f"  {d}" for d in got.disagreements]
     return "\n  ".join(lines)
 
 

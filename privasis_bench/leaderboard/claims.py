@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping
 from privasis_bench import __version__
 from privasis_bench.adapters.spec import TRANSPORT_ARGS
 from privasis_bench.protocol.answers import clean_answer
+from privasis_bench.protocol.judge import JUDGE_NONE_LABEL
 from privasis_bench.protocol.labels import off_label_answers
 from privasis_bench.protocol.verdicts import RecordVerdict
 
@@ -34,27 +35,36 @@ class DerivedCounts:
     failed_outputs: int
     unjudged: int
     off_label: int
+    cut_outputs: int | None = None  # outputs cut at the token budget (None: the rows predate the output_cut field)
 
 
 def derive_counts(rows: Iterable[Mapping[str, Any]]) -> DerivedCounts:
     """Failed outputs, unjudged records and off-label judge answers, counted from samples rows."""
-    failed = unjudged = off_label = 0
+    failed = unjudged = off_label = cut = 0
+    every_row_says = True
     for row in rows:
         if row.get("status") == "excluded":
             continue
+        if "output_cut" in row:
+            cut += row.get("output_cut") is True
+        else:
+            every_row_says = False
         failed += bool(row.get("output_failed"))
         verdict = RecordVerdict.from_dict(dict(row))
         unjudged += verdict.status == "unjudged"
         off_label += len(off_label_answers([verdict]))
-    return DerivedCounts(failed, unjudged, off_label)
+    return DerivedCounts(failed, unjudged, off_label, cut if every_row_says else None)
 
 
 def claim_problems(results: Mapping[str, Any], derived: DerivedCounts) -> list[str]:
     """Where ``results.json`` claims more than its samples hold, or was not a finished run (one line each)."""
     counts, checks = results.get("counts") or {}, results.get("checks") or {}
+    derivable = [("failed_outputs", derived.failed_outputs), ("unjudged", derived.unjudged),
+                 ("off_label", derived.off_label)]
+    if derived.cut_outputs is not None:
+        derivable.append(("truncated_outputs", derived.cut_outputs))
     problems = [f"counts.{name} is {counts.get(name)!r} but samples.jsonl holds {value}"
-                for name, value in (("failed_outputs", derived.failed_outputs), ("unjudged", derived.unjudged),
-                                    ("off_label", derived.off_label)) if counts.get(name) != value]
+                for name, value in derivable if counts.get(name) != value]
     scored_as_empty = checks.get("failed_outputs") == "scored_as_empty"
     complete = derived.unjudged == 0 and (derived.failed_outputs == 0 or scored_as_empty)
     limit = checks.get("max_off_label", 0)
@@ -141,6 +151,33 @@ def transport_problems(submission: Mapping[str, Any], results: Mapping[str, Any]
             if leaked:
                 problems.append(f"{where}: {role}.spec.args holds transport argument(s) {', '.join(leaked)} "
                                 "(left out of published files; re-submit)")
+    return problems
+
+
+def label_problems(results: Mapping[str, Any]) -> list[str]:
+    """The judge and model labels the board shows must be what their recorded specs make (never free text)."""
+    from privasis_bench.adapters.spec import ModelSpec
+
+    problems = []
+    for role in ("judge", "model"):
+        section = results.get(role) or {}
+        spec = section.get("spec")
+        if not isinstance(spec, dict) or not spec.get("provider"):
+            if role == "judge" and section.get("label") not in (None, JUDGE_NONE_LABEL):
+                problems.append(f"judge.label is {_short(section.get('label'))!r} but no judge was used")
+            continue
+        model = spec.get("model") or ""
+        want = f"{spec['provider']}:{model}" if model else str(spec["provider"])
+        label = section.get("label")
+        if role == "judge" and label != want:
+            problems.append(f"judge.label is {_short(label)!r} but the recorded judge spec is {want!r}")
+        try:
+            key = ModelSpec.parse(want, spec.get("args") or {}).cache_identity()
+        except Exception:  # noqa: BLE001 - an unparseable spec is reported as such
+            problems.append(f"{role}.spec {_short(str(spec))!r} is not a model spec")
+            continue
+        if role == "judge" and section.get("key") not in (None, key):
+            problems.append(f"judge.key is {_short(section.get('key'))!r} but the recorded judge spec gives {key!r}")
     return problems
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from privasis_bench.adapters.spec import TRANSPORT_ARGS, ModelSpec
 from privasis_bench.protocol.judge_prompts import JudgePrompts
+from privasis_bench.leaderboard.task_source import custom_inputs
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.paths import BUILTIN_PREFIX, builtin_relative, file_sha256
 
@@ -34,8 +35,11 @@ def sha256_file(path: Path) -> str:
 def portable_path(value: str) -> str:
     """A shipped file as ``privasis_bench:tasks/<rel>``, another existing file as ``<name> sha256:<hash>``.
 
-    The naming rules are :mod:`privasis_bench.tasks.paths`'s; this is only their one-string form for old fields.
+    The naming rules are :mod:`privasis_bench.tasks.paths`'s; this is only their one-string form for old fields. A
+    reference that is already portable (``{name, sha256}``, as runs record a user's file) is returned unchanged.
     """
+    if not isinstance(value, str):
+        return value
     if not value or not Path(value).is_absolute():
         return value
     rel = builtin_relative(value)
@@ -120,4 +124,5 @@ def submission_record(results: dict[str, Any], *, name: str, track: str, referen
         "dates": {"run_started": stamps.get("started"), "run_finished": stamps.get("finished"),
                   "submitted": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")},
         "files": files,
+        "custom_inputs": custom_inputs(results),  # files of the user's own (hashes in results.json): self-reported
     }

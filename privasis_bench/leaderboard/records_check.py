@@ -42,6 +42,10 @@ def record_problems(where: Path, rows: list[dict[str, Any]], loaded: LoadedRecor
         record = expected.get(str(row.get("record_id")))
         if record is None:
             continue
+        for key, want in (("category", record.breakdown_category), ("record_type", record.record_type)):
+            if row.get(key) != want:
+                problems.append(f"{where}: record {record.id}: {key} {str(row.get(key))[:60]!r} is not the task's "
+                                f"{want[:60]!r}")
         if (row.get("status") == "excluded") != record.excluded:
             problems.append(f"{where}: record {record.id}: status {row.get('status')!r} but the task "
                             f"{'excludes' if record.excluded else 'scores'} it")

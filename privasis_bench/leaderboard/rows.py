@@ -28,7 +28,8 @@ from privasis_bench.data.loading import load_records
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.provenance import pinned_judge
 from privasis_bench.leaderboard.verify import Verified
-from privasis_bench.tasks.registry import load_task
+from privasis_bench.leaderboard.data_source import task_records
+from privasis_bench.leaderboard.task_source import shipped_task
 
 HEADLINE: tuple[tuple[str, str], ...] = (
     ("full_successful_record", "Full Successful Record"),
@@ -79,7 +80,7 @@ def _extra(v: Verified, key: str) -> Any:
 def task_record_count(task_name: str) -> int | None:
     """How many records the shipped task holds (None when its data cannot be loaded here)."""
     try:
-        return len(load_records(load_task(task_name)))
+        return task_records(shipped_task(task_name), limit=None)[1]  # never a path from a submission
     except PrivasisError:
         return None
 
@@ -124,7 +125,7 @@ def health(v: Verified) -> dict[str, Any]:
     off_label = counts.off_label if counts else None
     marks: list[str] = []
     try:
-        _, shipped = pinned_judge(load_task(res["task"]["name"]))
+        _, shipped = pinned_judge(shipped_task(res["task"]["name"]))
         if (res.get("judge") or {}).get("mode") != "none" and (res.get("judge") or {}).get("prompt_hashes") != shipped:
             marks.append("custom judge prompts")
     except PrivasisError:

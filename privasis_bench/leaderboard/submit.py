@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import read_text
+from privasis_bench.leaderboard import naming
 from privasis_bench.leaderboard.claims import DerivedCounts, why_not_passed
 from privasis_bench.leaderboard.provenance import (SUBMISSION_NAME, TRACKS, judge_pin_problems, portable_results,
                                                    sha256_file, submission_record)
@@ -16,24 +16,37 @@ from privasis_bench.protocol.testee_prompt import expected_config_hash
 from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.results.files import (RESULTS_NAME, SAMPLES_NAME, atomic_write_text, dumps_json, load_results,
                                           load_sample_rows, task_dirs)
-from privasis_bench.tasks.registry import load_task
-
-_NAME = re.compile(r"^[A-Za-z0-9._-]+/[A-Za-z0-9._:+-]+$")
-
+from privasis_bench.leaderboard.entry_facts import rankable
+from privasis_bench.leaderboard.task_source import custom_inputs, shipped_task
 
 class SubmissionError(PrivasisError):
     """A run cannot be submitted as it is."""
 
 
 def submission_dir_name(name: str) -> str:
-    """``org/model`` -> ``org__model`` (the folder under ``submissions/``)."""
-    if not _NAME.match(name):
-        raise SubmissionError(f"--name {name!r}: expected ORG/MODEL (letters, digits, . _ - ; the model part may use : +)")
-    return name.replace("/", "__").replace(":", "-")
+    """``org/model`` -> ``org__model``: the folder under ``submissions/`` (see :mod:`.naming`)."""
+    try:
+        return naming.submission_dir_name(name)
+    except naming.EntryNameError as exc:
+        raise SubmissionError(str(exc)) from None
 
 
-def check_submittable(task_dir: Path, results: dict, *, track: str, reference: bool) -> str:
-    """Refuse, with one line, a run that cannot go on the board; returns the task's config hash.
+def refuse_name_collisions(root: Path, name: str) -> None:
+    """Refuse a name another entry under ``root`` already holds, compared folded (case, punctuation, Unicode)."""
+    if not root.is_dir():
+        return
+    mine, folder = naming.folded(name), submission_dir_name(name)
+    for other in sorted(p for p in root.iterdir() if p.is_dir()):
+        other_name = naming.name_of_folder(other.name)
+        if other.name == folder or other_name is None:
+            continue
+        if naming.folded(other_name) == mine:
+            raise SubmissionError(f"--name {name!r}: the entry {other_name!r} ({other}) already holds this name (names "
+                                  "are compared ignoring case, punctuation and Unicode width); choose another name")
+
+
+def check_submittable(task_dir: Path, results: dict, *, track: str, reference: bool) -> str | None:
+    """Refuse, with one line, a run that cannot go on the board; returns the task's config hash (None: own task file).
 
     Only finished runs go on the board: every record judged, no failed model output (unless knowingly scored as
     empty with ``--score-failed-as-empty``, which the board then shows), off-label answers within the run's limit.
@@ -48,11 +61,17 @@ def check_submittable(task_dir: Path, results: dict, *, track: str, reference: b
                   or (isinstance(limit, int) and derived.off_label > limit))
     if unfinished or results.get("complete") is not True or checks.get("passed") is not True:
         raise SubmissionError(f"{where}: refusing an unfinished run ({why_not_passed(derived, scored_as_empty, limit)})")
-    if (results.get("model") or {}).get("rankable") is False and not reference:
+    if not rankable(results) and not reference:
         raise SubmissionError(f"{where}: model {results['model'].get('label')!r} reads gold labels (not rankable); "
                               "submit it with --reference to show it as a reference row")
+    custom = custom_inputs(portable_results(results))
+    if custom:
+        if track == "verified":
+            raise SubmissionError(f"{where}: not eligible for the verified track: the run used {', '.join(custom)} of "
+                                  "its own (use --track self-reported; the files' hashes are recorded)")
+        return None
     task_info = results.get("task") or {}
-    task = load_task(task_info.get("name", ""))
+    task = shipped_task(task_info.get("name"))
     expected = expected_config_hash(task, results.get("testee_prompt"))
     if expected != task_info.get("config_hash"):
         raise SubmissionError(f"{where}: task.config_hash differs from the shipped task {task.task!r} "
@@ -91,10 +110,12 @@ def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", 
     if track not in TRACKS:
         raise SubmissionError(f"--track must be one of {', '.join(TRACKS)}, not {track!r}")
     folder = Path(root) / submission_dir_name(name)
+    refuse_name_collisions(Path(root), name)
     staged: list[_Staged] = []
     for task_dir in task_dirs(run_dir):
         results = load_results(task_dir)
-        task_hash = check_submittable(task_dir, results, track=track, reference=reference)
+        task_hash = (check_submittable(task_dir, results, track=track, reference=reference)
+                     or str((results.get("task") or {}).get("config_hash")))
         records = len(load_sample_rows(task_dir))  # every line a JSON object, or one line naming the bad one
         portable = portable_results(results)
         files = {RESULTS_NAME: dumps_json(portable), SAMPLES_NAME: read_text(task_dir / SAMPLES_NAME, "samples file")}

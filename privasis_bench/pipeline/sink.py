@@ -57,7 +57,8 @@ class ResultSink:
         out, verdict = done
         row = verdict.to_dict()
         row.update(output=None if out is None else out.output, raw_output=None if out is None else out.raw_output,
-                   output_error=None if out is None else out.error)
+                   output_error=None if out is None else out.error,
+                   output_cut=None if out is None else out.finish_reason == "length")  # cut at the token budget
         self._write(row)
         if self.journal is not None and out is not None:
             self.journal.keep(out)

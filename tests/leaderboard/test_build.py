@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, made  # noqa: F401 (made is a fixture)
@@ -11,7 +12,7 @@ import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.adapters.base import ChatResult
 from privasis_bench.data.loading import load_records
 from privasis_bench.leaderboard.build import build_board
-from privasis_bench.leaderboard.rejudge import judged_attributes, rejudge
+from privasis_bench.leaderboard.rejudge import judged_attributes, rejudge, settings_for
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.tasks.registry import load_task
 from privasis_bench.leaderboard.viewer import highlight, render_viewer
@@ -83,14 +84,15 @@ def test_rejudge_reports_agreement(made, tmp_path, monkeypatch):
     monkeypatch.setattr(runner_mod, "build_adapter", lambda spec: PinnedNameJudge(spec.model))
     folder = fresh_copy(made["submissions"] / "baselines__regex-scrubber", tmp_path / "baselines__regex-scrubber") / TASK
     out = invoke("leaderboard", "verify", str(folder), "--rejudge", "6", "--judge", "llamacpp:smollm2", "--seed", "3").output
-    assert "rejudge with llamacpp:smollm2: 6/6 agree (100.0%)" in out
+    assert re.search(r"rejudge with llamacpp:smollm2: (\d+)/\1 agree \(100\.0%\)", out)  # >= 6: each kind drawn
     rows = [json.loads(x) for x in (folder / "samples.jsonl").read_text().splitlines()]
     task = load_task(TASK)
     pool = judged_attributes(rows)
-    got = rejudge(rows, {r.id: r for r in load_records(task).records}, json.loads((folder / "results.json").read_text()),
-                  k=len(pool), seed=0, runner=lambda reqs: [ChatResult(text="YES") for _ in reqs],
+    results = json.loads((folder / "results.json").read_text())
+    got = rejudge(rows, {r.id: r for r in load_records(task).records}, settings_for(task, results), n=len(pool), seed=0,
+                  max_disagreements=0, runner=lambda reqs: [ChatResult(text="YES") for _ in reqs],
                   prompts=JudgePrompts.load(task.judge.templates))
-    assert got.asked == len(pool) and 0 < got.agreed < got.asked
+    assert got.asked == len(pool) and 0 < got.agreed < got.asked and not got.passed
     assert got.disagreements[0].startswith("record ") and "re-asked judge gives" in got.disagreements[0]
 
 

@@ -1,0 +1,79 @@
+"""Where the verifier reads a task's records: the shipped files, or a local copy of a pinned hub dataset.
+
+CI runs offline, so a task whose records live on the hub (Privasis-Zero, pinned to a dataset commit in the task
+YAML) is verified from a local copy: ``<data dir>/<task name>.jsonl`` (or ``.json``/``.parquet``), one row per
+record exactly as the pinned dataset revision holds them. The data directory is ``--data-dir`` or the environment
+variable ``PRIVASIS_BENCH_DATA_DIR`` (default ``data/verify`` under the working directory). The copy is accepted only
+when the sha256 over its ordered record ids equals the hash pinned in ``pinned_data.json`` for that task and
+revision, so a stale or edited copy never stands in for the real records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from privasis_bench.data.loading import LoadedRecords, load_records, with_data_files
+from privasis_bench.errors import PrivasisError
+from privasis_bench.tasks.config import TaskConfig
+
+DATA_DIR_ENV = "PRIVASIS_BENCH_DATA_DIR"
+DEFAULT_DATA_DIR = Path("data") / "verify"
+_SUFFIXES = (".jsonl", ".json", ".parquet")
+
+
+class DataUnavailable(PrivasisError):
+    """The records of a task cannot be read (or do not match the pinned hash)."""
+
+
+@lru_cache(maxsize=1)
+def pinned_data() -> dict[str, Any]:
+    """``pinned_data.json``: per hub task, the dataset revision and the sha256 of its ordered record ids."""
+    text = resources.files("privasis_bench.leaderboard").joinpath("pinned_data.json").read_text("utf-8")
+    return json.loads(text)["tasks"]
+
+
+def data_dir(explicit: str | Path | None = None) -> Path:
+    """The local data directory: ``explicit``, else ``$PRIVASIS_BENCH_DATA_DIR``, else ``data/verify``."""
+    return Path(explicit or os.environ.get(DATA_DIR_ENV) or DEFAULT_DATA_DIR)
+
+
+def _local_file(task: TaskConfig, directory: Path) -> Path | None:
+    for suffix in _SUFFIXES:
+        path = directory / f"{task.task}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+def task_records(task: TaskConfig, *, limit: int | None, directory: str | Path | None = None) -> tuple[LoadedRecords, int]:
+    """(the records a run with ``limit`` evaluated, how many records the whole task holds).
+
+    Shipped data files are read as they are; a hub dataset only from a local copy whose record-id hash equals the
+    pinned one (raises :class:`DataUnavailable` naming the file to place and the hash it must have).
+    """
+    if task.dataset.data_files:
+        full = load_records(task)
+        return (full if limit is None else load_records(task, limit=limit)), len(full)
+    pin = pinned_data().get(task.task)
+    if pin is None or pin.get("revision") != task.dataset.revision:
+        raise DataUnavailable(f"task {task.task!r} (dataset revision {task.dataset.revision!r}) has no pinned record-id "
+                              "hash in privasis_bench/leaderboard/pinned_data.json")
+    where = data_dir(directory)
+    path = _local_file(task, where)
+    if path is None:
+        raise DataUnavailable(f"no local copy of {task.dataset.describe()}: place it as {where / task.task}.jsonl "
+                              f"(docs/publishing.md, 'Privasis-Zero entries in CI')")
+    local = with_data_files(task, [str(path)])
+    full = load_records(local)
+    if not pin.get("ids_hash"):
+        raise DataUnavailable(f"task {task.task!r}: no record-id hash pinned yet for revision {pin['revision']} "
+                              f"(the local copy {path} gives {full.ids_hash}; a maintainer pins it after checking the copy)")
+    if full.ids_hash != pin["ids_hash"]:
+        raise DataUnavailable(f"{path}: record-id hash {full.ids_hash} is not the pinned {pin['ids_hash']} of "
+                              f"{task.dataset.describe()} (a different or edited copy)")
+    return (full if limit is None else load_records(local, limit=limit)), len(full)

@@ -1,0 +1,68 @@
+"""Entry names: the one-to-one, reversible name <-> folder mapping, and the folded form names are compared in.
+
+* ``ORG/MODEL`` lives in ``ORG__MODEL``; ``:`` and ``+`` (allowed in the model part) are written ``%3A`` and
+  ``%2B``, so no two names share a folder and :func:`name_of_folder` gives the name back. A part may not contain
+  ``__`` nor start or end with ``_`` (that would make the split ambiguous).
+* Two names are the same entry when their :func:`folded` forms are equal: Unicode NFKC, case folding, and every
+  punctuation mark removed within each part (``Org/Model-1``, ``org/model_1`` and ``ORG/MODEL.1`` are one name).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from privasis_bench.errors import PrivasisError
+
+_NAME = re.compile(r"^[A-Za-z0-9._-]+/[A-Za-z0-9._:+-]+$")
+_ESCAPES = ((":", "%3A"), ("+", "%2B"))
+
+
+class EntryNameError(PrivasisError):
+    """An entry name that cannot be used (bad characters, or an ambiguous folder)."""
+
+
+def check_name(name: str) -> tuple[str, str]:
+    """(org, model) of a valid ``ORG/MODEL`` name; raises with one line saying what is allowed."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise EntryNameError(f"--name {str(name)[:80]!r}: expected ORG/MODEL (letters, digits, . _ - ; the model part may "
+                         "also use : +)")
+    org, model = name.split("/")
+    for part in (org, model):
+        if "__" in part or part.startswith("_") or part.endswith("_"):
+            raise EntryNameError(f"--name {name!r}: a part may not contain '__' nor start or end with '_' (the folder "
+                             "joins the parts with '__')")
+    return org, model
+
+
+def submission_dir_name(name: str) -> str:
+    """``org/model`` -> ``org__model`` (``:`` -> ``%3A``, ``+`` -> ``%2B``): the folder under ``submissions/``."""
+    org, model = check_name(name)
+    for char, escaped in _ESCAPES:
+        model = model.replace(char, escaped)
+    return f"{org}__{model}"
+
+
+def name_of_folder(folder: str) -> str | None:
+    """The name whose folder is ``folder`` (the inverse of :func:`submission_dir_name`), or None."""
+    if folder.count("__") < 1:
+        return None
+    org, _, model = folder.partition("__")
+    for char, escaped in _ESCAPES:
+        model = model.replace(escaped, char)
+    name = f"{org}/{model}"
+    try:
+        return name if submission_dir_name(name) == folder else None
+    except PrivasisError:
+        return None
+
+
+def _fold(part: str) -> str:
+    text = unicodedata.normalize("NFKC", part).casefold()
+    return "".join(c for c in text if not unicodedata.category(c).startswith(("P", "S", "Z")))
+
+
+def folded(name: str) -> str:
+    """The form two names are compared in: NFKC, case-folded, punctuation removed within each part."""
+    org, _, model = str(name).partition("/")
+    return f"{_fold(org)}/{_fold(model)}"
