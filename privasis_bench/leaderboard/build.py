@@ -39,9 +39,9 @@ from privasis_bench.results.files import atomic_write_text, dumps_json, load_sam
 
 BOARD_FORMAT = "privasis-bench/leaderboard/2"
 #: What a build writes; everything else in the board directory is carried over as it is.
-GENERATED = ("privasis.json", "README.md", "index.html", "view")
+GENERATED = ("privasis.json", "README.md", "index.html", "view", "tab.json", "tab.md")
 #: Files that live in the board directory without being generated (the rebuild check accepts only these).
-KEPT = ("seed_sample_board.sh",)
+KEPT = ("seed_sample_board.sh", "seed_tab_board.sh")
 __all__ = ["BOARD_FORMAT", "HEADLINE", "BoardFiles", "board_rows", "board_table", "build_board", "check_board"]
 
 
@@ -109,8 +109,9 @@ def _relative(path: Path, base: Path) -> str:
         return path.name
 
 
-def _write_board(submissions: Path, out: Path, outcomes: list[Verified]) -> list[str]:
-    """Write every generated file under ``out`` (a fresh directory); returns the viewer pages' relative paths."""
+def _write_board(submissions: Path, out: Path, outcomes: list[Verified]) -> tuple[list[str], list[str]]:
+    """Write every generated file under ``out`` (a fresh directory); returns the viewer pages' relative paths and
+    the TAB runs left off the board (one line each)."""
     accepted = [v for v in outcomes if v.ok]
     rejected = [{"path": _relative(v.path, submissions), "problems": len(v.problems)} for v in outcomes if not v.ok]
     viewers: dict[Path, str] = {}
@@ -126,7 +127,10 @@ def _write_board(submissions: Path, out: Path, outcomes: list[Verified]) -> list
     atomic_write_text(out / "privasis.json", dumps_json(board))
     atomic_write_text(out / "README.md", readme(rows, rejected, built))
     atomic_write_text(out / "index.html", render_board(rows, board["paper_reported"], built))
-    return sorted(viewers.values())
+    from privasis_bench.leaderboard.tab_board import build_tab_section  # TAB runs: their own section, own columns
+
+    _, _, tab_rejected = build_tab_section(submissions / "tab", out)
+    return sorted(viewers.values()), tab_rejected
 
 
 def _verified(submissions: Path) -> list[Verified]:
@@ -175,7 +179,7 @@ def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "
     outcomes = _verified(submissions)
     staged = _stage_dir(out_dir)
     try:
-        viewers = _write_board(submissions, staged, outcomes)
+        viewers, tab_rejected = _write_board(submissions, staged, outcomes)
         _swap(staged, out_dir)
     except OSError as exc:
         raise FileProblem(f"{out_dir}: cannot write the board ({exc.strerror or exc})") from None
@@ -183,7 +187,8 @@ def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "
         shutil.rmtree(staged, ignore_errors=True)
     return BoardFiles(out_dir / "privasis.json", out_dir / "README.md", out_dir / "index.html",
                       [out_dir / p for p in viewers],
-                      tuple((str(v.path), tuple(v.problems)) for v in outcomes if not v.ok))
+                      tuple((str(v.path), tuple(v.problems)) for v in outcomes if not v.ok)
+                      + tuple((line.split(": ", 1)[0], (line,)) for line in tab_rejected))
 
 
 def _files(directory: Path) -> set[str]:

@@ -17,7 +17,8 @@ from privasis_bench.leaderboard.rows import HEADLINE, TRACK_ORDER, group_title
 
 #: Links from ``leaderboards/index.html`` (relative: the page works from disk and on the repository host).
 LINKS = (("How to submit", "../submissions/README.md"), ("Publishing and verification", "../docs/publishing.md"),
-         ("Documentation", "../docs/"), ("Board data (JSON)", "privasis.json"), ("Markdown board", "README.md"))
+         ("Documentation", "../docs/"), ("Board data (JSON)", "privasis.json"), ("Markdown board", "README.md"),
+         ("TAB section", "tab.md"))
 COUNTS = ("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers")
 COUNTS_TITLE = ("failed model outputs / unjudged records / off-label judge answers / model outputs cut at the token "
                 "budget / judge answers cut at the token budget (all zero for a clean entry)")

@@ -16,13 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.tab_viewer import gold_documents
+from privasis_bench.leaderboard.bounds import bootstrap_problems
+from privasis_bench.leaderboard.markdown import md_cell
+from privasis_bench.leaderboard.task_source import shipped_task
 from privasis_bench.results.files import RESULTS_NAME, atomic_write_text, dumps_json, load_results, load_sample_rows
 from privasis_bench.tab.alignment import masked_spans
+from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.metrics import tally_document
 from privasis_bench.tab.scorer import summarize, tallies_from_rows
 from privasis_bench.tab.tokens import spacy_ignore_map
-from privasis_bench.tasks.registry import load_task
 
 TAB_BOARD_FORMAT = "privasis-bench/tab-board/1"
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -33,18 +35,33 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 
 
 def verify_tab_run(task_dir: Path) -> list[str]:
-    """Problems found recomputing one TAB run directory (empty: verified)."""
+    """Problems found recomputing one TAB run directory (empty: verified); a broken file is one problem, not a crash.
+
+    Everything the check relies on comes from the verifier's side: the shipped task (never a path a run names), its
+    shipped documents (never a data file a run points at) and the task's bootstrap settings.
+    """
+    try:
+        return _verify_tab_run(task_dir)
+    except (PrivasisError, OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        return [f"unreadable or malformed run ({type(exc).__name__}: {str(exc)[:200]})"]
+
+
+def _verify_tab_run(task_dir: Path) -> list[str]:
     results = load_results(task_dir)
     scorer = results.get("scorer") or {}
     if scorer.get("name") != "tab":
         return [f"scorer is {scorer.get('name')!r}, not tab"]
     try:
-        task = load_task(results["task"]["name"])
+        task = shipped_task(results["task"]["name"])
     except PrivasisError as exc:
         return [f"task: {exc}"]
     if task.config_hash() != results["task"].get("config_hash"):
         return ["config_hash differs from the shipped task's (a changed task or template)"]
-    docs = gold_documents(results)
+    if bad_boot := bootstrap_problems(results, task):
+        return bad_boot
+    if not task.dataset.data_files:
+        return [f"task {task.task!r} has no shipped documents to verify against"]
+    docs = {d.doc_id: d for d in load_documents(list(task.dataset.data_files))}
     rows = {r["id"]: r for r in load_sample_rows(task_dir)}
     limit = (results.get("dataset") or {}).get("limit")
     expected = list(docs)[:limit] if limit else list(docs)
@@ -108,6 +125,6 @@ def _markdown(entries: list[dict[str, Any]]) -> str:
         for e in (e for e in entries if e["task"] == task):
             cells = [f"{e['metrics'][k]:.3f}" + (f" [{e['ci'][k]['low']:.3f}, {e['ci'][k]['high']:.3f}]" if e["ci"].get(k) else "")
                      for k, _ in COLUMNS]
-            lines.append(f"| {e['model']} | " + " | ".join(cells) + f" | {e['documents']} | {e['tokens']} |")
+            lines.append(f"| {md_cell(e['model'])} | " + " | ".join(cells) + f" | {e['documents']} | {md_cell(e['tokens'])} |")
         lines.append("")
     return "\n".join(lines) + "\n"
