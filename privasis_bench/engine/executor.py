@@ -44,8 +44,6 @@ __all__ = ["Engine", "EngineStats", "OnResult", "run_together", "usage_by_role"]
 
 
 _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")
-
-
 OnResult = Callable[[int, ChatResult], None]
 T = TypeVar("T")
 _WAKE_SECONDS = 0.2  # how often the engine's own loop wakes while it runs (so Ctrl-C is noticed)
