@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_main import run_main
+from cli_main import run_main
 
 RUN = ["run", "-t", "tab_sample", "--no-progress", "--bootstrap-samples", "50"]
 
