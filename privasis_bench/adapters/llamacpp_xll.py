@@ -77,7 +77,10 @@ class XllamaEngine:
             "seed": request.seed if request.seed is not None else seed,
             "stream": True,
             "stream_options": {"include_usage": True},
-            "cache_prompt": True,
+            # llama.cpp's logits depend on how a prompt is split into batches: reusing the cached prefix of the
+            # previous request would make a temperature-0 answer depend on what was asked before it (a re-judge in
+            # another order would then disagree), so every prompt is processed whole.
+            "cache_prompt": False,
         }
         if request.stop:
             body["stop"] = list(request.stop)
