@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from privasis_bench.tasks.config import TaskConfig
+from privasis_bench.fsutil import FileProblem, loads_json
 
 #: Byte limits per file. samples.jsonl is further bounded per line and per text field.
 MAX_JSON_BYTES = 4 * 1024 * 1024
@@ -40,13 +41,10 @@ def depth_of(value: Any, limit: int = MAX_DEPTH) -> int:
 
 def parse_json(text: str, where: str, problems: list[str]) -> Any:
     """``json.loads`` of one untrusted document, or None with one problem line (bad JSON, too deep)."""
-    try:
-        data = json.loads(text)
-    except RecursionError:
-        problems.append(f"{where}: JSON nested too deeply (more than {MAX_DEPTH} levels)")
-        return None
-    except ValueError as exc:
-        problems.append(f"{where}: not valid JSON ({exc})")
+    try:  # the project's strict reader: NaN/Infinity, huge integers and lone surrogates are refused too
+        data = loads_json(text, where)
+    except FileProblem as exc:
+        problems.append(f"not valid JSON: {exc}")
         return None
     if depth_of(data) > MAX_DEPTH:
         problems.append(f"{where}: JSON nested too deeply (more than {MAX_DEPTH} levels)")
