@@ -93,7 +93,8 @@ def _ledger_calls(task_dir: Path) -> Counter:
 
 def _lose_a_node_mid_run(nodes: LocalCluster, server: FakeOpenAIServer, gate: Gate, args: list[str]) -> tuple[object, set[str]]:
     """Start ``args`` in the background, remove the worker node talking to the server while requests are held;
-    returns the driver's (returncode, stdout, stderr) and the prompts in flight at the removal."""
+    returns the driver's (returncode, stdout, stderr) and the prompts in flight at the removal: those the server
+    held unanswered then, and those it read only once their client was gone (sent by the node as it died)."""
     port = int(server.base_url.rsplit(":", 1)[1].split("/")[0])
     gate.arm()
     driver = popen(*args)
@@ -107,6 +108,8 @@ def _lose_a_node_mid_run(nodes: LocalCluster, server: FakeOpenAIServer, gate: Ga
     finally:
         gate.open()
     out, err = driver.communicate(timeout=600)
+    with server.lock:  # a request the dead node sent just before the loss may reach the server only afterwards:
+        in_flight |= {p for p, n in server.abandoned.items() if n}  # its client was gone, so it was in flight too
     return (driver.returncode, out, err), in_flight
 
 
@@ -130,6 +133,7 @@ def test_nodes_lost_mid_run_finish_or_stop_in_one_line_and_resume_paying_only_fo
         for out in ("one-lost", "all-lost"):  # the first loses one worker node of two, the second the last one
             server.received.clear()
             server.served.clear()
+            server.abandoned.clear()
             server.bodies.clear()
             args = ray_run(out)
             (code, _, err), in_flight = _lose_a_node_mid_run(nodes, server, gate, args)

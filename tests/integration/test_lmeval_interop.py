@@ -95,9 +95,12 @@ def test_lmeval_samples_import_with_our_prompts(lmeval_run: dict) -> None:
         assert out.error is None
         assert out.prompt_hash == build_sanitize_request(by_id[out.id], task).prompt_hash()
         assert out.model == "lm-eval:local-chat-completions:smollm2"
-    assert report.missing  # --limit 3: the other scored records count as missing, i.e. failed outputs
+    assert report.missing  # --limit 3: the other scored records are missing, left out by default and listed
+    assert report.missing_policy == "leave_out" and all(rid not in preds for rid in report.missing)
+    # Asked to, the loader turns them into failed outputs (never empty successes, never the reference text).
+    failed = load_predictions(lmeval_run["samples"], loaded.records, task=task, missing="failed")
     for rid in report.missing:
-        assert preds[rid].output is None and preds[rid].error == MISSING_ERROR
+        assert failed[rid].output is None and failed[rid].error == MISSING_ERROR
 
 
 def _privasis_bench_argv() -> list[str]:
@@ -115,19 +118,20 @@ def test_evaluate_scores_lmeval_samples(lmeval_run: dict, hf_home: Path) -> None
             "--judge", "none", "--output", str(out_dir)]
     proc = subprocess.run(argv, cwd=lmeval_run["dir"], env=shared.offline_env(hf_home), capture_output=True, text=True,
                           timeout=600)
-    # Records lm-eval did not generate (--limit) are failed outputs: the results are written but incomplete (exit 1).
+    # Records lm-eval did not generate (--limit) are left out of the scores and reported: the results are written
+    # but marked incomplete (exit 1).
     assert proc.returncode == 1, f"evaluate failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     results = json.loads((out_dir / "privasis_sample" / "results.json").read_text(encoding="utf-8"))
     assert results["complete"] is False
     loaded = load_records(load_task("privasis_sample"))
     n_scored = len(loaded.scored)
     imported = results["model"]["predictions"]
-    assert imported["format"] == "lmeval" and imported["matched"] == LIMIT
+    assert imported["format"] == "lmeval" and imported["matched"] == LIMIT and imported["missing_policy"] == "leave_out"
     assert imported["missing"] == n_scored - LIMIT and imported["prompt_mismatch"] == 0
     assert results["model"]["label"] == "lm-eval:local-chat-completions:smollm2"
     counts = results["counts"]
-    assert counts["scored"] == n_scored
-    # Records lm-eval did not generate for (--limit) are scored as failed outputs, never dropped.
-    assert counts["failed_outputs"] == n_scored - LIMIT
-    assert sorted(results["failed_output_records"]) == sorted(imported["missing_ids"])
+    assert counts["scored"] == LIMIT and counts["judged_records"] == LIMIT
+    assert counts["missing_predictions"] == n_scored - LIMIT and counts["failed_outputs"] == 0
+    assert sorted(results["missing_prediction_records"]) == sorted(imported["missing_ids"])
+    assert "left out of the scores" in " ".join((proc.stderr + proc.stdout).split())
     assert "no prediction" in proc.stderr + proc.stdout
