@@ -204,6 +204,7 @@ def pooled_row(parts: list[dict[str, Any]], first: dict[str, Any]) -> dict[str, 
     row["task_records"] = None if any(p["task_records"] is None for p in parts) else sum(p["task_records"] for p in parts)
     row["record_set"] = hashlib.sha256(json.dumps(sorted((p["task"], p["record_set"]) for p in parts)).encode()).hexdigest()
     row["limit"] = None
+    row["rejudge_agreement"] = None  # agreement is per task: each task row shows its own
     return row
 
 
