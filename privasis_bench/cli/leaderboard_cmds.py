@@ -10,20 +10,19 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.cli.rejudging import JudgeSession, rejudged
+from privasis_bench.cli.rejudging import check_report as check_report_numbers
 from privasis_bench.cli.value_checks import check_label
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board, check_board
-from privasis_bench.leaderboard.data_source import DATA_DIR_ENV, task_records
-from privasis_bench.leaderboard.rejudge import rejudge, sample_size, settings_for
+from privasis_bench.leaderboard.data_source import DATA_DIR_ENV
+from privasis_bench.leaderboard.rejudge import sample_size
+from privasis_bench.leaderboard.rejudge_report import read_report
 from privasis_bench.leaderboard.submit import submit_run
-from privasis_bench.leaderboard.task_source import shipped_task
-from privasis_bench.leaderboard.verify import Verified, verify_paths, verify_report
+from privasis_bench.leaderboard.verify import verify_paths, verify_report
 from privasis_bench.leaderboard.viewer import write_viewer
 from privasis_bench.pipeline.lock import run_read_locks
-from privasis_bench.pipeline.run import EngineOptions
-from privasis_bench.protocol.judge_prompts import JudgePrompts
-from privasis_bench.results.files import atomic_write_text, dumps_json, load_results, load_sample_rows, task_dirs
+from privasis_bench.results.files import atomic_write_text, dumps_json, load_results, task_dirs
 
 console = Console()
 board = typer.Typer(help="Verify submissions and build the leaderboard.", no_args_is_help=True)
@@ -67,8 +66,13 @@ def verify(
                                        help="Seed choosing the attributes to re-judge (default: fresh and printed; pass it to repeat a check)."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=f"Local copies of hub task data (default: ${DATA_DIR_ENV} or data/verify)."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write every entry's outcome and board facts (agreement, partial, ...) as JSON."),
+    check_report: Optional[Path] = typer.Option(
+        None, "--check-report",
+        help="Also check a committed re-judge report (leaderboards/rejudge.json): re-ask each of its entries with the "
+             "report's own seed and sample size, and fail naming the entry when a committed number differs."),
 ) -> None:
     """Recompute and re-derive every submitted number and verdict, re-judge a sample; non-zero exit on any problem."""
+    committed = read_report(check_report) if check_report is not None else None  # a malformed report fails first
     outcomes = verify_paths(paths or [Path("submissions")], data_dir=data_dir)
     if not outcomes:
         raise PrivasisError(f"no submission found under {', '.join(str(p) for p in paths or ['submissions'])} "
@@ -78,51 +82,39 @@ def verify(
     if rejudge_n is not None and 0 < rejudge_n < sample_size(max_disagreements):
         _say(f"note: --rejudge {rejudge_n} is below the error model's {sample_size(max_disagreements)} for "
              f"--max-disagreements {max_disagreements}: a 10% disagreement is no longer caught with probability >= 95%")
-    for v in outcomes:
-        verified_track = v.submission.get("track") == "verified"
-        n = rejudge_n if rejudge_n is not None else (sample_size(max_disagreements) if verified_track else 0)
-        note = None
-        if n and v.ok and not v.custom:
-            if not verified_track and not judge:
-                raise PrivasisError("--rejudge on a self-reported submission needs --judge SPEC (the judge to re-ask)")
-            note = _rejudged(v, n, None if verified_track else judge, judge_args, seed, max_disagreements, data_dir)
-        _say(f"{'ok  ' if v.ok else 'FAIL'} {v.path}")
-        for problem in v.problems:
-            _say(f"  {problem}")
-        if note:
-            _say(f"  {note}")
+    checkable = {v.path for v in outcomes if v.ok and not v.custom}
+    session = JudgeSession(judge_args, data_dir)
+    try:
+        for v in outcomes:
+            verified_track = v.submission.get("track") == "verified"
+            n = rejudge_n if rejudge_n is not None else (sample_size(max_disagreements) if verified_track else 0)
+            note = None
+            if n and v.ok and not v.custom:
+                if not verified_track and not judge:
+                    raise PrivasisError("--rejudge on a self-reported submission needs --judge SPEC (the judge to re-ask)")
+                note = rejudged(v, session, n=n, judge=None if verified_track else judge, seed=seed,
+                                max_disagreements=max_disagreements)
+            _say(f"{'ok  ' if v.ok else 'FAIL'} {v.path}")
+            for problem in v.problems:
+                _say(f"  {problem}")
+            if note:
+                _say(f"  {note}")
+        checked = (check_report_numbers(committed, outcomes, session, checkable=checkable, judge=judge)
+                   if committed is not None else None)
+    finally:
+        session.close()
     failed = sum(not v.ok for v in outcomes)
     if report is not None:
         atomic_write_text(report, dumps_json(verify_report(outcomes, seed)))
     _say(f"{len(outcomes) - failed} verified, {failed} rejected")
-    if failed:
+    if checked is not None:
+        for line in checked.problems:
+            _say(f"FAIL {line}")
+        _say(f"{check_report}: {checked.checked} committed re-judge(s) re-asked with the report's seed "
+             f"{committed.seed}, {len(checked.problems)} problem(s), {checked.calls} judge call(s) beyond the "
+             "fresh-seed check")
+    if failed or (checked is not None and checked.problems):
         raise typer.Exit(1)
-
-
-def _rejudged(v: Verified, n: int, judge: Optional[str], judge_args: Optional[str], seed: int, max_disagreements: int,
-              data_dir: Optional[Path]) -> str:
-    """Re-ask ``n`` attributes (the pinned judge when ``judge`` is None); a failed check becomes a problem of ``v``."""
-    task = shipped_task(v.results["task"]["name"])  # verify accepted only shipped tasks for this entry
-    spec = ModelSpec.parse(judge or task.judge.model, judge_args if judge else (judge_args or task.judge.model_args))
-    engine = EngineOptions(cache=None, progress=False).engine(spec, "judge")
-    try:
-        loaded, _ = task_records(task, limit=v.results["dataset"].get("limit"), directory=data_dir)
-        entry = f"{v.submission.get('name')}:{task.task}"
-        got = rejudge(load_sample_rows(v.path), {r.id: r for r in loaded.records}, settings_for(task, v.results), n=n,
-                      seed=seed, max_disagreements=max_disagreements, entry=entry,
-                      runner=lambda reqs: engine.run(reqs, desc="rejudge"), prompts=JudgePrompts.load(task.judge.templates))
-    finally:
-        engine.close()
-    v.agreement = got.as_dict(spec.key())
-    rate = "" if got.rate is None else f" ({got.rate:.1f}%)"
-    if not got.passed:
-        v.problems.append(f"{v.path / 'samples.jsonl'}: re-judged with {spec.key()}: {got.agreed}/{got.asked} of "
-                          f"{got.pool} judged attributes agree{rate}, more than --max-disagreements {max_disagreements} "
-                          "differ (the recorded judge answers are not the pinned judge's)")
-    kinds = ", ".join(f"{k} {a[1]}/{a[0]}" for k, a in sorted(got.by_kind.items()))
-    lines = [f"rejudge with {spec.key()}: {got.agreed}/{got.asked} agree{rate} of {got.pool} judged attributes"
-             + (f" [{kinds}]" if kinds else "")] + [f"  {d}" for d in got.disagreements]
-    return "\n  ".join(lines)
 
 
 @board.command("build")

@@ -9,6 +9,10 @@ date), no absolute path, sorted everywhere, so CI can rebuild the board and comp
 (:func:`check_board`). All files are written into a staging directory beside the board, which then replaces the
 board's generated files in one swap: a build that fails leaves the previous board untouched. Files in the board
 directory that the build does not generate (such as ``seed_sample_board.sh``) are carried over.
+
+Re-judge agreement comes from the committed report ``rejudge.json`` in the board directory (an input the build
+keeps, written by ``leaderboard verify --report``; see :mod:`.rejudge_report`): each entry's agreement goes into
+``privasis.json``, ``README.md`` and ``index.html``, with the report's seed. Without that file no entry shows one.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import FileProblem
 from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import render_board
+from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, apply_to_board, read_report
 from privasis_bench.leaderboard.rows import HEADLINE, OVERALL, entry_row, pooled_row, rank_rows
 from privasis_bench.leaderboard.verify import Verified, verify_paths
 from privasis_bench.leaderboard.viewer import write_viewer
@@ -41,7 +46,7 @@ BOARD_FORMAT = "privasis-bench/leaderboard/2"
 #: What a build writes; everything else in the board directory is carried over as it is.
 GENERATED = ("privasis.json", "README.md", "index.html", "view", "tab.json", "tab.md")
 #: Files that live in the board directory without being generated (the rebuild check accepts only these).
-KEPT = ("seed_sample_board.sh", "seed_tab_board.sh")
+KEPT = ("seed_sample_board.sh", "seed_tab_board.sh", REPORT_NAME)
 __all__ = ["BOARD_FORMAT", "HEADLINE", "BoardFiles", "board_rows", "board_table", "build_board", "check_board"]
 
 
@@ -109,9 +114,10 @@ def _relative(path: Path, base: Path) -> str:
         return path.name
 
 
-def _write_board(submissions: Path, out: Path, outcomes: list[Verified]) -> tuple[list[str], list[str]]:
+def _write_board(submissions: Path, out: Path, outcomes: list[Verified],
+                 rejudge: dict[str, Any] | None = None) -> tuple[list[str], list[str]]:
     """Write every generated file under ``out`` (a fresh directory); returns the viewer pages' relative paths and
-    the TAB runs left off the board (one line each)."""
+    the TAB runs left off the board (one line each). ``rejudge``: the committed report's name and seed, if any."""
     accepted = [v for v in outcomes if v.ok]
     rejected = [{"path": _relative(v.path, submissions), "problems": len(v.problems)} for v in outcomes if not v.ok]
     viewers: dict[Path, str] = {}
@@ -121,7 +127,7 @@ def _write_board(submissions: Path, out: Path, outcomes: list[Verified]) -> tupl
                             title=f"{v.submission['name']} on {v.submission['task']['name']}")
         viewers[v.path] = page.relative_to(out).as_posix()
     rows = board_rows(accepted, viewers)
-    built = {"date": build_date(accepted), "harness_version": __version__}
+    built = {"date": build_date(accepted), "harness_version": __version__, **({"rejudge": rejudge} if rejudge else {})}
     board = {"format": BOARD_FORMAT, "built": built, "entries": rows, "rejected": rejected,
              "paper_reported": paper_reported()}
     atomic_write_text(out / "privasis.json", dumps_json(board))
@@ -133,14 +139,21 @@ def _write_board(submissions: Path, out: Path, outcomes: list[Verified]) -> tupl
     return sorted(viewers.values()), tab_rejected
 
 
-def _verified(submissions: Path) -> list[Verified]:
+def _verified(submissions: Path, out_dir: Path) -> tuple[list[Verified], dict[str, Any] | None]:
+    """Every submission verified, with the agreement of the board's committed re-judge report (if there is one),
+    and that report's name and seed."""
     if not submissions.is_dir():
         raise PrivasisError(f"--submissions-dir {submissions}: not a directory")
+    report_path = out_dir / REPORT_NAME
+    report = read_report(report_path) if report_path.exists() or report_path.is_symlink() else None
     outcomes = verify_paths([submissions])
     if not outcomes:
         raise PrivasisError(f"no submission found under {submissions} (a submission folder holds submission.json; "
                             "publish a run with `privasis-bench submit RUN --name ORG/MODEL`)")
-    return outcomes
+    if report is None:
+        return outcomes, None
+    apply_to_board(report, outcomes)
+    return outcomes, {"report": REPORT_NAME, "seed": report.seed}
 
 
 def _stage_dir(out_dir: Path) -> Path:
@@ -176,10 +189,10 @@ def _swap(staged: Path, out_dir: Path) -> None:
 def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "leaderboards") -> BoardFiles:
     """Verify every submission, then write the board files and one viewer page per accepted submission (all or none)."""
     submissions, out_dir = Path(submissions), Path(out_dir)
-    outcomes = _verified(submissions)
+    outcomes, rejudge = _verified(submissions, out_dir)
     staged = _stage_dir(out_dir)
     try:
-        viewers, tab_rejected = _write_board(submissions, staged, outcomes)
+        viewers, tab_rejected = _write_board(submissions, staged, outcomes, rejudge)
         _swap(staged, out_dir)
     except OSError as exc:
         raise FileProblem(f"{out_dir}: cannot write the board ({exc.strerror or exc})") from None
@@ -198,11 +211,11 @@ def _files(directory: Path) -> set[str]:
 def check_board(submissions: str | Path = "submissions", out_dir: str | Path = "leaderboards") -> list[str]:
     """Rebuild the board into a temporary directory and list every way ``out_dir`` differs (empty: identical)."""
     submissions, out_dir = Path(submissions), Path(out_dir)
-    outcomes = _verified(submissions)
+    outcomes, rejudge = _verified(submissions, out_dir)
     with tempfile.TemporaryDirectory(prefix="privasis-board-") as tmp:
         fresh = Path(tmp) / "board"
         fresh.mkdir()
-        _write_board(submissions, fresh, outcomes)
+        _write_board(submissions, fresh, outcomes, rejudge)
         built, committed = _files(fresh), _files(out_dir) - set(KEPT)
         problems = [f"{out_dir / name}: missing (the rebuild writes it)" for name in sorted(built - committed)]
         problems += [f"{out_dir / name}: not written by the build (remove it)" for name in sorted(committed - built)]

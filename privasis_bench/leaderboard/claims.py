@@ -1,9 +1,9 @@
 """What a submission claims about its own run, re-derived from its samples and checked.
 
-``results.json`` says whether the run was complete, how many outputs failed, how many records are unjudged and
-how many judge answers were off-label; ``submission.json`` says which harness made it and when. None of that is
-taken on trust: :func:`claim_problems` recounts from ``samples.jsonl`` and rejects a file that claims more than
-it holds, and :func:`answer_problems` checks that every cleaned judge answer is what the protocol's cleaning makes
+``results.json`` says whether the run was complete, how many outputs failed, how many records are unjudged, how
+many judge answers were off-label and how many were cut at their budget (:mod:`.judge_cuts`); ``submission.json``
+says which harness made it and when. None of that is taken on trust: :func:`claim_problems` recounts from
+``samples.jsonl`` and rejects a file that claims more than it holds, and :func:`answer_problems` checks that every cleaned judge answer is what the protocol's cleaning makes
 of the raw answer recorded beside it.
 """
 
@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from privasis_bench import __version__
 from privasis_bench.adapters.spec import TRANSPORT_ARGS
+from privasis_bench.leaderboard.judge_cuts import RowCuts, cut_problems, row_cuts
 from privasis_bench.protocol.answers import clean_answer
 from privasis_bench.protocol.judge import JUDGE_NONE_LABEL
 from privasis_bench.protocol.labels import off_label_answers
@@ -36,10 +37,13 @@ class DerivedCounts:
     unjudged: int
     off_label: int
     cut_outputs: int | None = None  # outputs cut at the token budget (None: the rows predate the output_cut field)
+    cut_judge_answers: int | None = None  # judge answers cut at their budget (None: the rows predate cut_answers)
+    judge_answers: int = 0  # judge answers the rows record (see judge_cuts)
 
 
 def derive_counts(rows: Iterable[Mapping[str, Any]]) -> DerivedCounts:
-    """Failed outputs, unjudged records and off-label judge answers, counted from samples rows."""
+    """Failed outputs, unjudged records, off-label judge answers and cut outputs and judge answers, from samples rows."""
+    rows = list(rows)
     failed = unjudged = off_label = cut = 0
     every_row_says = True
     for row in rows:
@@ -53,7 +57,9 @@ def derive_counts(rows: Iterable[Mapping[str, Any]]) -> DerivedCounts:
         verdict = RecordVerdict.from_dict(dict(row))
         unjudged += verdict.status == "unjudged"
         off_label += len(off_label_answers([verdict]))
-    return DerivedCounts(failed, unjudged, off_label, cut if every_row_says else None)
+    judge_cuts = row_cuts(rows)
+    return DerivedCounts(failed, unjudged, off_label, cut if every_row_says else None, judge_cuts.flagged,
+                         judge_cuts.answers)
 
 
 def claim_problems(results: Mapping[str, Any], derived: DerivedCounts) -> list[str]:
@@ -65,6 +71,7 @@ def claim_problems(results: Mapping[str, Any], derived: DerivedCounts) -> list[s
         derivable.append(("truncated_outputs", derived.cut_outputs))
     problems = [f"counts.{name} is {counts.get(name)!r} but samples.jsonl holds {value}"
                 for name, value in derivable if counts.get(name) != value]
+    problems += cut_problems(results, RowCuts(derived.cut_judge_answers, derived.judge_answers))
     scored_as_empty = checks.get("failed_outputs") == "scored_as_empty"
     complete = derived.unjudged == 0 and (derived.failed_outputs == 0 or scored_as_empty)
     limit = checks.get("max_off_label", 0)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from privasis_bench.adapters.registry import BUILTIN_PROVIDERS, load_adapter_class
+from privasis_bench.leaderboard.judge_cuts import recorded_cut_answers
 
 
 def spec_reads_gold(spec: Any) -> bool:
@@ -48,8 +49,8 @@ def tolerated(results: Mapping[str, Any], counts: Any) -> list[str]:
     if cut_outputs:
         out.append(f"{cut_outputs} model output(s) cut at the token budget")
     cut_judge = getattr(counts, "cut_judge_answers", None)
-    if cut_judge is None:
-        cut_judge = int(((results.get("usage") or {}).get("judge") or {}).get("truncated") or 0)
+    if cut_judge is None:  # rows written before cut_answers existed: what results.json records over every invocation
+        cut_judge = recorded_cut_answers(results)
     if cut_judge:
         out.append(f"{cut_judge} judge answer(s) cut at the token budget")
     if (results.get("testee_prompt") or {}).get("shipped") is False:

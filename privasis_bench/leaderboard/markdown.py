@@ -11,6 +11,7 @@ import re
 from itertools import groupby
 from typing import Any, Iterable
 
+from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, summary
 from privasis_bench.leaderboard.rows import HEADLINE, group_title
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>!|~&$@])")
@@ -42,7 +43,9 @@ def _row_cells(e: dict[str, Any]) -> list[Any]:
     notes = [e.get("label"), "reference (reads gold labels, never ranked)" if e.get("gold_reading") or e.get("reference")
              else None, "partial run" if e.get("partial") else None, *e.get("tolerated", [])]
     agreement = e.get("rejudge_agreement")
-    if isinstance(agreement, dict) and agreement.get("rate") is not None:
+    if isinstance(agreement, dict) and agreement.get("judge") is not None:
+        notes.append(summary(agreement))
+    elif isinstance(agreement, dict) and agreement.get("rate") is not None:
         notes.append(f"re-judge agreement {agreement['rate']:.1f}%")
     elif isinstance(agreement, (int, float)):
         notes.append(f"re-judge agreement {agreement:.1f}%")
@@ -71,6 +74,15 @@ def markdown_board(entries: list[dict[str, Any]]) -> str:
     return "".join(parts)
 
 
+def _rejudge_note(rejudge: Any) -> list[str]:
+    """Where the re-judge agreement in the notes comes from, with the report's seed (nothing without a report)."""
+    if not isinstance(rejudge, dict):
+        return []
+    return [f"Re-judge agreement (in the notes) comes from `{REPORT_NAME}`, written by `privasis-bench leaderboard verify\n"
+            f"submissions --report leaderboards/{REPORT_NAME}` with seed {md_cell(rejudge.get('seed'))}; CI re-asks the "
+            "judge with that seed\n(`--check-report`) and fails when a number differs.\n\n"]
+
+
 def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built: dict[str, Any]) -> str:
     """The whole ``leaderboards/README.md``."""
     parts = [
@@ -89,6 +101,7 @@ def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built:
         "[the submission guide](../submissions/README.md) and [publishing](../docs/publishing.md));\n"
         "`seed_sample_board.sh` reproduces the seeded sample-task entries.\n\n",
         f"Built {md_cell(built['date'])} (newest submission) by privasis-bench {md_cell(built['harness_version'])}.\n\n",
+        *_rejudge_note(built.get("rejudge")),
         "## Board\n\n", markdown_board(entries),
     ]
     if rejected:

@@ -13,6 +13,7 @@ from itertools import groupby
 from typing import Any
 
 from privasis_bench.leaderboard.charts import leak_bars, scatter
+from privasis_bench.leaderboard.rejudge_report import summary
 from privasis_bench.leaderboard.rows import HEADLINE, TRACK_ORDER, group_title
 
 #: Links from ``leaderboards/index.html`` (relative: the page works from disk and on the repository host).
@@ -50,6 +51,8 @@ def _counts_cell(e: dict[str, Any]) -> str:
 
 def _agreement(e: dict[str, Any]) -> str | None:
     got = e.get("rejudge_agreement")
+    if isinstance(got, dict) and got.get("judge") is not None:
+        return f"re-judge {got.get('agreed')}/{got.get('asked')} agree"
     if isinstance(got, dict) and isinstance(got.get("rate"), (int, float)):
         asked = f" of {got['asked']}" if got.get("asked") is not None else ""
         return f"re-judge agreement {got['rate']:.1f}%{asked}"
@@ -68,8 +71,11 @@ def _entry_cell(e: dict[str, Any]) -> str:
     notes = " ".join(f"<span class='{cls}'>{escape(str(text))}</span>" for text, cls in tags if text)
     tolerated = "".join(f"<li>{escape(t)}</li>" for t in e.get("tolerated") or [])
     version = f" · harness {escape(str(e['harness_version']))}" if e.get("harness_version") else ""
+    got = e.get("rejudge_agreement")
+    rejudged = (f"<div class='sub rejudge'>{escape(summary(got))}</div>"
+                if isinstance(got, dict) and got.get("judge") is not None else "")
     return (f"<td class='entry' data-label='Entry' data-v='{escape(e['name'] or '')}'><b>{escape(e['name'] or '')}</b> "
-            f"{notes}<div class='sub'>{escape(e['model'])} · judge {escape(str(e['judge']))}{version}</div>"
+            f"{notes}<div class='sub'>{escape(e['model'])} · judge {escape(str(e['judge']))}{version}</div>{rejudged}"
             + (f"<ul class='tolerated' title='conditions this run tolerated'>{tolerated}</ul>" if tolerated else "")
             + "</td>")
 
@@ -133,6 +139,14 @@ def _options(values: list[str]) -> str:
     return "<option value=''>all</option>" + "".join(f"<option value='{escape(v)}'>{escape(v)}</option>" for v in values)
 
 
+def _rejudge_note(rejudge: Any) -> str:
+    """Where the re-judge agreement comes from, with the committed report's seed ('' without a report)."""
+    if not isinstance(rejudge, dict):
+        return ""
+    return (f" · re-judge agreement from {escape(str(rejudge.get('report')))} (seed {escape(str(rejudge.get('seed')))}; "
+            "CI re-asks the judge with that seed)")
+
+
 def render_board(entries: list[dict[str, Any]], reported: dict[str, Any], built: dict[str, Any]) -> str:
     """The whole ``index.html`` (deterministic for the same entries and build facts)."""
     per_task = [e for e in entries if e["task"] != "overall"]
@@ -142,7 +156,7 @@ def render_board(entries: list[dict[str, Any]], reported: dict[str, Any], built:
         style=template("style.css"),
         links=links,
         built=f"Built {escape(str(built['date']))} (newest submission) by privasis-bench "
-              f"{escape(str(built['harness_version']))}",
+              f"{escape(str(built['harness_version']))}{_rejudge_note(built.get('rejudge'))}",
         task_options=_options(sorted({e["task"] for e in entries})),
         track_options=_options(sorted({e["track"] for e in entries if e["track"]})),
         tables=_tracks(entries),

@@ -15,7 +15,8 @@ gets at least one draw and otherwise its share of *n* rounded up, so a forger ca
 rare kind (with *c* = 0 the bound above still holds: per-kind draws at least proportional can only catch more).
 Each chosen attribute is judged again on its own (the record reduced to that one attribute, the submitted output
 text, the shipped prompts and the *task's* answer budgets), through the same :class:`~privasis_bench.protocol.judge.Judge`
-a run uses.
+a run uses. :class:`AnswerMemo` keeps every answer of one verify command in memory, so re-asking the same attributes
+(the committed report's check, :mod:`.rejudge_report`) costs no second judge call.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.data.records import Record
 from privasis_bench.protocol.judge import BatchRunner, Judge, JudgeInput, JudgeSettings
 from privasis_bench.protocol.judge_prompts import JudgePrompts
@@ -51,6 +53,7 @@ class Agreement:
     """How many re-asked verdicts matched the submitted ones, which did not, and whether the entry passes."""
 
     seed: int = 0
+    sample_size: int = 0  # the n asked for (the stratified draw may ask a few more; a pool of n or fewer: all)
     pool: int = 0
     asked: int = 0
     agreed: int = 0
@@ -70,8 +73,9 @@ class Agreement:
         return differ <= self.max_disagreements
 
     def as_dict(self, judge: str) -> dict[str, Any]:
-        """The board-data form: seed, pool, asked, agreed, rate (%), rule, pass, per-kind counts, judge."""
-        return {"judge": judge, "seed": self.seed, "pool": self.pool, "asked": self.asked, "agreed": self.agreed,
+        """The board-data form: judge, seed, sample size, pool, asked, agreed, rate (%), rule, pass, per-kind counts."""
+        return {"judge": judge, "seed": self.seed, "sample_size": self.sample_size, "pool": self.pool,
+                "asked": self.asked, "agreed": self.agreed,
                 "rate": None if self.rate is None else round(self.rate, 2),
                 "max_disagreements": self.max_disagreements, "passed": self.passed,
                 "by_kind": {k: {"asked": a, "agreed": g} for k, (a, g) in sorted(self.by_kind.items())}}
@@ -136,7 +140,7 @@ def rejudge(rows: list[dict[str, Any]], records: dict[str, Record], settings: Ju
             expected.append(next(kv["retained"] for kv in row["keep"] if kv["name"] == name))
         items.append(JudgeInput(reduced, row.get("output")))
     verdicts, _ = Judge(runner, prompts, settings).judge(items) if items else ([], None)
-    agreement = Agreement(seed=seed, pool=len(pool), asked=len(items), max_disagreements=max_disagreements)
+    agreement = Agreement(seed=seed, sample_size=n, pool=len(pool), asked=len(items), max_disagreements=max_disagreements)
     for (kind, rid, role, name), want, verdict in zip(chosen, expected, verdicts):
         got = verdict.targets[0].tier if role == "target" else verdict.keep[0].retained
         counts = agreement.by_kind.setdefault(kind, [0, 0])
@@ -147,3 +151,29 @@ def rejudge(rows: list[dict[str, Any]], records: dict[str, Record], settings: Ju
         else:
             agreement.disagreements.append(f"record {rid} {role}:{name}: submitted {want!r}, re-asked judge gives {got!r}")
     return agreement
+
+
+class AnswerMemo:
+    """A batch runner answering each distinct request once per verify command, from memory afterwards.
+
+    ``key`` is the judge's cache identity (the engine's ``spec_key``); ``calls`` counts the requests sent to
+    ``run_batch``. A failed answer is handed on but not kept, so a later pass asks again.
+    """
+
+    def __init__(self, run_batch: BatchRunner, key: str) -> None:
+        self.run_batch, self.key = run_batch, key
+        self.answers: dict[str, ChatResult] = {}
+        self.calls = 0
+
+    def __call__(self, requests: list[ChatRequest]) -> list[ChatResult]:
+        keys = [request.cache_key(self.key) for request in requests]
+        missing: dict[str, ChatRequest] = {}
+        for k, request in zip(keys, requests):
+            if k not in self.answers:
+                missing.setdefault(k, request)
+        fresh: dict[str, ChatResult] = {}
+        if missing:
+            self.calls += len(missing)
+            fresh = dict(zip(missing, self.run_batch(list(missing.values()))))
+            self.answers.update({k: r for k, r in fresh.items() if r.ok})
+        return [self.answers.get(k) or fresh[k] for k in keys]

@@ -26,6 +26,7 @@ from typing import Any, Iterable
 from privasis_bench.adapters.registry import load_adapter_class
 from privasis_bench.data.loading import load_records
 from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.judge_cuts import recorded_cut_answers
 from privasis_bench.leaderboard.provenance import pinned_judge
 from privasis_bench.leaderboard.verify import Verified
 from privasis_bench.leaderboard.data_source import task_records
@@ -103,16 +104,15 @@ def reads_gold(model: dict[str, Any]) -> bool:
 def cut_counts(v: Verified) -> tuple[int, int]:
     """(cut model outputs, cut judge answers) over the whole run, resumes included.
 
-    Counts the verifier re-derived from per-record fields win; otherwise the run's cumulative usage (every
-    invocation), never the last invocation's alone.
+    Counts the verifier re-derived from per-record fields (``output_cut``, ``cut_answers``) win; otherwise the run's
+    cumulative usage (every invocation), never the last invocation's alone.
     """
     counts = v.counts
     derived_out = next((getattr(counts, n) for n in ("cut_outputs", "cut_model_outputs")
                         if getattr(counts, n, None) is not None), None) if counts else None
     derived_judge = getattr(counts, "cut_judge_answers", None) if counts else None
     res = v.results or {}
-    total = (((res.get("usage_cumulative") or {}).get("total") or {}).get("usage")) or res.get("usage") or {}
-    judge = derived_judge if derived_judge is not None else int((total.get("judge") or {}).get("truncated") or 0)
+    judge = derived_judge if derived_judge is not None else recorded_cut_answers(res)
     model = derived_out if derived_out is not None else int((res.get("counts") or {}).get("truncated_outputs") or 0)
     return int(model), int(judge)
 
@@ -204,6 +204,7 @@ def pooled_row(parts: list[dict[str, Any]], first: dict[str, Any]) -> dict[str, 
     row["task_records"] = None if any(p["task_records"] is None for p in parts) else sum(p["task_records"] for p in parts)
     row["record_set"] = hashlib.sha256(json.dumps(sorted((p["task"], p["record_set"]) for p in parts)).encode()).hexdigest()
     row["limit"] = None
+    row["rejudge_agreement"] = None  # agreement is per task: each task row shows its own
     return row
 
 

@@ -20,6 +20,7 @@ from privasis_bench.leaderboard.claims import (DerivedCounts, answer_problems, c
                                                harness_problems, label_problems, transport_problems)
 from privasis_bench.leaderboard.data_source import task_records
 from privasis_bench.leaderboard.entry_facts import board_facts, rankable
+from privasis_bench.leaderboard.judge_cuts import flag_problems
 from privasis_bench.leaderboard.ownership import content_digest, folder_problems, ownership_problems
 from privasis_bench.leaderboard.provenance import SCHEMA_VERSIONS, SUBMISSION_NAME, judge_pin_problems
 from privasis_bench.leaderboard.records_check import record_problems
@@ -190,7 +191,7 @@ def _verify(v: Verified, data_dir: str | Path | None) -> None:
     _provenance_checks(folder, sub, res, v.problems)
     v.counts = derive_counts(rows)
     v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in claim_problems(res, v.counts)]
-    v.problems += [f"{folder / SAMPLES_NAME}: {p}" for p in answer_problems(rows)]
+    v.problems += [f"{folder / SAMPLES_NAME}: {p}" for p in answer_problems(rows) + flag_problems(rows)]
     v.problems += [f"{folder / SUBMISSION_NAME}: {p}" for p in harness_problems(sub)]
     v.problems += [f"{folder}/{p}" for p in transport_problems(sub, res)]
     v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in label_problems(res)]

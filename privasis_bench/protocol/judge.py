@@ -29,6 +29,9 @@ Decisions this module makes where the protocol leaves room (all recorded per ver
   (``*_raw``). Only cleaned answers are matched, parsed or put into follow-up questions.
 * Guesses are lower-cased once (after cleaning) and that lower-cased text is what the comparison and
   inclusion prompts receive.
+* Every verdict lists the judge answers that were cut at the answer budget (``cut_answers``: the field names of
+  the answers whose result has ``finish_reason`` "length", a cached answer included), so the number of cut judge
+  answers can be counted from the samples rows alone.
 """
 
 from __future__ import annotations
@@ -155,6 +158,12 @@ class Judge:
 
     # -- chains ---------------------------------------------------------------------------
     @staticmethod
+    def _note_cut(verdict: TargetVerdict | KeepVerdict, answer: str, result: ChatResult) -> None:
+        """Record that the answer stored in field ``answer`` was cut at the token budget, when it was."""
+        if result.finish_reason == "length":
+            verdict.cut_answers = [*(verdict.cut_answers or []), answer]
+
+    @staticmethod
     def _failed(verdict: Any, result: ChatResult, stats: JudgeStats) -> bool:
         if result.ok:
             if result.cached:
@@ -220,6 +229,7 @@ class Judge:
             return False
         verdict.guess_raw = result.text
         verdict.guess = clean_answer(result.text).lower()
+        self._note_cut(verdict, "guess", result)
         return True
 
     async def _target_chain(self, verdict: TargetVerdict, attr: Attribute, record: Record, text: str, ask: AskFn,
@@ -239,12 +249,14 @@ class Judge:
             stats.guess_original_computed += 1
         verdict.original_guess_raw = result.text
         verdict.original_guess = clean_answer(result.text).lower()
+        self._note_cut(verdict, "original_guess", result)
         result = await ask(self.compare_request(attr, verdict.guess, verdict.original_guess))
         stats.compare += 1
         if self._failed(verdict, result, stats):
             return
         verdict.compare_answer_raw = result.text
         verdict.compare_answer = clean_answer(result.text)
+        self._note_cut(verdict, "compare_answer", result)
         leak = parse_compare(verdict.compare_answer, self.settings.parse_mode)
         if leak is None:
             verdict.tier = "unparseable"
@@ -262,6 +274,7 @@ class Judge:
             return
         verdict.inclusion_answer_raw = result.text
         verdict.inclusion_answer = clean_answer(result.text)
+        self._note_cut(verdict, "inclusion_answer", result)
         retained = parse_inclusion(verdict.inclusion_answer, self.settings.parse_mode)
         if retained is None:
             verdict.via, verdict.retained = "unparseable", None
@@ -283,7 +296,7 @@ class Judge:
         keeps: list[tuple[KeepVerdict, Attribute, Record, str]] = []
         text = output  # raw; request builders take the part after the first </think> where the rules say so
         for attr in record.targets:
-            tv = TargetVerdict(name=attr.name, kind=attr.kind, group=attr.group, value=attr.value)
+            tv = TargetVerdict(name=attr.name, kind=attr.kind, group=attr.group, value=attr.value, cut_answers=[])
             if attr.value is None:
                 tv.tier = "null"
             elif empty:
@@ -296,7 +309,7 @@ class Judge:
                 targets.append((tv, attr, record, text))
             rv.targets.append(tv)
         for attr in record.keep:
-            kv = KeepVerdict(name=attr.name, value=attr.value, group=attr.group)
+            kv = KeepVerdict(name=attr.name, value=attr.value, group=attr.group, cut_answers=[])
             if attr.value is None:
                 kv.via, kv.retained = "null", None
             elif empty:

@@ -2,6 +2,10 @@
 
 They serialize to plain dicts (samples JSONL, judge checkpoint) and back, so metrics can be
 recomputed from files without calling any model.
+
+Each target and keep verdict the judge fills also says which of its judge answers were cut at the answer budget
+(``cut_answers``: the names of the answer fields whose call ended with ``finish_reason`` "length"). Verdicts read
+from files written before that field existed carry None there, and write nothing for it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,17 @@ KeepVia = Literal["verbatim", "judge", "empty_output", "null", "unjudged", "unpa
 #: Record status: "judged" enters the metrics; the others are reported and left out.
 RecordStatus = Literal["judged", "unjudged", "unparseable"]
 
+#: The judge answers a target and a keep verdict may record, by the name of their (cleaned) field.
+TARGET_ANSWER_FIELDS: tuple[str, ...] = ("guess", "original_guess", "compare_answer")
+KEEP_ANSWER_FIELDS: tuple[str, ...] = ("guess", "inclusion_answer")
+
+
+def _without_unknown_cuts(data: dict[str, Any]) -> dict[str, Any]:
+    """A verdict's dict without ``cut_answers`` when it is unknown (None), so older rows keep their shape."""
+    if data.get("cut_answers") is None:
+        data.pop("cut_answers", None)
+    return data
+
 
 @dataclass
 class TargetVerdict:
@@ -37,6 +52,7 @@ class TargetVerdict:
     guess_raw: str | None = None  # what the judge returned, before cleaning
     original_guess_raw: str | None = None
     compare_answer_raw: str | None = None
+    cut_answers: list[str] | None = None  # which of TARGET_ANSWER_FIELDS were cut at the budget (None: not recorded)
 
     @property
     def leaked(self) -> bool | None:
@@ -48,7 +64,7 @@ class TargetVerdict:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return _without_unknown_cuts(asdict(self))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TargetVerdict":
@@ -69,9 +85,10 @@ class KeepVerdict:
     error: str | None = None
     guess_raw: str | None = None  # what the judge returned, before cleaning
     inclusion_answer_raw: str | None = None
+    cut_answers: list[str] | None = None  # which of KEEP_ANSWER_FIELDS were cut at the budget (None: not recorded)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return _without_unknown_cuts(asdict(self))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "KeepVerdict":
