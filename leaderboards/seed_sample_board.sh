@@ -57,5 +57,8 @@ LABEL="$JUDGED_LABEL" submit smollm2 HuggingFaceTB/SmolLM2-135M-Instruct
 LABEL="$JUDGED_LABEL" submit presidio microsoft/presidio
 [ "${WITH_REFERENCE:-0}" != "1" ] || submit mask-targets reference/mask-targets --reference
 
-"${PB[@]}" leaderboard verify submissions
+# The committed re-judge report (seed, sample and agreement per entry) that the board shows and CI re-checks
+# (`verify --check-report`): re-seeding makes the old one stale, so it is written again here, before the build.
+rm -f leaderboards/rejudge.json
+"${PB[@]}" leaderboard verify submissions --max-disagreements 2 --report leaderboards/rejudge.json
 "${PB[@]}" leaderboard build

@@ -27,7 +27,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--n_ctx", type=int, default=4096, help="context window of each slot")
-    parser.add_argument("--n_threads", type=int, default=0, help="CPU threads (default: CPUs less one)")
+    parser.add_argument("--n_threads", type=int, default=0, help="CPU threads (default: 1, so answers do not depend on the machine)")
     parser.add_argument("--n_parallel", type=int, default=1, help="parallel slots (continuous batching)")
     parser.add_argument("--verbose", action="store_true")
     return parser.parse_args(argv)

@@ -39,7 +39,7 @@ generation:
   profile_check: {{temperature: 0.0, max_tokens: 48}}
   annotate: {{temperature: 0.0, max_tokens: 160}}
   group: {{temperature: 0.0, max_tokens: 120}}
-seed: 1                       # any seed works; with this one SmolLM2's first attempt passes (~40 s, not minutes)
+seed: 2                       # any seed works; with this one SmolLM2's first attempt passes (~30 s, not minutes)
 synthesis:
   refine_steps: 1
   groups_range: [1, 8]        # SmolLM2-135M rarely writes three groups
