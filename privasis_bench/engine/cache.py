@@ -106,6 +106,44 @@ def result_from_dict(data: dict[str, Any]) -> ChatResult:
     )
 
 
+#: How long opening the cache keeps trying while another process holds it (creating it, switching it to WAL).
+OPEN_WAIT_S = 30.0
+
+
+def _open_once(path: Path) -> tuple[sqlite3.Connection, str | None]:
+    # isolation_level=None: autocommit, every statement is its own durable transaction.
+    conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(_SCHEMA)
+        conn.execute(_CLAIMS)
+        return conn, _foreign_tables(conn)
+    except BaseException:
+        conn.close()
+        raise
+
+
+def _open(path: Path) -> tuple[sqlite3.Connection, str | None]:
+    """Connect, set WAL mode and create the tables; also returns the first foreign table (see ``_foreign_tables``).
+
+    Two processes opening a new cache at the same moment can get "database is locked" at once, without SQLite's
+    busy handler (switching to WAL needs the file to itself): that is a wait, not a broken file, so the whole
+    sequence is tried again until :data:`OPEN_WAIT_S` has passed.
+    """
+    deadline, pause = time.monotonic() + OPEN_WAIT_S, 0.02
+    while True:
+        try:
+            return _open_once(path)
+        except sqlite3.OperationalError as exc:
+            busy = "locked" in str(exc) or "busy" in str(exc)
+            if not busy or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)  # the other opener holds the file for a few milliseconds: back off and try again
+        pause = min(pause * 2, 0.5)
+
+
 class CacheFileError(PrivasisError):
     """The response cache file cannot be opened (corrupted, not SQLite, read-only)."""
 
@@ -127,17 +165,8 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         try:
-            # isolation_level=None: autocommit, every statement is its own durable transaction.
-            self._conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute("PRAGMA busy_timeout=30000")
-            self._conn.execute(_SCHEMA)
-            self._conn.execute(_CLAIMS)
-            foreign = _foreign_tables(self._conn)
+            self._conn, foreign = _open(path)
         except sqlite3.Error as exc:
-            if self._conn is not None:
-                self._conn.close()
             raise CacheFileError(
                 f"response cache {path}: not a usable SQLite database ({exc}); delete the file, choose another "
                 "--cache-dir, or run with --no-cache"
