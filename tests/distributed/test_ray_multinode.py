@@ -156,8 +156,12 @@ def test_nodes_lost_mid_run_finish_or_stop_in_one_line_and_resume_paying_only_fo
         b = tmp_path / out / "privasis_sample"
         assert (a / "samples.jsonl").read_bytes() == (b / "samples.jsonl").read_bytes(), out
         assert comparable_results(a) == comparable_results(b), out
+        # Paid again on the re-run: what was in flight at the loss (held by the server, or read after its client died),
+        # plus at most the calls the actors can have out at once answered in the instant of the loss (the answer
+        # reached a process that died before storing it), each at most once more: never whole batches or the run.
         over = {p[:60]: (paid[p], paid_locally[p]) for p in paid if paid[p] > paid_locally[p] + (p in in_flight)}
-        assert not over, f"{out}: requests paid more than once beyond those in flight at the loss: {over}"
+        assert len(over) <= CALLS_OUT and all(n <= local + 1 for n, local in over.values()), (
+            f"{out}: requests paid more than once beyond those in flight at the loss: {over}")
         # every call the server got, those lost with the node included, is in the spend ledger (once: a call counts
         # from the moment it is sent, so one cut off by the loss before the server read it counts too; there are at
         # most CALLS_OUT of those, the calls the actors can have out at once)
