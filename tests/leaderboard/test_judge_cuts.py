@@ -96,12 +96,18 @@ def test_answers_from_the_cache_count_in_every_row_that_records_them(cut_runs, t
     assert row["cut_judge_answers"] == v.counts.cut_judge_answers
 
 
-def test_rows_that_hide_their_cut_answers_are_rejected(cut_runs, tmp_path):
-    folder = _copy(cut_runs["fresh"], tmp_path)
+def _copy_hiding_cuts(source, tmp_path):
+    """A copy of ``source`` and its rows with every cut_answers emptied (rows not yet written back)."""
+    folder = _copy(source, tmp_path)
     rows = _rows(folder)
     for row in rows:
         for item in [*row["targets"], *row["keep"]]:
             item["cut_answers"] = []
+    return folder, rows
+
+
+def test_rows_that_hide_their_cut_answers_are_rejected(cut_runs, tmp_path):
+    folder, rows = _copy_hiding_cuts(cut_runs["fresh"], tmp_path)
     _write(folder, rows=rows)
     truncated = recorded_usage(json.loads((folder / "results.json").read_text())).truncated
     problems = verify_submission(folder).problems
@@ -111,11 +117,7 @@ def test_rows_that_hide_their_cut_answers_are_rejected(cut_runs, tmp_path):
 
 
 def test_hidden_cut_answers_are_caught_unless_the_run_asked_that_many_more_questions(cut_runs, tmp_path):
-    folder = _copy(cut_runs["fresh"], tmp_path)
-    rows = _rows(folder)
-    for row in rows:
-        for item in [*row["targets"], *row["keep"]]:
-            item["cut_answers"] = []
+    folder, rows = _copy_hiding_cuts(cut_runs["fresh"], tmp_path)
     results = json.loads((folder / "results.json").read_text())
     judge = results["usage_cumulative"]["total"]["usage"]["judge"]
     judge["cached"], judge["asked"] = 1, judge["asked"] + 1  # no longer the exact case
