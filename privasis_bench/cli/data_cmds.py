@@ -13,7 +13,9 @@ from rich.table import Table
 from privasis_bench.cli.options import DataFilesOption, IncludePathOption, LimitOption, SkipInvalidOption, TasksOption, split_multi
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.data.stats import dataset_stats
+from privasis_bench.pipeline.scorers import span_scorer
 from privasis_bench.tasks.registry import resolve_tasks
+from privasis_bench.tasks.scorers import DEFAULT_SCORER
 
 data_app = typer.Typer(help="Inspect benchmark data.", no_args_is_help=True)
 console = Console()
@@ -32,12 +34,20 @@ def inspect(
     for task in resolve_tasks(split_multi(tasks), include_path):
         if data_files:
             task = with_data_files(task, split_multi(data_files))
-        loaded = load_records(task, skip_invalid=skip_invalid, limit=limit)
-        stats = dataset_stats(loaded)
+        scorer = None if task.scorer == DEFAULT_SCORER else span_scorer(task)
+        if scorer is not None:  # TAB and other span-scored tasks: their own schema, their own statistics
+            if not task.dataset.data_files:
+                task = with_data_files(task, scorer.data_files())
+                scorer = span_scorer(task)
+            scorer.records(limit=limit)
+            source, stats, invalid = ", ".join(task.dataset.data_files or []), scorer.stats(), []
+        else:
+            loaded = load_records(task, skip_invalid=skip_invalid, limit=limit)
+            source, stats, invalid = loaded.source, dataset_stats(loaded), loaded.invalid
         if as_json:
             typer.echo(json.dumps({"task": task.task, **stats}, indent=2, ensure_ascii=False))
             continue
-        table = Table(title=escape(f"{task.task}  ({loaded.source})"), show_header=True)
+        table = Table(title=escape(f"{task.task}  ({source})"), show_header=True)
         table.add_column("statistic")
         table.add_column("value", justify="right")
         for key, value in stats.items():
@@ -45,7 +55,7 @@ def inspect(
                 value = ", ".join(f"{k}: {v}" for k, v in value.items()) or "-"
             table.add_row(key.replace("_", " "), str(value))
         console.print(table)
-        for row in loaded.invalid:
+        for row in invalid:
             console.print(f"[yellow]skipped[/] row {row.row_number}: {escape(row.message)}", highlight=False)
 
 

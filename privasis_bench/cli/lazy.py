@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                                "<task>/linkage.json."),
     "near-verbatim": ("extras_cmds", "Near-verbatim leaks: targets carried in a slightly altered form; writes "
                                      "<task>/near_verbatim.json."),
+    "export-tab-masks": ("tab_cmds", "Write a TAB run's masked spans as TAB's masked-output file, for its official evaluation.py."),
     "lm-eval-path": ("lmeval_cmds", "Print the directory to pass to `lm_eval --include_path`."),
     "generate": ("recipe_cmds", "Synthesize annotated records (profile, type, context, format, draft, refinement, "
                                 "attributes, groups)."),

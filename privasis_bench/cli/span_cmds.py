@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from privasis_bench.cli.options import Opts, split_multi
 from privasis_bench.data.loading import with_data_files
@@ -78,7 +79,8 @@ def evaluate_span_predictions(task: Any, scorer: SpanScorer, predictions: Path, 
     outputs = scorer.read_predictions(str(predictions))
     label = model_label or f"predictions:{predictions.name}"
     model_info = {"label": label, "key": label, "spec": None, "rankable": None, "generation": None,
-                  "predictions": {"path": predictions.name, "format": f"{scorer.name}-masked-spans",
+                  "predictions": {"path": predictions.name,
+                                  "format": getattr(scorer, "predictions_format", f"{scorer.name}-masked-spans"),
                                   "documents": len(outputs)}}
     task_dir = output / task.task
     with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
@@ -104,6 +106,13 @@ def print_span_results(outcomes: list[EvalOutcome]) -> None:
                 table.add_row(key, f"{value:.3f}{band}")
         for etype, value in metrics.get("token_recall_by_type", {}).items():
             table.add_row(f"token_recall {etype}", f"{value:.3f}")
+        for key, value in metrics.items():
+            if value is None and key in metrics.get("official_rounded", {}):
+                table.add_row(key, "nothing to count")
         table.add_row("scored documents", str(metrics.get("scored_documents")))
+        if res["counts"].get("left_out"):
+            table.add_row("left out (not in the predictions file)", str(res["counts"]["left_out"]))
         table.add_row("failed outputs", str(res["counts"]["failed_outputs"]))
         console.print(table)
+        for line in res.get("notices") or []:
+            console.print(f"[yellow]{escape(res['task']['name'])}: {escape(line)}[/]", highlight=False, soft_wrap=True)

@@ -26,7 +26,7 @@ def list_tasks(include_path: Optional[List[str]] = IncludePathOption) -> None:
     for column in ("kind", "version", "tags / members", "data source"):
         table.add_column(column, overflow="fold")
     for name, task in sorted(index.tasks.items()):
-        table.add_row(name, "task", task.version, ", ".join(task.tag), escape(task.dataset.describe()))
+        table.add_row(name, "task", task.version, ", ".join(task.tag), escape(data_source(task)))
     for name, group in sorted(index.groups.items()):
         table.add_row(name, "group", group.version, ", ".join(group.task), "")
     console.print(table)
@@ -39,6 +39,15 @@ def show_task(name: str = typer.Argument(..., help="Task name or YAML path."), i
     resolved = task.model_dump(mode="json")
     resolved["config_hash"] = task.config_hash()
     typer.echo(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True).rstrip())
+
+
+def data_source(task: object) -> str:
+    """Where a task's data comes from: its span scorer says when it has its own source (TAB: a GitHub file)."""
+    from privasis_bench.tasks.scorers import span_scorer_class
+
+    cls = span_scorer_class(task.scorer)  # type: ignore[attr-defined]
+    describe = getattr(cls, "data_source", None)
+    return describe(task) if describe is not None else task.dataset.describe()  # type: ignore[attr-defined]
 
 
 def register(app: typer.Typer) -> None:

@@ -62,8 +62,9 @@ def evaluate_span_task(task: TaskConfig, scorer: SpanScorer, outputs: dict[str, 
     seed = mcfg.bootstrap_seed if seed is None else seed
     metrics, rows = scorer.score(outputs, bootstrap_samples=samples, seed=seed, confidence=mcfg.confidence,
                                  failed_as_empty=checks.score_failed_as_empty)
-    failed = [r["id"] for r in rows if (outputs.get(r["id"]) is None or outputs[r["id"]].error)]
-    counts = {"records_loaded": len(records), "excluded": 0, "invalid_rows": 0, "scored": sum(r["scored"] for r in rows),
+    left_out = [r["id"] for r in rows if r.get("left_out")]  # the predictions file omits them: not failures
+    failed = [r["id"] for r in rows if not r.get("left_out") and (outputs.get(r["id"]) is None or outputs[r["id"]].error)]
+    counts = {"records_loaded": len(records), "excluded": 0, "left_out": len(left_out), "invalid_rows": 0, "scored": sum(r["scored"] for r in rows),
               "failed_outputs": len(failed), "empty_outputs": sum(1 for o in outputs.values() if o.text == ""),
               "truncated_outputs": 0, "unjudged": 0, "unparseable": 0, "off_label": 0}
     if spend is not None:
@@ -83,6 +84,8 @@ def evaluate_span_task(task: TaskConfig, scorer: SpanScorer, outputs: dict[str, 
         "checks": checks.to_dict(),
         "answer_policy": {e.role: e.answers.to_dict() for e in engines},
         "failed_output_records": failed,
+        "left_out_records": left_out,
+        "notices": list(getattr(scorer, "notices", [])),
         "usage": spend.usage() if spend is not None else usage_delta(usage_before or {}, usage_by_role(engines)),
         "usage_cumulative": spend.save() if spend is not None else None,
         "timestamps": {"started": started or now(), "finished": now()},

@@ -20,6 +20,7 @@ class SpanScorer(Protocol):
     """What :mod:`privasis_bench.pipeline.scored` needs from a span scorer (see ``privasis_bench.tab.scorer``)."""
 
     name: str
+    notices: list[str]  # lines a reader must see (what was left out or scored in an unusual way), kept in results
 
     def records(self, limit: int | None = None) -> list[Record]: ...
 

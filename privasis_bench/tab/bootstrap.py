@@ -24,10 +24,11 @@ def bootstrap_intervals(tallies: Sequence[DocTally], *, samples: int, seed: int,
     for _ in range(samples):
         values = pooled(total(tallies[rng.randrange(n)] for _ in range(n)))
         for name in names:
-            draws[name].append(float(values[name]))  # type: ignore[arg-type]
+            if values[name] is not None:  # a resample with nothing to count for this measure is left out of it
+                draws[name].append(float(values[name]))  # type: ignore[arg-type]
     alpha = (1 - confidence) / 2
     return {name: {"low": _quantile(sorted(v), alpha), "high": _quantile(sorted(v), 1 - alpha)}
-            for name, v in draws.items()}
+            for name, v in draws.items() if v}
 
 
 def _quantile(ordered: list[float], q: float) -> float:
@@ -53,11 +54,16 @@ def paired_comparison(a: Sequence[DocTally], b: Sequence[DocTally], *, samples: 
         picks = [pairs[rng.randrange(n)] for _ in range(n)]
         pa, pb = pooled(total(p[0] for p in picks)), pooled(total(p[1] for p in picks))
         for name in names:
-            diffs[name].append(100 * (float(pa[name]) - float(pb[name])))  # type: ignore[arg-type]
+            if pa[name] is not None and pb[name] is not None:
+                diffs[name].append(100 * (float(pa[name]) - float(pb[name])))  # type: ignore[arg-type]
     alpha = (1 - confidence) / 2
     metrics: dict[str, Any] = {}
     for name in names:
         d = sorted(diffs[name])
+        if va[name] is None or vb[name] is None:  # nothing to count in one run: no difference to report
+            metrics[name] = {"a": _pct(va[name]), "b": _pct(vb[name]), "diff": None, "ci_low": None, "ci_high": None,
+                             "p_value": None}
+            continue
         metrics[name] = {"a": 100 * float(va[name]), "b": 100 * float(vb[name]),  # type: ignore[arg-type]
                          "diff": 100 * (float(va[name]) - float(vb[name])),  # type: ignore[arg-type]
                          "ci_low": _quantile(d, alpha) if d else None, "ci_high": _quantile(d, 1 - alpha) if d else None,
@@ -65,3 +71,7 @@ def paired_comparison(a: Sequence[DocTally], b: Sequence[DocTally], *, samples: 
     return {"common_records": n, "only_a": len(a) - n, "only_b": len(b) - n, "unit": "percent",
             "bootstrap": {"samples": samples, "seed": seed, "confidence": confidence, "unit": "document"},
             "metrics": metrics}
+
+
+def _pct(value: Any) -> float | None:
+    return None if value is None else 100 * float(value)

@@ -8,11 +8,11 @@ only) plus the types of every field this package reads.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from privasis_bench.errors import DataError
+from privasis_bench.fsutil import loads_json, read_text
 from privasis_bench.tab.records import IDENTIFIER_TYPES, Mention, TabDocument
 
 _REQUIRED_DOC = ("doc_id", "text", "annotations", "dataset_type")
@@ -36,13 +36,11 @@ def load_documents(paths: list[str] | str, *, limit: int | None = None) -> list[
 
 
 def _read_file(path: Path) -> list[TabDocument]:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         raise DataError(f"{path}: TAB data file not found; download echr_*.json from "
-                        "NorskRegnesentral/text-anonymization-benchmark and pass it with --data-files") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise DataError(f"{path}: not a readable JSON file ({exc}); expected TAB's JSON list of documents") from None
+                        "NorskRegnesentral/text-anonymization-benchmark and pass it with --data-files")
+    # the strict reader the Privasis loader uses: lone surrogates, NaN, runaway nesting are one line naming the file
+    raw = loads_json(read_text(path, "TAB JSON file"), str(path))
     if not isinstance(raw, list):
         raise DataError(f"{path}: expected a JSON list of documents (TAB's echr_*.json format), "
                         f"found a {type(raw).__name__}")

@@ -42,6 +42,10 @@ RATIOS: dict[str, tuple[str, str]] = {
     "mention_precision": ("men_tp", "men_units"),
 }
 
+#: The recall measures (None when there is nothing to count).
+RECALLS = frozenset({"token_recall", "mention_recall", "recall_direct_entities", "recall_quasi_entities",
+                     "recall_all_entities"})
+
 
 @dataclass
 class Entity:
@@ -160,7 +164,8 @@ def precision_units(doc: TabDocument, spans: Sequence[Sequence[int]], *, token_l
                   for m in e.mentions if m.needs_masking]
     raw = [(int(s), int(e)) for s, e in spans]
     units = [t for s, e in raw for t in word_spans(doc.text, s, e)] if token_level else raw
-    counted = [(us, ue, len({a for s, e, a in masked if s <= us and e >= ue})) for us, ue in units]
+    # an empty or reversed unit overlaps no mention, so no annotator matches it (the official interval query)
+    counted = [(us, ue, len({a for s, e, a in masked if s <= us and e >= ue}) if ue > us else 0) for us, ue in units]
     return counted, len([a for a, ms in doc.annotations.items() if ms])
 
 
@@ -169,13 +174,26 @@ def ratio(num: float, den: float) -> float:
     return num / den if den else 0.0
 
 
-def pooled(tally: DocTally) -> dict[str, object]:
-    """The measures from summed tallies (unrounded), with token F1 and token recall per entity type."""
-    out: dict[str, object] = {name: ratio(tally.counts[n], tally.counts[d]) for name, (n, d) in RATIOS.items()}
+def pooled(tally: DocTally, *, official: bool = False) -> dict[str, object]:
+    """The measures from summed tallies (unrounded), with token F1 and token recall per entity type.
+
+    A recall with nothing to count (no mention needing masking) is None: a recall over nothing is not 0, so it is
+    left out rather than scored; ``official=True`` gives 0 there, which is what TAB's script prints. A precision over
+    nothing (the system masked nothing) is 0, as in the official script."""
+    def share(name: str, num: float, den: float) -> float | None:
+        return num / den if den else (None if name in RECALLS and not official else 0.0)
+
+    out: dict[str, object] = {name: share(name, tally.counts[n], tally.counts[d]) for name, (n, d) in RATIOS.items()}
     p, r = out["token_precision"], out["token_recall"]
-    out["token_f1"] = 2 * p * r / (p + r) if p + r else 0.0  # type: ignore[operator]
+    out["token_f1"] = (None if p is None or r is None else  # type: ignore[operator]
+                       2 * p * r / (p + r) if p + r else 0.0)  # type: ignore[operator]
     out["token_recall_by_type"] = {k: ratio(a, b) for k, (a, b) in sorted(tally.by_type.items())}
     return out
+
+
+def empty_measures(values: dict[str, object]) -> list[str]:
+    """The measures of ``values`` that had nothing to count (None)."""
+    return [k for k, v in values.items() if v is None]
 
 
 def total(tallies: Iterable[DocTally]) -> DocTally:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from privasis_bench.errors import DataError
+from privasis_bench.fsutil import loads_json, read_text
 
 Span = tuple[int, int]
 
@@ -23,26 +24,50 @@ def merge_spans(spans: Iterable[Sequence[int]]) -> list[Span]:
 
 
 def read_masked_output(path: str | Path, texts: dict[str, str] | None = None) -> dict[str, list[Span]]:
-    """Read a masked-output JSON file; with ``texts`` (doc_id -> text), check ids and offsets against the gold."""
-    try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{path}: predictions file not found") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise DataError(f"{path}: not a readable JSON file ({exc})") from None
+    """Read a masked-output JSON file; with ``texts`` (doc_id -> text), refuse ids that are not in the gold.
+
+    Spans are kept exactly as written, as TAB's official script keeps them: an empty or reversed span masks nothing
+    (it still counts as one unit of mention-level precision, matched by no annotator), a span reaching past the text
+    masks the characters the text has (see :func:`span_notices`)."""
+    if not Path(path).exists():
+        raise DataError(f"{path}: predictions file not found")
+    raw = loads_json(read_text(path, "masked-output JSON file"), str(path))
     if not isinstance(raw, dict):
         raise DataError(f"{path}: expected TAB's masked-output format, a JSON object {{doc_id: [[start, end], ...]}}")
     out: dict[str, list[Span]] = {}
     for doc_id, spans in raw.items():
         out[str(doc_id)] = _spans(spans, f"{path}: document {doc_id!r}")
-        if texts is not None:
-            if doc_id not in texts:
-                raise DataError(f"{path}: document {doc_id!r} is not in the task's data; pass the matching --data-files")
-            n = len(texts[doc_id])
-            bad = next(((s, e) for s, e in out[doc_id] if s < 0 or e > n or s >= e), None)
-            if bad:
-                raise DataError(f"{path}: document {doc_id!r}: span {list(bad)} is not inside its text ({n} characters)")
+        if texts is not None and doc_id not in texts:
+            raise DataError(f"{path}: document {doc_id!r} is not in the task's data; pass the matching --data-files")
     return out
+
+
+def span_notices(path: str | Path, spans: dict[str, list[Span]], texts: dict[str, str]) -> list[str]:
+    """One line per kind of span the official script accepts but that masks less than it seems: empty or reversed
+    spans, and spans outside the document's text (counted over the documents of ``texts``)."""
+    empty = outside = 0
+    docs: set[str] = set()
+    for doc_id, doc_spans in spans.items():
+        if doc_id not in texts:
+            continue
+        n = len(texts[doc_id])
+        for start, end in doc_spans:
+            if end <= start:
+                empty += 1
+                docs.add(doc_id)
+            elif start < 0 or end > n:
+                outside += 1
+                docs.add(doc_id)
+    notes = []
+    if empty:
+        notes.append(f"{path}: {empty} span(s) are empty or reversed (end <= start); scored as TAB's script does: "
+                     "they mask nothing and count as unmatched units of mention precision")
+    if outside:
+        notes.append(f"{path}: {outside} span(s) reach outside their document's text; scored as TAB's script does: "
+                     "only the characters inside the text are masked")
+    if docs:
+        notes[-1] += f" (documents: {', '.join(sorted(docs)[:5])}{' ...' if len(docs) > 5 else ''})"
+    return notes
 
 
 def _spans(value: Any, where: str) -> list[Span]:
