@@ -66,10 +66,33 @@ def test_masked_output_files_are_checked_against_the_documents(tmp_path):
     assert read_masked_output(good, texts) == {"d1": [(0, 2), (3, 6)]}
     with pytest.raises(DataError, match="not in the task's data"):
         read_masked_output(_write(tmp_path, {"d9": []}), texts)
-    with pytest.raises(DataError, match="not inside its text"):
-        read_masked_output(_write(tmp_path, {"d1": [[4, 9]]}), texts)
     with pytest.raises(DataError, match="pair of integer offsets"):
         read_masked_output(_write(tmp_path, {"d1": [[1]]}), texts)
+
+
+def test_spans_the_official_script_accepts_are_kept_as_written_and_named_in_a_notice(tmp_path):
+    from privasis_bench.tab.spans import span_notices
+
+    texts = {"d1": "abcdef"}
+    spans = read_masked_output(_write(tmp_path, {"d1": [[4, 9], [2, 2], [5, 3], [0, 1]]}), texts)
+    assert spans == {"d1": [(4, 9), (2, 2), (5, 3), (0, 1)]}
+    notes = span_notices("m.json", spans, texts)
+    assert len(notes) == 2 and "2 span(s) are empty or reversed" in notes[0]
+    assert "1 span(s) reach outside" in notes[1] and "d1" in notes[1]
+    assert span_notices("m.json", {"d1": [(0, 6)]}, texts) == []
+
+
+@pytest.mark.parametrize("body, expected", [
+    ('[{"doc_id": "\\ud800", "text": "x"}]', "lone surrogate"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('[{"doc_id": "a", "x": NaN}]', "NaN"),
+])
+def test_the_tab_loader_reads_json_strictly_one_line_naming_the_file(tmp_path, body, expected):
+    path = tmp_path / "echr_bad.json"
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        load_documents(str(path))
+    assert expected in str(err.value) and "echr_bad.json" in str(err.value) and "\n" not in str(err.value)
 
 
 def test_a_task_names_a_known_scorer_and_the_privasis_scorer_needs_a_judge(tmp_path):

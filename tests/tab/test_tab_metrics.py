@@ -77,7 +77,10 @@ def test_an_entity_takes_its_kind_from_its_first_mention_and_no_mask_mentions_co
     doc = TabDocument("d2", TEXT, "test", {"A": ms})
     m = pooled(tally_document(doc, [at("Ann Lee"), at("Jan Kos", 1)], IGNORE))
     assert m["recall_quasi_entities"] == 1.0  # the NO_MASK mention is not needed for the entity to count as masked
-    assert m["recall_direct_entities"] == 0.0  # ... and the entity is quasi: its first mention is QUASI
+    # ... and the entity is quasi (its first mention is QUASI): no direct entity, so nothing to count there; a recall
+    # over nothing is left out (None), where TAB's script prints 0
+    assert m["recall_direct_entities"] is None
+    assert pooled(tally_document(doc, [at("Ann Lee"), at("Jan Kos", 1)], IGNORE), official=True)["recall_direct_entities"] == 0.0
     assert m["mention_recall"] == pytest.approx(2 / 3)  # the NO_MASK mention of an entity to mask is still counted
 
 
@@ -95,3 +98,25 @@ def test_missed_mentions_are_listed_with_partial_masks_marked():
     missed = {(x["annotator"], x["text"]): x["partial"] for x in t.missed}
     assert missed[("A", "3 May 2001")] is True and missed[("A", "Ann Lee")] is False
     assert ("B", "Oslo") not in missed and ("A", "Oslo") not in missed
+
+
+def test_a_document_without_mentions_to_mask_has_no_recall_and_does_not_pull_the_pooled_one_down():
+    empty = TabDocument("d0", TEXT, "test", {})
+    no_mask = TabDocument("d3", TEXT, "test", {"A": (mention("y", "PERSON", "NO_MASK", "Ann Lee"),)})
+    for doc in (empty, no_mask):
+        m = pooled(tally_document(doc, [at("Ann Lee")], IGNORE))
+        assert all(m[k] is None for k in ("token_recall", "mention_recall", "recall_all_entities", "token_f1"))
+        assert m["token_precision"] == 0.0  # masked something no annotator asked for
+    with_them = pooled(total([tally_document(fixture(), SYSTEM, IGNORE), tally_document(empty, [], IGNORE)]))
+    alone = pooled(tally_document(fixture(), SYSTEM, IGNORE))
+    assert with_them["token_recall"] == alone["token_recall"] and with_them["mention_recall"] == alone["mention_recall"]
+
+
+def test_an_empty_span_inside_a_mention_is_an_unmatched_unit_of_mention_precision_as_in_the_official_script():
+    doc = fixture()
+    s, _ = at("Ann Lee")
+    plain = tally_document(doc, SYSTEM, IGNORE).counts
+    more = tally_document(doc, [*SYSTEM, (s + 1, s + 1), (s + 3, s + 1)], IGNORE).counts
+    assert more["men_units"] == plain["men_units"] + 2 * 2  # two more units, each counted once per annotator
+    assert more["men_tp"] == plain["men_tp"]  # matched by no annotator
+    assert (more["tok_units"], more["tok_tp"], more["men_masked"]) == (plain["tok_units"], plain["tok_tp"], plain["men_masked"])

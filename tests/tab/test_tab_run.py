@@ -83,8 +83,11 @@ def test_evaluate_scores_a_tab_masked_output_file(tmp_path, monkeypatch, capsys)
     code, out, err = run_main(["evaluate", "-t", "tab_sample", "-p", str(missing), "-o", str(tmp_path / "run3"),
                                "--bootstrap-samples", "0"], monkeypatch, capsys)
     res = _results(tmp_path / "run3")
-    assert code == 1 and res["complete"] is False and res["failed_output_records"] == [sample[0]["doc_id"]]
+    # as TAB's official script: a document the file omits is left out of every measure, and that is said, exit 0
+    assert code == 0 and res["complete"] is True and res["failed_output_records"] == []
+    assert res["left_out_records"] == [sample[0]["doc_id"]] and res["counts"]["left_out"] == 1
     assert res["metrics"]["scored_documents"] == 9
+    assert "left out of every measure" in out and "score them as empty" not in out + err
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"001-99999": [[0, 3]]}), encoding="utf-8")
     code, out, err = run_main(["evaluate", "-t", "tab_sample", "-p", str(bad), "-o", str(tmp_path / "run2")],
