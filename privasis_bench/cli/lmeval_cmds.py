@@ -15,9 +15,9 @@ _HELP = f"""Print the directory to pass to `lm_eval --include_path`.
 
 The shipped lm-eval tasks ({", ".join(LMEVAL_TASKS)}; groups {", ".join(LMEVAL_GROUPS)}) only generate outputs, with exactly the prompt `privasis-bench sanitize` sends. Generate, then judge:
 
-lm_eval --include_path "$(privasis-bench lm-eval-path)" --tasks privasis_sample --model local-chat-completions --model_args model=MODEL,base_url=http://127.0.0.1:8000/v1/chat/completions,num_concurrent=1 --apply_chat_template --log_samples --output_path lmeval_out
+lm_eval --include_path "$(privasis-bench lm-eval-path)" --tasks privasis_sample --model local-chat-completions --model_args model=MODEL,base_url=http://127.0.0.1:8080/v1/chat/completions,num_concurrent=1 --apply_chat_template --log_samples --output_path runs/lmeval_out
 
-privasis-bench evaluate --tasks privasis_sample --predictions lmeval_out/MODEL/samples_privasis_sample_TIME.jsonl --judge JUDGE --output results
+privasis-bench evaluate --tasks privasis_sample --predictions runs/lmeval_out/MODEL/samples_privasis_sample_TIME.jsonl --judge JUDGE --output runs/lmeval
 
 privasis-bench must be installed in lm_eval's Python environment (the task files import it). Document options go through `lm_eval --metadata '{{...}}'`: "instruction": "smoothed", or "data_files": "/abs/path/vanilla_test.parquet" to read a local copy of a Privasis-Zero file (applies to every task of that run).
 """
@@ -26,7 +26,7 @@ privasis-bench must be installed in lm_eval's Python environment (the task files
 def lm_eval_path(
     command: bool = typer.Option(False, "--command", help="Print a complete example lm_eval command line instead."),
     tasks: str = typer.Option("privasis_sample", "--tasks", help="lm-eval task or group name for --command."),
-    base_url: str = typer.Option("http://127.0.0.1:8000/v1", "--base-url", help="OpenAI-compatible server for --command."),
+    base_url: str = typer.Option("http://127.0.0.1:8080/v1", "--base-url", help="OpenAI-compatible server for --command (default: llama.cpp's server port, as in docs/interop.md)."),
     model: str = typer.Option("MODEL", "--model", help="Model name the server expects, for --command."),
     copy_to: Optional[Path] = typer.Option(
         None, "--copy-to", help="Copy the lm-eval task files into this directory (to edit them) and print it."

@@ -44,9 +44,9 @@ def lmeval_tasks_dir() -> Path:
 
 def example_command(
     tasks: str = "privasis_sample",
-    base_url: str = "http://127.0.0.1:8000/v1",
+    base_url: str = "http://127.0.0.1:8080/v1",
     model: str = "MODEL",
-    output_path: str = "lmeval_out",
+    output_path: str = "runs/lmeval_out",
 ) -> str:
     """A complete ``lm_eval`` command line for the shipped tasks against an OpenAI-compatible server."""
     return (

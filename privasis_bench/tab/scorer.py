@@ -92,7 +92,7 @@ class TabScorer:
         found = next((p for p in tried if p.is_file()), None)
         if found is not None:
             return [str(found)]
-        looked = (f"; ${env}={folder} holds none of: {', '.join(p.name if p.parent == Path(folder) else str(p) for p in tried)}"
+        looked = (f"; ${env}={folder} holds none of: {', '.join(str(p.relative_to(folder)) if p.is_relative_to(folder) else str(p) for p in tried)}"
                   if tried else (f" (or set {env} to its folder)" if env else ""))
         raise DataError(f"{self.task.task}: TAB's data is not bundled; download {name or 'echr_<split>.json'} from "
                         f"github.com/NorskRegnesentral/text-anonymization-benchmark and pass --data-files PATH{looked}")

@@ -186,7 +186,7 @@ def test_the_documented_loop_runs_as_written(server, tmp_path, monkeypatch, caps
         argv = [a.replace("openai:MODEL", _spec(server)) for a in argv]
         argv = [re.sub(r"^100$", "2", a) for a in argv]
         if argv[0] == "run":  # evaluate the corpus just built (the cleaner is trained by the skipped step)
-            argv = ["run", "-m", _spec(server), "--tasks", "bench/task.yaml", "--judge", "none", "-o", "runs/eval"]
+            argv = ["run", "-m", _spec(server), "--tasks", "runs/bench/task.yaml", "--judge", "none", "-o", "runs/eval"]
         if argv[0] == "build-corpus":
             argv += ["--judge", "none"]
         if argv[0] == "export-sft":
@@ -194,7 +194,7 @@ def test_the_documented_loop_runs_as_written(server, tmp_path, monkeypatch, caps
         code, out, err = run_main([*argv, "--no-progress"] if argv[0] in ("generate", "build-corpus", "run") else argv,
                                   monkeypatch, capsys)
         assert code == 0, (argv, out[-2000:], err[-2000:])
-    assert _rows(tmp_path / "train.jsonl")
+    assert _rows(tmp_path / "runs" / "train.jsonl")
     assert json.loads((tmp_path / "runs" / "eval" / "results.json").read_text()) if (tmp_path / "runs" / "eval" / "results.json").exists() else list((tmp_path / "runs" / "eval").rglob("results.json"))
 
 
