@@ -112,3 +112,142 @@ def test_the_checker_catches_drift() -> None:
     assert check(["tasks", "nope"])[1] == ["unknown sub-command tasks 'nope'"]
     assert check(["run", "--model"])[1] == ["--model needs a value"]
     assert check(["run", "-m", "identity", "-t", "privasis_sample", "--judge=none", "--no-progress"])[1] == []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Every shell block of README.md and docs/ is classified: it runs here as written, runs with a stated substitution,
+# runs in another named test, or is not run for a stated reason. A new block that is not classified fails.
+
+_ANY_BLOCK = re.compile(r"```(?:bash|sh|shell|console)\n(.*?)```", re.S)
+KEY_LEN = 60  # a block is named by its page and the first characters of its first line
+RUN = "runs as written"
+SUBST = "runs with substitution"
+ELSEWHERE = "runs in another test"
+NOT_RUN = "not run"
+
+#: (page, first line of the block) -> (class, what: the substitution, the test, or why it is not run).
+BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
+    ("README.md", "python3 -m venv .venv && . .venv/bin/activate && pip install '.[llamacpp]'"):
+        (NOT_RUN, "installs into a new virtualenv with pip; its run, with smaller budgets, is "
+                  "tests/integration/test_run_smollm2.py::test_smollm2_model_and_judge"),
+    ("README.md", "bash .ci/install-test-deps && . .venv/bin/activate && pytest -q"):
+        (NOT_RUN, "installs every test dependency into a new virtualenv and runs the whole suite: it is what CI runs"),
+    ("README.md", "privasis-bench run -m openai:gpt-4.1-mini -t privasis_vanilla -o runs/gpt-4.1-mini \\"):
+        (NOT_RUN, "needs an OpenAI API key and a judge server"),
+    ("README.md", "privasis-bench submit runs/my-model --name my-org/my-model --track verified"):
+        (NOT_RUN, "needs a finished run of the user's model, a git checkout to submit into and the pinned judge model; "
+                  "each step is tested in tests/leaderboard/test_verify.py and test_build.py"),
+    ("docs/interop.md", "pip install '.[lmeval]'"):
+        (NOT_RUN, "needs lm_eval and a model server on port 8080; the same path against a real server: "
+                  "tests/integration/test_lmeval_interop.py"),
+    ("docs/interop.md", "# any OpenAI-compatible server: inspect's openai-api provider reads LOCAL_BASE_URL and LOCAL_API_KEY"):
+        (NOT_RUN, "needs inspect_ai and a model server on port 8080; the same path against a real server: "
+                  "tests/integration/test_inspect_interop.py"),
+    ("docs/models.md", "# OpenAI API (OPENAI_API_KEY set); reasoning models get max_completion_tokens and no temperature"):
+        (NOT_RUN, "a catalogue of providers: API keys (OpenAI, Anthropic), servers, a GPU for vLLM; each adapter has its "
+                  "own tests (tests/adapters/, tests/integration/)"),
+    ("docs/publishing.md", "privasis-bench submit runs/my-model --name my-org/my-model --track verified"):
+        (NOT_RUN, "needs a finished run of the user's model, a git checkout to submit into and the pinned judge model; "
+                  "each step is tested in tests/leaderboard/test_verify.py and test_build.py"),
+    ("docs/recipes.md", "privasis-bench generate --recipe synthesis -m openai:gpt-4.1 -n 100 -o runs/corpus/"):
+        (NOT_RUN, "needs an OpenAI API key; the same commands against a scripted server: "
+                  "tests/recipes/test_recipe_loop.py::test_the_documented_loop_runs_as_written"),
+    ("docs/recipes.md", "privasis-bench generate --recipe synthesis -m openai:MODEL -n 100 -o runs/corpus"):
+        (ELSEWHERE, "tests/recipes/test_recipe_loop.py::test_the_documented_loop_runs_as_written (openai:MODEL -> a "
+                    "scripted local server, -n 100 -> -n 2, the train step in tests/integration/test_train_cleaner.py)"),
+    ("docs/recipes.md", "python tests/integration/tiny_model.py runs/tiny-llama"):
+        (SUBST, "run in a temporary folder with tests/integration/tiny_model.py as an absolute path (integration: "
+                "needs the train extra, about a minute)"),
+    ("docs/scaling.md", "# one machine: a local cluster is started for the command"):
+        (NOT_RUN, "needs a model server at 10.0.0.7 and Ray; tests/distributed/ run the Ray executor locally"),
+    ("docs/scaling.md", "ray start --head --port 6379 --num-cpus 2"):
+        (NOT_RUN, "needs several machines (a Ray head and worker nodes)"),
+    ("docs/tab.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_sample -o runs/tab"):
+        (SUBST, "echr_test.json -> a copy of the bundled TAB sample under that name; openai:gpt-4o-mini -> identity "
+                "(no API key here)"),
+    ("docs/tasks.md", "privasis-bench tasks list"): (RUN, ""),
+}
+BLOCKS = {(page, first[:KEY_LEN]): value for (page, first), value in BLOCKS.items()}
+
+
+def doc_blocks() -> list[tuple[str, str, list[str]]]:
+    """(page, first line, command lines with continuations joined) for every shell block of the docs."""
+    out = []
+    for path in DOC_FILES:
+        if path.name == "cli.md":
+            continue
+        for block in _ANY_BLOCK.findall(path.read_text(encoding="utf-8")):
+            lines = [ln for ln in block.splitlines() if ln.strip()]
+            joined = [ln.strip() for ln in block.replace("\\\n", " ").splitlines() if ln.strip()]
+            first = lines[0].split("   #", 1)[0].strip()[:KEY_LEN] if lines else ""
+            out.append((path.relative_to(REPO).as_posix(), first, joined))
+    return out
+
+
+DOC_BLOCKS = doc_blocks()
+
+
+def test_every_shell_block_of_the_docs_is_classified() -> None:
+    assert len(DOC_BLOCKS) >= 15  # the extraction itself works
+    keys = {(page, first) for page, first, _ in DOC_BLOCKS}
+    unclassified = sorted(keys - set(BLOCKS))
+    assert not unclassified, ("shell blocks with no entry in tests/test_doc_examples.py BLOCKS (say whether each runs "
+                              f"as written, with which substitution, in which test, or why not): {unclassified}")
+    stale = sorted(set(BLOCKS) - keys)
+    assert not stale, f"BLOCKS entries for blocks no longer in the docs: {stale}"
+    for (page, first), (kind, what) in BLOCKS.items():
+        assert kind in (RUN, SUBST, ELSEWHERE, NOT_RUN) and (what or kind == RUN), (page, first)
+        if kind == ELSEWHERE:
+            test_file = what.split("::", 1)[0].split(" ", 1)[0]
+            assert (REPO / test_file).is_file(), f"{page}: {first}: {test_file} does not exist"
+            if "::" in what.split(" ", 1)[0]:
+                name = what.split(" ", 1)[0].split("::", 1)[1]
+                assert f"def {name}(" in (REPO / test_file).read_text(encoding="utf-8"), f"{page}: {name} not found"
+
+
+def _commands(lines: list[str]) -> list[str]:
+    return [ln.split(" #", 1)[0].strip() for ln in lines if not ln.startswith("#") and ln.split(" #", 1)[0].strip()]
+
+
+def _run(command: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    argv = shlex.split(command)
+    if argv[0] == "privasis-bench":
+        argv = [sys.executable, "-m", "privasis_bench", *argv[1:]]
+    elif argv[0] == "python":
+        argv = [sys.executable, *argv[1:]]
+    env = {**__import__("os").environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1",
+           "PRIVASIS_BENCH_CACHE_DIR": str(cwd / ".cache")}
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def _block(page: str, first: str) -> list[str]:
+    return next(_commands(lines) for p, f, lines in DOC_BLOCKS if (p, f) == (page, first[:KEY_LEN]))
+
+
+@pytest.mark.parametrize("page,first", [k for k, (kind, _) in BLOCKS.items() if kind == RUN])
+def test_blocks_that_run_as_written(page: str, first: str, tmp_path: Path) -> None:
+    for command in _block(page, first):
+        proc = _run(command, tmp_path)
+        assert proc.returncode == 0, f"{page}: {command}: exit {proc.returncode}\n{proc.stdout[-1500:]}{proc.stderr[-1500:]}"
+
+
+def test_the_tab_block_runs_with_the_sample_as_echr_test(tmp_path: Path) -> None:
+    page, first = "docs/tab.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_sample -o runs/tab"
+    (tmp_path / "echr_test.json").write_bytes((REPO / "tasks" / "sample" / "tab_sample.json").read_bytes())
+    for command in _block(page, first):
+        command = command.replace("openai:gpt-4o-mini", "identity")
+        proc = _run(command, tmp_path)
+        assert proc.returncode == 0, f"{command}: exit {proc.returncode}\n{proc.stdout[-1500:]}{proc.stderr[-1500:]}"
+    assert (tmp_path / "runs" / "tab" / "masked.json").is_file()
+    assert (tmp_path / "runs" / "tab-elsewhere" / "tab_test" / "results.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".cache", "echr_test.json", "runs"]  # nothing else written
+
+
+@pytest.mark.integration
+def test_the_tiny_cleaner_block_runs_in_a_temporary_folder(tmp_path: Path) -> None:
+    pytest.importorskip("trl", reason="pip install 'privasis-bench[train]'")
+    for command in _block("docs/recipes.md", "python tests/integration/tiny_model.py runs/tiny-llama"):
+        command = command.replace("tests/integration/tiny_model.py", str(REPO / "tests" / "integration" / "tiny_model.py"))
+        proc = _run(command, tmp_path, timeout=900)
+        assert proc.returncode == 0, f"{command}: exit {proc.returncode}\n{proc.stdout[-1500:]}{proc.stderr[-1500:]}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".cache", "runs"]  # examples write under runs/ only

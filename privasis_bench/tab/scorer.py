@@ -30,7 +30,7 @@ from privasis_bench.tab.metrics import RATIOS, DocTally, empty_measures, pooled,
 from privasis_bench.tab.records import TabDocument
 from privasis_bench.fsutil import read_text
 from privasis_bench.tab.saved import is_masked_output, read_saved_outputs
-from privasis_bench.tab.spans import read_masked_output, span_notices
+from privasis_bench.tab.spans import read_masked_output, span_notices, write_masked_output
 from privasis_bench.tab.tokens import IgnoreMap, spacy_ignore_map
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.paths import file_ref
@@ -96,6 +96,11 @@ class TabScorer:
                   if tried else (f" (or set {env} to its folder)" if env else ""))
         raise DataError(f"{self.task.task}: TAB's data is not bundled; download {name or 'echr_<split>.json'} from "
                         f"github.com/NorskRegnesentral/text-anonymization-benchmark and pass --data-files PATH{looked}")
+
+    @staticmethod
+    def write_masks(path: str | Path, spans: dict[str, Any]) -> None:
+        """Write ``{doc_id: spans}`` in TAB's masked-output format (``export-tab-masks``)."""
+        write_masked_output(path, spans)
 
     @staticmethod
     def data_source(task: TaskConfig) -> str:
