@@ -34,8 +34,10 @@ def finish(outcomes: list[EvalOutcome]) -> None:
                 budget = (o.results["model"].get("generation") or {}).get("max_tokens")
                 fix = (f"{c['failed_outputs_cut_at_budget']} of them because every answer was cut at the token budget "
                        f"({budget} tokens), which a re-run repeats: raise --max-tokens or pass --truncated-answers accept")
+            empty = ("empty outputs (for TAB: an empty rewrite masks the whole document)"
+                     if (o.results.get("scorer") or {}).get("name") == "tab" else "empty outputs")
             console.print(f"[red]{name}: {c['failed_outputs']} model output(s) failed (see failed_output_records): the results "
-                          f"are incomplete[/]; {fix}, or pass --score-failed-as-empty to score them as empty outputs",
+                          f"are incomplete[/]; {fix}, or pass --score-failed-as-empty to score them as {empty}",
                           highlight=False)
         report = o.results["model"].get("predictions") or {}
         if report.get("missing_policy") == "empty" and report.get("missing"):

@@ -11,7 +11,7 @@ from rich.markup import escape
 from privasis_bench.cli.options import Opts, split_multi
 from privasis_bench.data.loading import with_data_files
 from privasis_bench.errors import PrivasisError
-from privasis_bench.pipeline.lock import task_dir_lock
+from privasis_bench.pipeline.lock import task_dir_lock, task_dir_read_lock
 from privasis_bench.pipeline.run import SANITIZED_NAME, EvalOutcome, RunChecks, model_description, now
 from privasis_bench.pipeline.scored import evaluate_span_task, model_outputs
 from privasis_bench.pipeline.scorers import SpanScorer, span_scorer
@@ -76,7 +76,8 @@ def evaluate_span_predictions(task: Any, scorer: SpanScorer, predictions: Path, 
     """Score a predictions file in the scorer's own format (TAB: ``{doc_id: [[start, end], ...]}``)."""
     started = now()
     records = scorer.records(limit=opts.limit)
-    outputs = scorer.read_predictions(str(predictions))
+    with task_dir_read_lock(predictions.parent, "evaluate", create=False):  # a run's own files: not while it writes
+        outputs = scorer.read_predictions(str(predictions))
     label = model_label or f"predictions:{predictions.name}"
     model_info = {"label": label, "key": label, "spec": None, "rankable": None, "generation": None,
                   "predictions": {"path": predictions.name,

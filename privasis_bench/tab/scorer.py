@@ -261,11 +261,12 @@ def split_notices(task: TaskConfig, docs: list[TabDocument], files: list[str]) -
     want = task.dataset.split
     if not want:
         return []
-    other = Counter(d.dataset_type for d in docs if d.dataset_type != want)
+    typed = [d for d in docs if d.dataset_type]  # a document without the field says nothing about its split
+    other = Counter(d.dataset_type for d in typed if d.dataset_type != want)
     if not other:
         return []
     found = ", ".join(f"{n} {kind!r}" for kind, n in other.most_common())
-    if sum(other.values()) == len(docs):
+    if sum(other.values()) == len(docs):  # every document belongs to another split
         kinds = " or ".join(repr(k) for k in other)
         raise DataError(f"{', '.join(files)}: every document has dataset_type {kinds} but task "
                         f"{task.task} is the {want!r} split (dataset.split); pass the {want} file, or use the task "
