@@ -225,8 +225,8 @@ class TabScorer:
             rows.append(row)
         if nothing_to_recall:
             self.notices.append(f"{len(nothing_to_recall)} document(s) have no annotated mention needing masking "
-                                f"(no annotations, or only NO_MASK ones): they count in precision only, and their own "
-                                f"recall is empty (null), not 0: {', '.join(nothing_to_recall[:5])}"
+                                f"(no annotations, or only NO_MASK ones): they add nothing to the recall measures, and "
+                                f"their own recall is null, not 0: {', '.join(nothing_to_recall[:5])}"
                                 f"{' ...' if len(nothing_to_recall) > 5 else ''}")
         metrics = summarize(tallies, bootstrap_samples=bootstrap_samples, seed=seed, confidence=confidence)
         empty = empty_measures(metrics)
