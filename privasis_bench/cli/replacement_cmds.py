@@ -21,11 +21,10 @@ def tab_background(
     seed: int = typer.Option(0, "--seed", help="Seed of the random draw of other individuals."),
 ) -> None:
     """Build TRIR background knowledge from local TAB-schema files (a random superset of the protected individuals)."""
-    from privasis_bench.replacement.background import build_background, write_background
-    from privasis_bench.tab.loading import load_documents
+    from privasis_bench.replacement.background import build_background_files, write_background
 
-    docs = build_background(load_documents([str(p) for p in protected]), load_documents([str(p) for p in pool]),
-                            factor=factor, fraction=fraction, seed=seed)
+    docs = build_background_files([str(p) for p in protected], [str(p) for p in pool], factor=factor,
+                                  fraction=fraction, seed=seed)
     write_background(output, docs)
     typer.echo(f"{len(docs)} background documents -> {output}")
 

@@ -105,6 +105,13 @@ def build_background(protected: Sequence[TabDocument], pool: Sequence[TabDocumen
     return out
 
 
+def build_background_files(protected: Sequence[str], pool: Sequence[str], **settings: Any) -> list[BackgroundDoc]:
+    """:func:`build_background` over TAB-schema files (each read and checked by the TAB loader)."""
+    from privasis_bench.tab.loading import load_documents
+
+    return build_background(load_documents(list(protected)), load_documents(list(pool)), **settings)
+
+
 def write_background(path: str | Path, docs: Sequence[BackgroundDoc]) -> None:
     """Write a background file (JSON Lines)."""
     body = "".join(json.dumps({"individual_id": d.individual_id, "text": d.text}, ensure_ascii=False) + "\n" for d in docs)
