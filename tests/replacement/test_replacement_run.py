@@ -93,3 +93,26 @@ def test_a_background_without_individual_ids_stops_the_run_before_any_output(tmp
                            "--no-progress"], monkeypatch, capsys)
     assert code == 2 and "bg.jsonl: record 1: no individual_id" in e
     assert not (out / "tab_replacement_fast" / "results.json").exists()
+
+
+def test_the_papers_constructions_run_through_the_scorer_on_a_local_model(tmp_path, monkeypatch, capsys, tiny_bert):
+    """Masked-LM information content and the fine-tuned classifier attack, with a tiny local BERT standing in for
+    bert-base-uncased and distilbert-base-uncased (which need the hub): results record exactly which were used."""
+    task = _task(tmp_path)
+    body = task.read_text(encoding="utf-8").replace("information_content: wordfreq",
+                                                    f"information_content: mlm\n  mlm_model: {tiny_bert}\n  mask_spacing: 3")
+    body = body.replace("trir_attacker: retrieval", f"trir_attacker: classifier\n  classifier_model: {tiny_bert}")
+    task.write_text(body.replace("classifier_epochs: 10", "classifier_epochs: 2"), encoding="utf-8")
+    out = tmp_path / "out"
+    code, o, e = run_main(["run", "--tasks", str(task), "-t", "tab_replacement_fast", "-m", "regex-scrubber:,names=true",
+                           "-o", str(out), "--no-progress", "--bootstrap-samples", "20"], monkeypatch, capsys)
+    assert code == 0, o + e
+    res = json.loads((out / "tab_replacement_fast" / "results.json").read_text(encoding="utf-8"))
+    scorer, m = res["scorer"], res["metrics"]
+    assert scorer["information_content"]["name"] == f"mlm:{tiny_bert}/N=3"
+    assert scorer["trir"]["attacker"] == "classifier" and scorer["trir"]["model"] == tiny_bert
+    assert scorer["trir"]["epochs"] == 2 and scorer["trir"]["background_documents"] == 20
+    assert 0.0 < m["tps"] < 1.0 and m["trir"] is not None
+    rows = [json.loads(x) for x in (out / "tab_replacement_fast" / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(r["replacement_source"] == "system" for r in rows)
+    assert any(p["replacement"].startswith("[") for r in rows for p in r["edited"])
