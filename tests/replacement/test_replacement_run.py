@@ -116,3 +116,11 @@ def test_the_papers_constructions_run_through_the_scorer_on_a_local_model(tmp_pa
     rows = [json.loads(x) for x in (out / "tab_replacement_fast" / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
     assert all(r["replacement_source"] == "system" for r in rows)
     assert any(p["replacement"].startswith("[") for r in rows for p in r["edited"])
+    # the board's recompute: the same numbers again from the stored outputs and the task's data alone
+    from privasis_bench.replacement.family import recompute
+    from privasis_bench.tasks.registry import parse_task_file
+
+    again = recompute(parse_task_file(task), rows, bootstrap_samples=20, seed=res["metrics"]["bootstrap"]["seed"],
+                      confidence=0.95)
+    assert again["tps"] == m["tps"] and again["trir"] == m["trir"] and again["nmi"] == m["nmi"]
+    assert again["token_recall"] == m["token_recall"] and again["estimator_key"] == m["estimator_key"]
