@@ -138,8 +138,8 @@ class ReplacementScorer:
             if text is not None and bad:
                 raise DataError(f"document {doc_id!r}: reported span {list(bad)} does not match its text "
                                 f"({len(text)} characters)")
-        _, rows = self.tab.score(outputs, bootstrap_samples=0, seed=seed, confidence=confidence,
-                                 failed_as_empty=failed_as_empty)
+        tab_metrics, rows = self.tab.score(outputs, bootstrap_samples=0, seed=seed, confidence=confidence,
+                                           failed_as_empty=failed_as_empty)
         scored = [r for r in rows if r["scored"]]
         work = [(r, self.documents[r["id"]].text, *self.pairs_for(r["id"], self.documents[r["id"]].text, r))
                 for r in scored]
@@ -159,7 +159,8 @@ class ReplacementScorer:
 
             nmi = clustering_nmi(self.embedder.embed([t for _, t, _, _ in work]), self.embedder.embed(sanitized),
                                  self.settings.clustering)
-        stored = {"nmi": nmi, "documents": len(self.documents)}
+        carried = ("documents", "annotators", "weighted_token_precision", "weighted_mention_precision")
+        stored = {**{k: tab_metrics[k] for k in carried if k in tab_metrics}, "nmi": nmi}
         metrics = summarize_rows(rows, stored, bootstrap_samples=bootstrap_samples, seed=seed, confidence=confidence)
         metrics["estimator_key"] = estimator_key(self.describe())
         return metrics, rows

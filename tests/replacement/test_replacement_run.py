@@ -124,3 +124,20 @@ def test_the_papers_constructions_run_through_the_scorer_on_a_local_model(tmp_pa
                       confidence=0.95)
     assert again["tps"] == m["tps"] and again["trir"] == m["trir"] and again["nmi"] == m["nmi"]
     assert again["token_recall"] == m["token_recall"] and again["estimator_key"] == m["estimator_key"]
+
+
+@pytest.mark.parametrize("setting", ["similarity_model: nobody/no-such-model",
+                                     "information_content: mlm\n  mlm_model: nobody/no-such-model"])
+def test_a_model_that_cannot_be_loaded_offline_stops_the_run_with_one_line(setting, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    task = _task(tmp_path)
+    body = task.read_text(encoding="utf-8")
+    key = setting.split(":")[0]
+    body = "\n".join(line for line in body.splitlines() if not line.strip().startswith(f"{key}:"))
+    task.write_text(body.replace("scorer_args:\n", f"scorer_args:\n  {setting}\n"), encoding="utf-8")
+    out = tmp_path / "out"
+    code, o, e = run_main(["run", "--tasks", str(task), "-t", "tab_replacement_fast", "-m", "identity", "-o", str(out),
+                           "--no-progress"], monkeypatch, capsys)
+    assert code == 2 and "nobody/no-such-model" in e and "cannot be loaded offline" in e
+    assert len(e.strip().splitlines()) == 1 and not (out / "tab_replacement_fast").exists()
