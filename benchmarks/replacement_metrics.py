@@ -1,6 +1,7 @@
 """Speed of the replacement-quality measures: seconds and peak memory per document for TPS, NMI and TRIR, on the
 bundled TAB sample and on 200 synthetic documents, and the share of the time spent in model inference
-(information content, embeddings, the attacker's training and prediction).
+(information content, embeddings, the attacker's training and prediction). Memory is the process's peak resident
+set (models included) and how much it grew during each step, per document; the first step also pays warm-up.
 
     python benchmarks/replacement_metrics.py [--synthetic 200] [--attacker classifier|retrieval]
 
@@ -13,7 +14,6 @@ import argparse
 import random
 import resource
 import time
-import tracemalloc
 from pathlib import Path
 
 from privasis_bench.adapters.baselines import regex_scrub_spans
@@ -77,15 +77,18 @@ def measure(label, docs, background, attacker_kind, models):
         ("TRIR", lambda: run_attack(attacker_kind, background, sanitized, inference)),
     ):
         inference.seconds = 0.0
-        tracemalloc.start()
+        before = _peak_mib()
         t = time.perf_counter()
         job()
         seconds = time.perf_counter() - t
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"  {name:4s} {seconds / n * 1000:8.1f} ms/doc  python peak {peak / n / 1024:8.1f} KiB/doc "
-              f"(process max RSS {rss:.0f} MiB)  model inference {100 * inference.seconds / seconds if seconds else 0:5.1f}%")
+        peak = _peak_mib()
+        print(f"  {name:4s} {seconds / n * 1000:9.1f} ms/doc  peak RSS {peak:6.0f} MiB (+{(peak - before) / n * 1024:7.1f} "
+              f"KiB/doc in this step)  model inference {100 * inference.seconds / seconds if seconds else 0:5.1f}%")
+
+
+def _peak_mib() -> float:
+    """The process's peak resident memory so far (torch's tensors included, unlike tracemalloc)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run_attack(kind, background, texts, inference):
