@@ -50,7 +50,8 @@ def replacement_chart(
         if m.get("scorer") != "tab_replacement" or m.get("tps") is None or m.get("trir") is None:
             raise PrivasisError(f"{path}: not a tab_replacement run with both TPS and TRIR")
         keys.add(m.get("estimator_key"))
-        points.append((str((results.get("model") or {}).get("spec") or run.parent.name), m["trir"], m["tps"]))
+        model = results.get("model") or {}
+        points.append((str(model.get("label") or model.get("key") or run.parent.name), m["trir"], m["tps"]))
     if len(keys) > 1:
         raise PrivasisError(f"runs scored with different estimators ({', '.join(sorted(map(str, keys)))}) cannot share "
                             "one chart: their numbers are not comparable")

@@ -57,7 +57,8 @@ def row_view(results: dict[str, Any]) -> dict[str, Any]:
     """One board row: model, task, every column in percent (with its interval) and the estimator key."""
     metrics = results.get("metrics") or {}
     ci = metrics.get("ci") or {}
-    row: dict[str, Any] = {"model": (results.get("model") or {}).get("spec") or (results.get("model") or {}).get("name"),
+    model = results.get("model") or {}
+    row: dict[str, Any] = {"model": model.get("label") or model.get("key"), "model_key": model.get("key"),
                            "task": (results.get("task") or {}).get("name"),
                            "estimator_key": metrics.get("estimator_key"),
                            "documents": metrics.get("scored_documents")}

@@ -25,7 +25,7 @@ def test_rows_give_tps_and_trir_with_intervals_and_nmi_is_carried_over():
 def test_row_view_columns_and_groups():
     m = summarize_rows(_rows(), {"nmi": 0.5}, bootstrap_samples=50, seed=1, confidence=0.95)
     m["estimator_key"] = "k1"
-    res = {"model": {"spec": "regex-scrubber"}, "task": {"name": "tab_replacement_sample"}, "metrics": m}
+    res = {"model": {"label": "regex-scrubber", "key": "regex-scrubber:", "spec": {"provider": "regex-scrubber"}}, "task": {"name": "tab_replacement_sample"}, "metrics": m}
     row = row_view(res)
     assert row["tps"] == 70.0 and row["trir"] == 50.0 and row["nmi"] == 50.0 and row["model"] == "regex-scrubber"
     assert len(row["tps_ci"]) == 2
