@@ -7,16 +7,18 @@ A plain SVG string: no plotting library is needed.
 
 from __future__ import annotations
 
+import math
 from html import escape
 from typing import Sequence
 
-W, H, PAD = 640, 440, 60
+W, H, PAD, RIGHT = 720, 440, 60, 150
 
 
-def _scale(values: Sequence[float], lo_default: float, hi_default: float) -> tuple[float, float]:
-    lo, hi = min([*values, lo_default]), max([*values, hi_default])
-    span = (hi - lo) or 1.0
-    return lo - 0.05 * span, hi + 0.05 * span
+def _scale(values: Sequence[float]) -> tuple[float, float]:
+    """An axis range in tenths around the values, inside [0, 1]."""
+    lo = max(0.0, math.floor(min(values, default=0.0) * 10 - 0.5) / 10)
+    hi = min(1.0, math.ceil(max(values, default=1.0) * 10 + 0.5) / 10)
+    return (lo, hi) if hi > lo else (0.0, 1.0)
 
 
 def scatter_svg(points: Sequence[tuple[str, float, float]], *, published: Sequence[tuple[str, float, float]] = (),
@@ -24,11 +26,11 @@ def scatter_svg(points: Sequence[tuple[str, float, float]], *, published: Sequen
     """An SVG scatter of (label, TRIR, TPS) points, both in [0, 1]; ``published`` points drawn apart."""
     xs = [p[1] for p in (*points, *published)]
     ys = [p[2] for p in (*points, *published)]
-    x0, x1 = _scale(xs, 0.0, 0.2)
-    y0, y1 = _scale(ys, 0.7, 1.0)
+    x0, x1 = _scale(xs)
+    y0, y1 = _scale(ys)
 
     def px(x: float) -> float:
-        return PAD + (x - x0) / (x1 - x0) * (W - 2 * PAD)
+        return PAD + (x - x0) / (x1 - x0) * (W - PAD - RIGHT)
 
     def py(y: float) -> float:
         return H - PAD - (y - y0) / (y1 - y0) * (H - 2 * PAD)
@@ -37,9 +39,9 @@ def scatter_svg(points: Sequence[tuple[str, float, float]], *, published: Sequen
              'font-family="sans-serif" font-size="12">',
              f'<rect width="{W}" height="{H}" fill="white"/>',
              f'<text x="{W / 2}" y="24" text-anchor="middle" font-size="15">{escape(title)}</text>',
-             f'<line x1="{PAD}" y1="{H - PAD}" x2="{W - PAD}" y2="{H - PAD}" stroke="black"/>',
+             f'<line x1="{PAD}" y1="{H - PAD}" x2="{W - RIGHT}" y2="{H - PAD}" stroke="black"/>',
              f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{H - PAD}" stroke="black"/>',
-             f'<text x="{W / 2}" y="{H - 18}" text-anchor="middle">TRIR: re-identification risk (lower is better)</text>',
+             f'<text x="{(W - RIGHT + PAD) / 2}" y="{H - 18}" text-anchor="middle">TRIR: re-identification risk (lower is better)</text>',
              f'<text x="18" y="{H / 2}" text-anchor="middle" transform="rotate(-90 18 {H / 2})">'
              'TPS: text preserved similarity (higher is better)</text>']
     for i in range(5):
