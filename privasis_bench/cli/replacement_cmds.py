@@ -16,9 +16,9 @@ def tab_background(
     protected: List[Path] = typer.Option(..., "--protected", help="TAB-schema JSON file(s) of the protected documents."),
     pool: List[Path] = typer.Option(..., "--pool", help="TAB-schema JSON file(s) of other rulings to draw the population from."),
     output: Path = typer.Option(..., "-o", "--output", help="Background-knowledge file to write (JSON Lines)."),
-    factor: float = typer.Option(2.0, "--factor", help="Population size as a multiple of the protected individuals (paper: 2)."),
-    fraction: float = typer.Option(0.1, "--fraction", help="Share of each ruling's non-Procedure text kept (paper: 0.1)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the random draw of other individuals."),
+    factor: float = typer.Option(2.0, "--factor", min=1.0, max=1000.0, help="Population size as a multiple of the protected individuals (paper: 2)."),
+    fraction: float = typer.Option(0.1, "--fraction", min=0.001, max=1.0, help="Share of each ruling's non-Procedure text kept (paper: 0.1)."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the random draw of other individuals."),
 ) -> None:
     """Build TRIR background knowledge from local TAB-schema files (a random superset of the protected individuals)."""
     from privasis_bench.replacement.background import build_background_files, write_background

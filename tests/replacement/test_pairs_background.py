@@ -68,3 +68,20 @@ def test_procedure_removal_and_first_fraction():
     assert without_procedure("PROCEDURE\n\nA.\n\nTHE FACTS\n\nB.").startswith("THE FACTS")
     assert without_procedure("No heading here") == "No heading here"
     assert first_fraction("aaaa bbbb cccc dddd", 0.5) == "aaaa bbbb"
+
+
+def test_the_builder_command_writes_the_bundled_sample_background_and_refuses_bad_ranges(tmp_path, monkeypatch, capsys):
+    from pathlib import Path
+
+    from cli_main import run_main
+
+    sample = Path(__file__).resolve().parents[2] / "tasks" / "sample"
+    out = tmp_path / "bg.jsonl"
+    args = ["tab-background", "--protected", str(sample / "tab_sample.json"), "--pool",
+            str(sample / "tab_background_pool_sample.json"), "-o", str(out)]
+    code, o, e = run_main([*args, "--fraction", "1.0"], monkeypatch, capsys)
+    assert code == 0, o + e
+    assert out.read_bytes() == (sample / "tab_background_sample.jsonl").read_bytes()
+    out.unlink()
+    code, o, e = run_main([*args, "--fraction", "0"], monkeypatch, capsys)
+    assert code == 2 and "--fraction" in e and len(e.strip().splitlines()) == 1 and not out.exists()
