@@ -141,3 +141,23 @@ def test_a_model_that_cannot_be_loaded_offline_stops_the_run_with_one_line(setti
                            "--no-progress"], monkeypatch, capsys)
     assert code == 2 and "nobody/no-such-model" in e and "cannot be loaded offline" in e
     assert len(e.strip().splitlines()) == 1 and not (out / "tab_replacement_fast").exists()
+
+
+def test_tabs_masked_output_file_is_scored_as_suppression(tmp_path, monkeypatch, capsys):
+    task = _task(tmp_path)
+    spans = {}
+    for doc in SAMPLE:
+        name = doc["meta"]["applicant"]
+        start = doc["text"].find(name)
+        spans[doc["doc_id"]] = [[start, start + len(name)]] if start >= 0 else []
+    pred = tmp_path / "masked.json"
+    pred.write_text(json.dumps(spans), encoding="utf-8")
+    out = tmp_path / "out"
+    code, o, e = run_main(["evaluate", "--tasks", str(task), "-t", "tab_replacement_fast", "-p", str(pred), "-o", str(out),
+                           "--bootstrap-samples", "20"], monkeypatch, capsys)
+    assert code == 0, o + e
+    rows = [json.loads(x) for x in (out / "tab_replacement_fast" / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(r["replacement_source"] == "suppression" for r in rows)
+    edited = [p for r in rows for p in r["edited"]]
+    assert edited and all(p["replacement"] == "" and p["similarity"] == 0.0 for p in edited)
+    assert all(r["tps"] < 1.0 for r in rows if r["edited"])
