@@ -48,3 +48,22 @@ def test_published_numbers_and_the_scatter():
     svg = scatter_svg([("regex-scrubber", 0.4, 0.86)], published=[(r["method"], r["trir"] / 100, r["tps"] / 100)
                                                                   for r in data["rows"]])
     assert svg.startswith("<svg") and "regex-scrubber" in svg and svg.count("(as published)") == 10
+
+
+def test_the_chart_refuses_runs_scored_with_different_estimators(tmp_path, monkeypatch, capsys):
+    import json
+
+    from cli_main import run_main
+
+    dirs = []
+    for name, key in (("a", "k1"), ("b", "k2")):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "results.json").write_text(json.dumps({"model": {"label": name}, "metrics": {
+            "scorer": "tab_replacement", "tps": 0.8, "trir": 0.1, "estimator_key": key}}), encoding="utf-8")
+        dirs.append(str(d))
+    svg = tmp_path / "fig.svg"
+    code, _, err = run_main(["replacement-chart", *dirs, "-o", str(svg)], monkeypatch, capsys)
+    assert code == 2 and "different estimators" in err and not svg.exists()
+    code, _, err = run_main(["replacement-chart", dirs[0], "-o", str(svg)], monkeypatch, capsys)
+    assert code == 0 and ">a<" in svg.read_text(encoding="utf-8")
