@@ -23,11 +23,12 @@ ALLOWED: dict[str, set[str]] = {
     "interop": {"data", "tasks", "adapters", "protocol"},
     "pipeline": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop"},
     "training": {"data", "tasks", "protocol", "results"},
+    "replacement": {"data", "tasks", "protocol", "tab"},
     "leaderboard": {"data", "tasks", "adapters", "engine", "protocol", "results", "tab"},
     "recipes": {"data", "tasks", "adapters", "engine", "protocol"},
     "distributed": {"data", "tasks", "adapters", "engine", "protocol", "results", "pipeline", "recipes"},
     "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "training", "leaderboard",
-            "recipes", "distributed"},
+            "recipes", "distributed", "replacement"},
 }
 ROOT_MODULES = {"errors", "fsutil", "__init__", "__main__"}
 #: Root modules every layer may import (small shared helpers with no dependencies of their own).

@@ -31,6 +31,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "near-verbatim": ("extras_cmds", "Near-verbatim leaks: targets carried in a slightly altered form; writes "
                                      "<task>/near_verbatim.json."),
     "export-tab-masks": ("tab_cmds", "Write a TAB run's masked spans as TAB's masked-output file, for its official evaluation.py."),
+    "tab-background": ("replacement_cmds", "Build TRIR background knowledge from local TAB-schema files (the paper's "
+                                           "recipe: a random superset twice the protected set)."),
+    "replacement-chart": ("replacement_cmds", "Draw TRIR against TPS for tab_replacement runs as an SVG."),
     "lm-eval-path": ("lmeval_cmds", "Print the directory to pass to `lm_eval --include_path`."),
     "generate": ("recipe_cmds", "Synthesize annotated records (profile, type, context, format, draft, refinement, "
                                 "attributes, groups)."),

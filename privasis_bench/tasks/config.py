@@ -245,7 +245,7 @@ def _file_sha(path: str) -> str:
 TASK_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 
 #: ``scorer_args`` keys that name template files (resolved, hashed and recorded like the other templates).
-SCORER_PATH_ARGS: tuple[str, ...] = ("instruction_template",)
+SCORER_PATH_ARGS: tuple[str, ...] = ("instruction_template", "background")
 
 #: Dotted keys whose values are file paths relative to the YAML that sets them.
 PATH_KEYS: tuple[str, ...] = (

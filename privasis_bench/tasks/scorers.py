@@ -14,6 +14,7 @@ DEFAULT_SCORER = "privasis"
 #: scorer name -> "module:class" of its span scorer.
 SPAN_SCORERS: dict[str, str] = {
     "tab": "privasis_bench.tab.scorer:TabScorer",
+    "tab_replacement": "privasis_bench.replacement.scorer:ReplacementScorer",
 }
 
 

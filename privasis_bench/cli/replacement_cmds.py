@@ -1,0 +1,66 @@
+"""``tab-background`` (background knowledge for TRIR, the paper's recipe) and ``replacement-chart`` (the
+privacy-utility scatter of ``tab_replacement`` runs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List
+
+import typer
+
+from privasis_bench.errors import PrivasisError
+
+
+def tab_background(
+    protected: List[Path] = typer.Option(..., "--protected", help="TAB-schema JSON file(s) of the protected documents."),
+    pool: List[Path] = typer.Option(..., "--pool", help="TAB-schema JSON file(s) of other rulings to draw the population from."),
+    output: Path = typer.Option(..., "-o", "--output", help="Background-knowledge file to write (JSON Lines)."),
+    factor: float = typer.Option(2.0, "--factor", min=1.0, max=1000.0, help="Population size as a multiple of the protected individuals (paper: 2)."),
+    fraction: float = typer.Option(0.1, "--fraction", min=0.001, max=1.0, help="Share of each ruling's non-Procedure text kept (paper: 0.1)."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the random draw of other individuals."),
+) -> None:
+    """Build TRIR background knowledge from local TAB-schema files (a random superset of the protected individuals)."""
+    from privasis_bench.replacement.background import build_background_files, write_background
+
+    docs = build_background_files([str(p) for p in protected], [str(p) for p in pool], factor=factor,
+                                  fraction=fraction, seed=seed)
+    write_background(output, docs)
+    typer.echo(f"{len(docs)} background documents -> {output}")
+
+
+def replacement_chart(
+    runs: List[Path] = typer.Argument(..., help="Task folders of tab_replacement runs (each holding results.json)."),
+    output: Path = typer.Option(..., "-o", "--output", help="SVG file to write."),
+    published: bool = typer.Option(False, "--published", help="Also draw the paper's Table 3 (as published, apart)."),
+) -> None:
+    """Draw TRIR against TPS for tab_replacement runs (one point per run) as an SVG."""
+    from privasis_bench.replacement.chart import scatter_svg
+    from privasis_bench.replacement.published import published as paper
+
+    points = []
+    keys = set()
+    for run in runs:
+        path = run / "results.json"
+        try:
+            results = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise PrivasisError(f"{path}: not a readable results file ({exc})") from None
+        m = results.get("metrics") or {}
+        if m.get("scorer") != "tab_replacement" or m.get("tps") is None or m.get("trir") is None:
+            raise PrivasisError(f"{path}: not a tab_replacement run with both TPS and TRIR")
+        keys.add(m.get("estimator_key"))
+        model = results.get("model") or {}
+        points.append((str(model.get("label") or model.get("key") or run.parent.name), m["trir"], m["tps"]))
+    if len(keys) > 1:
+        raise PrivasisError(f"runs scored with different estimators ({', '.join(sorted(map(str, keys)))}) cannot share "
+                            "one chart: their numbers are not comparable")
+    shown = [(r["method"], r["trir"] / 100, r["tps"] / 100) for r in paper()["rows"]] if published else []
+    output.write_text(scatter_svg(points, published=shown), encoding="utf-8")
+    typer.echo(f"{len(points)} runs -> {output}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``tab-background`` and ``replacement-chart``."""
+    app.command("tab-background")(tab_background)
+    app.command("replacement-chart")(replacement_chart)
