@@ -204,6 +204,15 @@ class FakeBatchServer:
     def _public(batch: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in batch.items() if not k.startswith("_")}
 
+    def settle(self) -> None:
+        """Run every batch nobody collected to its end, as a provider does (and bills) whether or not it is polled."""
+        with self.lock:
+            latency, self.latency = self.latency, 0.0
+            for batch in self.batches.values():
+                self._advance(batch)
+            self.latency = latency
+            self._save()
+
     def _advance(self, batch: dict[str, Any]) -> None:
         if batch["status"] in ("completed", "expired", "cancelled", "failed"):
             return

@@ -67,6 +67,7 @@ def test_killed_at_each_point_then_resumed_pays_each_request_once(tmp_path: Path
         again = subprocess.run(_command(server, yaml, out, cache), env=_env(), capture_output=True, text=True,
                                timeout=120)
         assert again.returncode == 0, again.stdout + again.stderr
+        server.settle()  # a batch left behind would still be run and billed
         assert server.paid and set(server.paid.values()) == {1}, server.paid.values()
         assert server.seen == server.paid
     rows = [json.loads(x) for x in (out / "tiny" / "samples.jsonl").read_text().splitlines()]
