@@ -70,10 +70,10 @@ def attach_batching(engine: "Engine", options: BatchOptions, *, client: BatchCli
     """Route ``engine``'s calls through provider batches when its role is in ``options.roles``; the broker."""
     if engine.role not in options.roles:
         return None
+    client = client or batch_client(engine.adapter)
     if engine.cache is None:
         raise PrivasisError(f"--batch {engine.role}: batches need the response cache (it keeps the batches in flight "
                             "so that none is paid twice); drop --no-cache")
-    client = client or batch_client(engine.adapter)
     client.check()
     secrets = configured_secrets(engine.spec.args, SECRET_ARGS, _SECRET_ENV)
 

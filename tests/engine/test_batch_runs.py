@@ -57,3 +57,76 @@ def test_batched_run_is_byte_identical_to_the_live_run(tmp_path: Path, monkeypat
         code, so, se = _run(again, yaml, tmp_path / "batch", tmp_path / "c2", monkeypatch, capsys,
                             "--batch", "model,judge", *FAST)
         assert code == 0 and not again.batches and again.live_calls == 0, so + se
+
+
+def _complete(out: Path) -> bool:
+    return bool(json.loads((out / "tiny" / "results.json").read_text())["checks"]["passed"])
+
+
+@pytest.mark.parametrize("fault", ["expire", "malformed", "missing"])
+def test_expired_batch_and_unreadable_results_go_to_the_next_batch(tmp_path: Path, monkeypatch, capsys, fault) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=4)
+    with FakeBatchServer(**{fault: {1}}) as server:
+        code, so, se = _run(server, yaml, tmp_path / "out", tmp_path / "c", monkeypatch, capsys, "--batch", "model", *FAST)
+        assert code == 0, so + se
+        first = server.batches[min(server.batches, key=lambda b: server.batches[b]["_order"])]
+        assert first["status"] == ("expired" if fault == "expire" else "completed")
+        model_batches = [b for b in server.batches.values() if b["metadata"]]
+        assert len(model_batches) == 2  # the unanswered (or unreadable) half went out again, once
+    assert _complete(tmp_path / "out")
+    if fault == "expire":  # what the expired batch did answer was kept: nothing paid twice
+        assert set(server.paid.values()) == {1}
+
+
+def test_per_request_errors_are_retried_in_a_later_batch_or_recorded(tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=4)
+    fails = lambda prompt, n: (500 if n == 0 else None) if "Person1 " in prompt else (400 if "Person2 " in prompt else None)  # noqa: E731
+    with FakeBatchServer(request_error=fails) as server:
+        code, so, se = _run(server, yaml, tmp_path / "out", tmp_path / "c", monkeypatch, capsys, "--batch", "model", *FAST)
+    assert code == 1, so + se  # the 400 is a recorded failure: the run is incomplete and says so
+    outputs = {json.loads(x)["id"]: json.loads(x) for x in (tmp_path / "out" / "tiny" / "sanitized.jsonl").read_text().splitlines()}
+    assert outputs["r001"]["error"] is None and outputs["r001"]["attempts"] == 2  # the 500 was asked again
+    assert outputs["r002"]["output"] is None and "HTTP 400" in outputs["r002"]["error"]
+    assert outputs["r000"]["error"] is None and outputs["r003"]["error"] is None
+
+
+def test_detach_exits_after_submitting_and_a_later_run_collects(tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=4)
+    with FakeBatchServer(latency=60.0) as server:
+        code, so, se = _run(server, yaml, tmp_path / "out", tmp_path / "c", monkeypatch, capsys,
+                            "--batch", "model,judge", "--batch-detach", *FAST)
+        assert code == 0, so + se
+        assert "pending" in se and "run the same command again" in se
+        assert len(server.batches) == 1 and not (tmp_path / "out" / "tiny" / "results.json").exists()
+        server.latency = 0.0
+        code, so, se = _run(server, yaml, tmp_path / "out", tmp_path / "c", monkeypatch, capsys,
+                            "--batch", "model,judge", *FAST)
+        assert code == 0, so + se
+        assert set(server.paid.values()) == {1}
+        assert sum(1 for b in server.batches.values() if b["request_counts"]["total"] == 4) >= 1
+    assert _complete(tmp_path / "out")
+
+
+def test_batches_are_split_at_the_batch_size(tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=5)
+    with FakeBatchServer() as server:
+        code, so, se = _run(server, yaml, tmp_path / "out", tmp_path / "c", monkeypatch, capsys,
+                            "--batch", "model", "--batch-size", "2", *FAST)
+        assert code == 0, so + se
+        sizes = sorted(b["request_counts"]["total"] for b in server.batches.values())
+    assert sizes == [1, 2, 2]
+
+
+def test_provider_without_batches_is_one_line_at_start(tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=2)
+    with FakeBatchServer(batches=False) as server:
+        code, so, se = _run(server, yaml, tmp_path / "out", tmp_path / "c", monkeypatch, capsys, "--batch", "model", *FAST)
+        assert server.live_calls == 0
+    assert code == 2 and "offers no batch endpoints" in se and "Traceback" not in se
+    assert len(se.strip().splitlines()) == 1
+    code, so, se = run_main(["run", "--model", "identity", "--tasks", str(yaml), "--output", str(tmp_path / "o2"),
+                             "--judge", "none", "--batch", "model", "--no-progress"], monkeypatch, capsys)
+    assert code == 2 and "has no batch interface" in se and len(se.strip().splitlines()) == 1
+    code, so, se = run_main(["run", "--model", "identity", "--tasks", str(yaml), "--output", str(tmp_path / "o3"),
+                             "--judge", "none", "--batch", "sanitizer"], monkeypatch, capsys)
+    assert code == 2 and "--batch takes model and/or judge" in se
