@@ -93,6 +93,12 @@ class FakeBatchServer:
         self.stop()
 
     @property
+    def root_url(self) -> str:
+        """The server without ``/v1`` (the Anthropic SDK adds it)."""
+        assert self._httpd is not None
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
     def base_url(self) -> str:
         assert self._httpd is not None
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
@@ -122,6 +128,9 @@ class FakeBatchServer:
                 body = json.loads(raw)
                 status, payload = self._answer(body)
             self._send(h, status, payload)
+            return
+        if parts and parts[0] == "messages":
+            self._anthropic(h, method, parts[1:], raw, url)
             return
         if parts and parts[0] in ("files", "batches") and not self.batch_endpoints:
             self._send(h, 404, {"error": {"message": f"no route {url.path}", "type": "invalid_request_error"}})
@@ -162,7 +171,8 @@ class FakeBatchServer:
             query = parse_qs(url.query)
             limit, after = int(query.get("limit", ["20"])[0]), query.get("after", [None])[0]
             with self.lock:
-                ordered = sorted(self.batches.values(), key=lambda b: -b["_order"])
+                ordered = sorted((b for b in self.batches.values() if b.get("_kind") != "anthropic"),
+                                 key=lambda b: -b["_order"])
                 if after is not None:
                     ids = [b["id"] for b in ordered]
                     ordered = ordered[ids.index(after) + 1:] if after in ids else []
@@ -187,6 +197,91 @@ class FakeBatchServer:
             return
         self._send(h, 404, {"error": {"message": f"no route {url.path}", "type": "invalid_request_error"}})
 
+    # -- Anthropic: /v1/messages and /v1/messages/batches
+    def _anthropic(self, h: BaseHTTPRequestHandler, method: str, parts: list[str], raw: bytes, url: Any) -> None:
+        if not parts and method == "POST":
+            with self.lock:
+                self.live_calls += 1
+                status, payload = self._answer(json.loads(raw))
+            self._send(h, status, _to_message(status, payload))
+            return
+        if not self.batch_endpoints:
+            self._send(h, 404, {"type": "error", "error": {"type": "not_found_error", "message": "no batches here"}})
+            return
+        if parts == ["batches"] and method == "POST":
+            self._event("create")
+            with self.lock:
+                requests = json.loads(raw)["requests"]
+                order = len(self.batches) + 1
+                batch = {"id": f"msgbatch_{uuid.uuid4().hex[:16]}", "type": "message_batch", "processing_status": "in_progress",
+                         "request_counts": {"processing": len(requests), "succeeded": 0, "errored": 0, "canceled": 0,
+                                            "expired": 0},
+                         "ended_at": None, "created_at": _iso(time.time()), "expires_at": _iso(time.time() + 86400),
+                         "cancel_initiated_at": None, "archived_at": None, "results_url": None,
+                         "_order": order, "_t0": time.time(), "_requests": requests, "_kind": "anthropic", "metadata": None}
+                self.batches[batch["id"]] = batch
+                self._save()
+            self._event("created")
+            self._send(h, 200, self._public(batch))
+            return
+        if parts == ["batches"] and method == "GET":
+            query = parse_qs(url.query)
+            limit = int(query.get("limit", ["20"])[0])
+            with self.lock:
+                ordered = sorted((b for b in self.batches.values() if b.get("_kind") == "anthropic"), key=lambda b: -b["_order"])
+                page = [self._public(b) for b in ordered[:limit]]
+            self._send(h, 200, {"data": page, "has_more": len(ordered) > limit,
+                                "first_id": page[0]["id"] if page else None, "last_id": page[-1]["id"] if page else None})
+            return
+        batch_id = parts[1] if len(parts) >= 2 else ""
+        with self.lock:
+            batch = self.batches.get(batch_id)
+        if batch is None:
+            self._send(h, 404, {"type": "error", "error": {"type": "not_found_error", "message": "no such batch"}})
+            return
+        if len(parts) == 3 and parts[2] == "results":
+            self._event("content")
+            self._send_text(h, batch["_results"])
+            self._event("content_sent")
+            return
+        self._event("poll")
+        with self.lock:
+            if len(parts) == 3 and parts[2] == "cancel":
+                batch["_cancel"] = True
+            self._advance_anthropic(batch, f"http://{h.headers.get('Host')}/v1/messages/batches/{batch_id}/results")
+            self._save()
+            public = self._public(batch)
+        self._send(h, 200, public)
+
+    def _advance_anthropic(self, batch: dict[str, Any], results_url: str) -> None:
+        if batch["processing_status"] == "ended":
+            return
+        cancel = bool(batch.get("_cancel"))
+        if not cancel and time.time() - batch["_t0"] < self.latency:
+            return
+        order = batch["_order"]
+        share = 0.0 if cancel else (0.5 if order in self.expire else 1.0)
+        gone = "canceled" if cancel else "expired"
+        answered = int(len(batch["_requests"]) * share)
+        lines, counts = [], {"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
+        for i, request in enumerate(batch["_requests"]):
+            if i >= answered:
+                result: dict[str, Any] = {"type": gone}
+                counts[gone] += 1
+            else:
+                status, payload = self._answer(request["params"])
+                if status == 200:
+                    result = {"type": "succeeded", "message": _to_message(status, payload)}
+                    counts["succeeded"] += 1
+                else:
+                    result = {"type": "errored", "error": _to_message(status, payload)}
+                    counts["errored"] += 1
+            lines.append(json.dumps({"custom_id": request["custom_id"], "result": result}))
+        if order in self.malformed:
+            lines = lines[: len(lines) // 2] + ["{not json"] * (len(lines) - len(lines) // 2)
+        batch["_results"] = "".join(x + "\n" for x in lines) if order not in self.missing else ""
+        batch.update(processing_status="ended", request_counts=counts, ended_at=_iso(time.time()), results_url=results_url)
+
     # -- batches
     def _new_batch(self, body: dict[str, Any]) -> dict[str, Any]:
         order = len(self.batches) + 1
@@ -209,7 +304,10 @@ class FakeBatchServer:
         with self.lock:
             latency, self.latency = self.latency, 0.0
             for batch in self.batches.values():
-                self._advance(batch)
+                if batch.get("_kind") == "anthropic":
+                    self._advance_anthropic(batch, batch.get("results_url") or "")
+                else:
+                    self._advance(batch)
             self.latency = latency
             self._save()
 
@@ -297,6 +395,21 @@ class FakeBatchServer:
             h.wfile.flush()
         except OSError:
             pass
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+def _to_message(status: int, payload: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI-shaped answer (or error) as the Anthropic Messages API shapes it."""
+    if status != 200:
+        kind = "invalid_request_error" if status == 400 else "api_error"
+        return {"type": "error", "error": {"type": kind, "message": payload["error"]["message"]}}
+    choice, usage = payload["choices"][0], payload["usage"]
+    return {"id": "msg_fake", "type": "message", "role": "assistant", "model": payload["model"],
+            "content": [{"type": "text", "text": choice["message"]["content"]}], "stop_reason": "end_turn",
+            "stop_sequence": None, "usage": {"input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"]}}
 
 
 def _multipart_file(content_type: str, raw: bytes) -> str:

@@ -160,7 +160,7 @@ class BatchBroker:
     async def _submit_and_collect(self, chunk: list[tuple[str, ChatRequest]]) -> None:
         assert self._slots is not None
         keys = [k for k, _ in chunk]
-        tag = f"pb-{uuid.uuid4().hex}"
+        tag = f"pb-{int(time.time())}-{len(keys)}-{uuid.uuid4().hex[:16]}"  # time and size: see anthropic_batch.find
         try:
             lines = [self.client.line(custom_id(i), r) for i, (_, r) in enumerate(chunk)]
             self.store.add(tag, self.spec_key, self.role, keys)  # durable before the provider hears of it
