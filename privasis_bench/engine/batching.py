@@ -36,6 +36,8 @@ class BatchedAdapter(Adapter):
     """The engine's adapter with every call answered from a provider batch."""
 
     cacheable = True
+    #: Read by ``engine.stats.usage_by_role``: what this engine pays is recorded as batched spend.
+    sent_in_batches = True
 
     def __init__(self, inner: Adapter, broker: BatchBroker) -> None:
         super().__init__(inner.model, **inner.args)

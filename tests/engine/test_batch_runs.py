@@ -48,6 +48,13 @@ def test_batched_run_is_byte_identical_to_the_live_run(tmp_path: Path, monkeypat
     lines = [sorted((tmp_path / d / "tiny" / "judged.jsonl").read_text().splitlines()) for d in ("batch", "live")]
     assert lines[0] == lines[1]
     assert _results(tmp_path / "batch") == _results(tmp_path / "live")
+    # results.json records what was spent, live and batched
+    spent = {d: json.loads((tmp_path / d / "tiny" / "results.json").read_text())["usage"] for d in ("live", "batch")}
+    for role in ("model", "judge"):
+        assert "batched_requests" not in spent["live"][role]
+        assert spent["batch"][role]["batched_requests"] == spent["batch"][role]["requests"] > 0
+        assert spent["batch"][role]["batched_prompt_tokens"] == spent["batch"][role]["prompt_tokens"] > 0
+        assert spent["batch"][role]["prompt_tokens"] == spent["live"][role]["prompt_tokens"]
     # the model's outputs are one wave, the judge's tiers the next ones: a handful of batches, not one per record
     assert 2 <= len(server.batches) <= 5
     # every request paid exactly once by each run (the live one, then the batched one)
