@@ -14,6 +14,7 @@ from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.cli.batch_options import BATCH_OPTIONS, batch_options
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
+from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan
 from privasis_bench.cli.outcome_report import finish as _finish
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings
 from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_task, span_task
@@ -128,7 +129,7 @@ def _check_opts(opts: Opts) -> None:
 
 
 @with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, PRESET_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS,
-              EXECUTOR_OPTIONS, BATCH_OPTIONS)
+              EXECUTOR_OPTIONS, BATCH_OPTIONS, PLAN_OPTIONS)
 def run(
     model: str = typer.Option(..., "--model", "-m", help="Model under test: provider:model[,k=v...]."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
@@ -150,6 +151,9 @@ def run(
     ray_opts = ray_options(opts)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
+    if opts.plan:  # --plan: counts and costs, no call, nothing written
+        show_plan(opts, spec, task_list, output, max_tokens=max_tokens, temperature=temperature, setup=_task_setup)
+        return
     ensure_dir(output, "--output")
     session = _Session(opts, rpm=rpm)
     outcomes: list[EvalOutcome] = []
