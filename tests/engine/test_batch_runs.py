@@ -137,3 +137,18 @@ def test_provider_without_batches_is_one_line_at_start(tmp_path: Path, monkeypat
     code, so, se = run_main(["run", "--model", "identity", "--tasks", str(yaml), "--output", str(tmp_path / "o3"),
                              "--judge", "none", "--batch", "sanitizer"], monkeypatch, capsys)
     assert code == 2 and "--batch takes model and/or judge" in se
+
+
+def test_a_provider_restart_loses_nothing(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Batches submitted, the provider restarts from its stored state, a later run collects them (nothing resent)."""
+    yaml = write_tiny_task(tmp_path / "task", n=4)
+    state = tmp_path / "provider.json"
+    with FakeBatchServer(latency=60.0, state_path=state) as server:
+        code, so, se = _run(server, yaml, tmp_path / "out", tmp_path / "c", monkeypatch, capsys,
+                            "--batch", "model", "--batch-detach", *FAST)
+        assert code == 0 and len(server.batches) == 1, so + se
+    with FakeBatchServer(latency=0.0, state_path=state) as restarted:
+        code, so, se = _run(restarted, yaml, tmp_path / "out", tmp_path / "c", monkeypatch, capsys,
+                            "--batch", "model", *FAST)
+        assert code == 0, so + se
+        assert len(restarted.batches) == 1 and set(restarted.paid.values()) == {1} and restarted.live_calls > 0
