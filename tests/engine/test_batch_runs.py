@@ -152,3 +152,18 @@ def test_a_provider_restart_loses_nothing(tmp_path: Path, monkeypatch, capsys) -
                             "--batch", "model", *FAST)
         assert code == 0, so + se
         assert len(restarted.batches) == 1 and set(restarted.paid.values()) == {1} and restarted.live_calls > 0
+
+
+def test_progress_is_a_plain_line_per_batch_change(tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=3)
+    with FakeBatchServer(latency=0.3) as server:
+        args = [a for a in ["run", "--model", "openai:fake-model", "--model-args", f"base_url={server.base_url}",
+                            "--tasks", str(yaml), "--judge", "none", "--output", str(tmp_path / "out"), "--cache-dir",
+                            str(tmp_path / "c"), "--batch", "model", *FAST]]
+        code, so, se = run_main(args, monkeypatch, capsys)
+    assert code == 0, so + se
+    lines = [x for x in se.splitlines() if x.startswith("[batch model openai:fake-model]")]
+    assert "submitted batch" in lines[0] and "1 submitted, 1 pending, oldest 0s, 0 completed, 0 requests answered" in lines[0]
+    assert any(" in_progress (0/3 answered)" in x for x in lines)
+    assert "completed: 3 of 3 requests answered | 1 submitted, 0 pending, 1 completed, 3 requests answered" in lines[-1]
+    assert len(lines) == len(set(lines))  # one line per change, not a line per poll
