@@ -154,6 +154,8 @@ def run(
     if opts.plan:  # --plan: counts and costs, no call, nothing written
         show_plan(opts, spec, task_list, output, max_tokens=max_tokens, temperature=temperature, setup=_task_setup)
         return
+    if ray_opts is not None and opts.batch:
+        raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
     ensure_dir(output, "--output")
     session = _Session(opts, rpm=rpm)
     outcomes: list[EvalOutcome] = []
@@ -241,6 +243,8 @@ def evaluate(
     _check_opts(opts)
     check_label("--model-label", model_label)
     ray_opts = ray_options(opts)
+    if ray_opts is not None and opts.batch:
+        raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     if len(task_list) != 1:
         raise PrivasisError(f"--predictions belongs to one task; --tasks names {len(task_list)}")

@@ -254,7 +254,7 @@ class BatchBroker:
         async with self._started:
             if self._recovered:
                 return
-            for row in self.store.rows(self.spec_key):
+            for row in self.store.rows(self.spec_key, self.role):
                 batch_id = row.provider_id or await self._look_up(row.tag)
                 if batch_id is None:  # never created: nothing was paid, its requests are asked anew
                     self.store.remove(row.tag)

@@ -72,11 +72,11 @@ class BatchStore:
         with self._lock:
             self._conn.execute("DELETE FROM batches WHERE tag = ?", (tag,))
 
-    def rows(self, spec: str) -> list[BatchRow]:
-        """The batches in flight for one spec key, oldest first."""
+    def rows(self, spec: str, role: str) -> list[BatchRow]:
+        """The batches in flight for one spec key and role, oldest first."""
         with self._lock:
             found = self._conn.execute("SELECT tag, spec, role, provider_id, keys, created FROM batches WHERE spec = ? "
-                                       "ORDER BY created", (spec,)).fetchall()
+                                       "AND role = ? ORDER BY created", (spec, role)).fetchall()
         return [BatchRow(t, s, r, p, list(json.loads(k)), float(c)) for t, s, r, p, k, c in found]
 
     def close(self) -> None:

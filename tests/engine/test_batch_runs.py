@@ -167,3 +167,20 @@ def test_progress_is_a_plain_line_per_batch_change(tmp_path: Path, monkeypatch, 
     assert any(" in_progress (0/3 answered)" in x for x in lines)
     assert "completed: 3 of 3 requests answered | 1 submitted, 0 pending, 1 completed, 3 requests answered" in lines[-1]
     assert len(lines) == len(set(lines))  # one line per change, not a line per poll
+
+
+def test_no_key_reaches_the_cache_batches_table_or_results(tmp_path: Path, monkeypatch, capsys) -> None:
+    key, judge_key = "sk-batch-SECRET-0123456789", "judge-SECRET-9876543210"
+    monkeypatch.setenv("OPENAI_API_KEY", judge_key)
+    yaml = write_tiny_task(tmp_path / "task", n=2)
+    with FakeBatchServer(latency=60.0) as server:  # detached: the batches table still holds the batch
+        code, so, se = run_main(
+            ["run", "--model", "openai:fake-model", "--model-args", f"base_url={server.base_url},api_key={key}",
+             "--tasks", str(yaml), "--judge", "openai:fake-judge", "--judge-args", f"base_url={server.base_url}",
+             "--output", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "c"), "--batch", "model,judge",
+             "--batch-detach", *FAST], monkeypatch, capsys)
+        assert code == 0, so + se
+    files = [p for p in [*(tmp_path / "out").rglob("*"), *(tmp_path / "c").rglob("*")] if p.is_file()]
+    assert any(p.name.startswith("responses.sqlite") for p in files)
+    assert [p for p in files for k in (key, judge_key) if k.encode() in p.read_bytes()] == []
+    assert key not in so + se and judge_key not in so + se
