@@ -40,12 +40,13 @@ class FakeBatchServer:
     """``with FakeBatchServer(...) as server:``; ``server.base_url`` ends in ``/v1``."""
 
     def __init__(self, *, latency: float = 0.0, state_path: Path | None = None, batches: bool = True,
-                 expire: set[int] | None = None, malformed: set[int] | None = None, missing: set[int] | None = None,
+                 expire: set[int] | None = None, cancel: set[int] | None = None, malformed: set[int] | None = None, missing: set[int] | None = None,
                  request_error: Callable[[str, int], int | None] | None = None,
                  on_event: Callable[[str, "FakeBatchServer"], None] | None = None,
                  reply: Callable[[str], str] = reply_for) -> None:
         self.latency, self.state_path, self.batch_endpoints = latency, state_path, batches
         self.expire, self.malformed, self.missing = expire or set(), malformed or set(), missing or set()
+        self.cancel = cancel or set()  # batches cancelled on the provider's side (e.g. from its console)
         self.request_error, self.on_event, self.reply = request_error, on_event, reply
         self.lock = threading.RLock()
         self.files: dict[str, str] = {}
@@ -256,7 +257,7 @@ class FakeBatchServer:
     def _advance_anthropic(self, batch: dict[str, Any], results_url: str) -> None:
         if batch["processing_status"] == "ended":
             return
-        cancel = bool(batch.get("_cancel"))
+        cancel = bool(batch.get("_cancel")) or batch["_order"] in self.cancel
         if not cancel and time.time() - batch["_t0"] < self.latency:
             return
         order = batch["_order"]
@@ -314,7 +315,7 @@ class FakeBatchServer:
     def _advance(self, batch: dict[str, Any]) -> None:
         if batch["status"] in ("completed", "expired", "cancelled", "failed"):
             return
-        if batch.get("_cancel"):
+        if batch.get("_cancel") or batch["_order"] in self.cancel:
             self._process(batch, "cancelled", answer_share=0.0)
             return
         if time.time() - batch["_t0"] < self.latency:

@@ -94,7 +94,13 @@ def attach_batching(engine: "Engine", options: BatchOptions, *, client: BatchCli
 
 
 def _note(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    """One progress line on stderr (above a progress bar on a terminal)."""
+    if sys.stderr.isatty() and sys.stdout.isatty():
+        from tqdm.auto import tqdm
+
+        tqdm.write(line, file=sys.stderr)
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
 def batch_roles(values: list[str] | None) -> frozenset[str]:

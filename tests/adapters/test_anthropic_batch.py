@@ -81,3 +81,16 @@ def test_killed_after_submit_is_collected_not_paid_again(tmp_path: Path, event: 
         server.settle()
         assert server.paid and set(server.paid.values()) == {1}
     assert json.loads((out / "tiny" / "results.json").read_text())["checks"]["passed"]
+
+
+def test_errored_requests_are_retried_or_recorded(tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=3)
+    fails = lambda prompt, n: (500 if n == 0 else None) if "Person0 " in prompt else (400 if "Person1 " in prompt else None)  # noqa: E731
+    with FakeBatchServer(request_error=fails, cancel={2}) as server:
+        code, so, se = run_main(_args(server, yaml, tmp_path / "out", tmp_path / "c", "--batch", "model", *FAST),
+                                monkeypatch, capsys)
+    assert code == 1, so + se  # the 400 (invalid_request_error) is a recorded failure
+    outputs = {json.loads(x)["id"]: json.loads(x) for x in (tmp_path / "out" / "tiny" / "sanitized.jsonl").read_text().splitlines()}
+    assert outputs["r000"]["error"] is None and outputs["r000"]["attempts"] >= 2  # api_error: asked again
+    assert outputs["r001"]["output"] is None and "invalid_request_error" in outputs["r001"]["error"]
+    assert outputs["r002"]["error"] is None

@@ -70,18 +70,18 @@ def _complete(out: Path) -> bool:
     return bool(json.loads((out / "tiny" / "results.json").read_text())["checks"]["passed"])
 
 
-@pytest.mark.parametrize("fault", ["expire", "malformed", "missing"])
+@pytest.mark.parametrize("fault", ["expire", "cancel", "malformed", "missing"])
 def test_expired_batch_and_unreadable_results_go_to_the_next_batch(tmp_path: Path, monkeypatch, capsys, fault) -> None:
     yaml = write_tiny_task(tmp_path / "task", n=4)
     with FakeBatchServer(**{fault: {1}}) as server:
         code, so, se = _run(server, yaml, tmp_path / "out", tmp_path / "c", monkeypatch, capsys, "--batch", "model", *FAST)
         assert code == 0, so + se
         first = server.batches[min(server.batches, key=lambda b: server.batches[b]["_order"])]
-        assert first["status"] == ("expired" if fault == "expire" else "completed")
+        assert first["status"] == {"expire": "expired", "cancel": "cancelled"}.get(fault, "completed")
         model_batches = [b for b in server.batches.values() if b["metadata"]]
         assert len(model_batches) == 2  # the unanswered (or unreadable) half went out again, once
     assert _complete(tmp_path / "out")
-    if fault == "expire":  # what the expired batch did answer was kept: nothing paid twice
+    if fault in ("expire", "cancel"):  # what the batch did answer was kept: nothing paid twice
         assert set(server.paid.values()) == {1}
 
 
@@ -184,3 +184,19 @@ def test_no_key_reaches_the_cache_batches_table_or_results(tmp_path: Path, monke
     assert any(p.name.startswith("responses.sqlite") for p in files)
     assert [p for p in files for k in (key, judge_key) if k.encode() in p.read_bytes()] == []
     assert key not in so + se and judge_key not in so + se
+
+
+def test_evaluate_batches_the_judge_of_saved_outputs(tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=3)
+    with FakeBatchServer() as server:
+        code, so, se = _run(server, yaml, tmp_path / "live", tmp_path / "c1", monkeypatch, capsys)
+        assert code == 0, so + se
+        before = server.live_calls
+        code, so, se = run_main(
+            ["evaluate", "--predictions", str(tmp_path / "live" / "tiny" / "sanitized.jsonl"), "--tasks", str(yaml),
+             "--judge", "openai:fake-judge", "--judge-args", f"base_url={server.base_url}", "--output",
+             str(tmp_path / "ev"), "--cache-dir", str(tmp_path / "c2"), "--no-progress", "--bootstrap-samples", "20",
+             "--max-off-label", "100000", "--batch", "judge", *FAST], monkeypatch, capsys)
+        assert code == 0, so + se
+        assert server.live_calls == before and len(server.batches) == 3  # the judge's three waves
+    assert _results(tmp_path / "ev") == _results(tmp_path / "live")
