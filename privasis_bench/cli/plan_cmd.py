@@ -47,6 +47,10 @@ def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Path, *, max
     cache = open_response_cache(opts.cache_dir, opts.no_cache)
     try:
         for task in tasks:
+            if getattr(task, "scorer", "privasis") != "privasis":
+                console.print(f"plan for {escape(task.task)}: skipped (--plan counts tasks judged by the Privasis "
+                              f"protocol; this one is scored by {escape(str(task.scorer))})", highlight=False)
+                continue
             task, choice, loaded, variant = setup(task, opts)
             records = list(loaded.scored)
             plans = plan_task(task, records, output / task.task, model=spec, choice=choice, cache=cache,

@@ -67,3 +67,9 @@ def test_bad_price_table_is_one_line_exit_2(tmp_path: Path, monkeypatch, capsys,
     code, so, se = run_main(["run", "--model", "identity", "--tasks", str(yaml), "--output", str(tmp_path / "o"),
                              "--judge", "none", "--plan", "--prices", str(prices)], monkeypatch, capsys)
     assert code == 2 and needle in se and len(se.strip().splitlines()) == 1, se
+
+
+def test_plan_skips_span_scored_tasks_with_a_line(tmp_path: Path, monkeypatch, capsys) -> None:
+    code, so, se = run_main(["run", "--model", "identity", "--tasks", "tab_sample", "--judge", "none", "--plan",
+                             "--output", str(tmp_path / "o")], monkeypatch, capsys)
+    assert code == 0 and "plan for tab_sample: skipped" in so and not (tmp_path / "o").exists()
