@@ -8,6 +8,7 @@ import typer
 
 from privasis_bench.engine.batch_broker import BatchOptions
 from privasis_bench.engine.batching import batch_roles
+from privasis_bench.errors import PrivasisError
 
 _DEFAULTS = BatchOptions()
 
@@ -34,6 +35,8 @@ def batch_options(opts: Any) -> BatchOptions:
     """The :class:`BatchOptions` of a command (no roles when the command has no --batch)."""
     roles = batch_roles(getattr(opts, "batch", None))
     if not roles:
+        if getattr(opts, "batch_detach", False):
+            raise PrivasisError("--batch-detach needs --batch model and/or --batch judge")
         return BatchOptions()
     return BatchOptions(roles=roles, size=opts.batch_size, max_wait=opts.batch_max_wait, quiet=opts.batch_quiet,
                         poll=opts.batch_poll, max_in_flight=opts.batch_max_in_flight, detach=opts.batch_detach)

@@ -151,11 +151,14 @@ def run(
     ray_opts = ray_options(opts)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
+    if opts.prices is not None and not opts.plan:
+        raise PrivasisError("--prices is read by --plan only; add --plan (no call is made) or drop --prices")
     if opts.plan:  # --plan: counts and costs, no call, nothing written
         show_plan(opts, spec, task_list, output, max_tokens=max_tokens, temperature=temperature, setup=_task_setup)
         return
     if ray_opts is not None and opts.batch:
         raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
+    batch_options(opts)  # --batch values checked before anything is written
     ensure_dir(output, "--output")
     session = _Session(opts, rpm=rpm)
     outcomes: list[EvalOutcome] = []

@@ -137,6 +137,9 @@ def test_provider_without_batches_is_one_line_at_start(tmp_path: Path, monkeypat
     code, so, se = run_main(["run", "--model", "identity", "--tasks", str(yaml), "--output", str(tmp_path / "o3"),
                              "--judge", "none", "--batch", "sanitizer"], monkeypatch, capsys)
     assert code == 2 and "--batch takes model and/or judge" in se
+    code, so, se = run_main(["run", "--model", "identity", "--tasks", str(yaml), "--output", str(tmp_path / "o4"),
+                             "--judge", "none", "--batch-detach"], monkeypatch, capsys)
+    assert code == 2 and "--batch-detach needs --batch" in se and not (tmp_path / "o4").exists()
 
 
 def test_a_provider_restart_loses_nothing(tmp_path: Path, monkeypatch, capsys) -> None:
