@@ -204,7 +204,13 @@ class BatchBroker:
                 if exc.status in FATAL_STATUS:  # the row stays: a run with a working key collects the batch
                     self._fail(keys, exc)
                     return
-                state = None
+                if not exc.retryable:  # e.g. 404: the provider no longer knows the batch; its requests are asked anew
+                    self.store.remove(tag)
+                    self.counts.pending.pop(batch_id, None)
+                    self._say(f"batch {batch_id} is gone ({exc}); its requests are asked again")
+                    self._fail(keys, AdapterError(f"{self.role} batch {batch_id} is gone: {exc}", retryable=True))
+                    return
+                state = None  # a transient failure: polled again at the next interval
             if state is not None and (state.status, state.answered) != seen:
                 seen = (state.status, state.answered)
                 self._say(f"batch {batch_id} {state.status} ({state.answered}/{state.total} answered)")

@@ -22,8 +22,9 @@ class MemoryProvider:
     max_requests = 100
     max_bytes = 10_000
 
-    def __init__(self, store: BatchStore, *, lose_reply: bool = False, fatal_poll: bool = False) -> None:
-        self.store, self.lose_reply, self.fatal_poll = store, lose_reply, fatal_poll
+    def __init__(self, store: BatchStore, *, lose_reply: bool = False, fatal_poll: bool = False,
+                 gone: int = 0) -> None:
+        self.store, self.lose_reply, self.fatal_poll, self.gone = store, lose_reply, fatal_poll, gone
         self.batches: dict[str, tuple[str, list[dict]]] = {}
         self.paid = 0
         self.rows_at_submit: list[int] = []
@@ -50,6 +51,9 @@ class MemoryProvider:
     def poll(self, batch_id: str) -> BatchState:
         if self.fatal_poll:
             raise AdapterError("bad key", retryable=False, status=401)
+        if self.gone:
+            self.gone -= 1
+            raise AdapterError("no such batch", retryable=False, status=404)
         return BatchState("completed", True, len(self.batches[batch_id][1]), len(self.batches[batch_id][1]))
 
     def results(self, batch_id: str) -> dict:
@@ -114,3 +118,16 @@ def test_a_401_while_polling_stops_and_keeps_the_batch_for_a_later_run(tmp_path:
 def test_options_are_checked() -> None:
     with pytest.raises(ValueError):
         BatchOptions(size=0)
+
+
+def test_a_batch_the_provider_no_longer_knows_is_forgotten_and_its_requests_asked_anew(tmp_path: Path) -> None:
+    broker, provider, cache, store = _broker(tmp_path, gone=1)
+    request = ChatRequest.user("a", max_tokens=8)
+
+    async def go():
+        with pytest.raises(AdapterError, match="is gone") as gone:
+            await broker.ask(request)
+        assert gone.value.retryable and store.rows("spec", "judge") == []
+        return await broker.ask(request)  # the engine's retry: sent in a new batch
+
+    assert asyncio.run(go()).text == "A" and len(provider.batches) == 2
