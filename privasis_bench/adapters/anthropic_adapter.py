@@ -78,6 +78,17 @@ class AnthropicAdapter(Adapter):
             )
         return self._client
 
+    def sync_client(self) -> Any:
+        """A blocking SDK client with this adapter's key, base_url and timeout (for message batches)."""
+        import anthropic
+
+        return anthropic.Anthropic(api_key=self._api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
+
+    @property
+    def secrets(self) -> list[str]:
+        """The key this adapter sends (scrubbed from every message it raises)."""
+        return [self._api_key]
+
     def request_kwargs(self, request: ChatRequest) -> dict[str, Any]:
         """The keyword arguments sent to ``messages.create`` for this request."""
         system = "\n\n".join(c for role, c in request.messages if role == "system")

@@ -124,6 +124,18 @@ class OpenAIAdapter(Adapter):
             )
         return self._client
 
+    def sync_client(self) -> Any:
+        """A blocking SDK client with this adapter's key, base_url and timeout (for the batch endpoints)."""
+        import openai
+
+        return openai.OpenAI(api_key=self._api_key, base_url=self.base_url,
+                             organization=self.args.get("organization") or None, timeout=self.timeout, max_retries=0)
+
+    @property
+    def secrets(self) -> list[str]:
+        """The key this adapter sends (scrubbed from every message it raises)."""
+        return [self._api_key]
+
     def request_kwargs(self, request: ChatRequest) -> dict[str, Any]:
         """The fields of the chat completion request body (``extra_body`` is merged into the body when sent)."""
         kwargs: dict[str, Any] = {"model": self.model, "messages": request.as_openai_messages()}

@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from privasis_bench import __version__
 from privasis_bench.cli.lazy import LazyGroup
+from privasis_bench.engine.batch_broker import BatchesDetached
 from privasis_bench.errors import PrivasisError
 
 app = typer.Typer(
@@ -148,6 +149,9 @@ def main() -> None:
     except typer.Abort:
         err_console.print("aborted")
         sys.exit(130)
+    except BatchesDetached as exc:  # --batch-detach: batches submitted, answers collected by the next run
+        err_console.print(str(exc), highlight=False, soft_wrap=True)
+        sys.exit(0)
     except KeyboardInterrupt:
         err_console.print("interrupted: finished work is saved; re-run the same command to resume")
         sys.exit(130)

@@ -12,7 +12,9 @@ from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
+from privasis_bench.cli.batch_options import BATCH_OPTIONS, batch_options
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
+from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan
 from privasis_bench.cli.outcome_report import finish as _finish
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings
 from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_task, span_task
@@ -56,6 +58,8 @@ class _Session:
                                      judge_rpm=opts.judge_rpm, answers=answer_policy(opts, "model"),
                                      judge_answers=answer_policy(opts, "judge"))
         self.engines: dict[tuple[str, str], Engine] = {}
+        self.batch = batch_options(opts)  # --batch: provider batch APIs (privasis_bench.engine.batching)
+        self.brokers: dict[tuple[str, str], Any] = {}
 
     def engine(self, spec: ModelSpec | None, role: str) -> Engine | None:
         if spec is None:
@@ -63,6 +67,10 @@ class _Session:
         key = (role, spec.key())
         if key not in self.engines:
             self.engines[key] = self.options.engine(spec, role)
+            # --- provider batch hook: --batch model/judge (engine/batching.py) ---
+            from privasis_bench.engine.batching import attach_batching
+
+            self.brokers[key] = attach_batching(self.engines[key], self.batch)
         return self.engines[key]
 
     def spend(self, task_dir: Path, command: str) -> ContextManager[InvocationSpend]:
@@ -121,7 +129,7 @@ def _check_opts(opts: Opts) -> None:
 
 
 @with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, PRESET_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS,
-              EXECUTOR_OPTIONS)
+              EXECUTOR_OPTIONS, BATCH_OPTIONS, PLAN_OPTIONS)
 def run(
     model: str = typer.Option(..., "--model", "-m", help="Model under test: provider:model[,k=v...]."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
@@ -143,6 +151,14 @@ def run(
     ray_opts = ray_options(opts)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
+    if opts.prices is not None and not opts.plan:
+        raise PrivasisError("--prices is read by --plan only; add --plan (no call is made) or drop --prices")
+    if opts.plan:  # --plan: counts and costs, no call, nothing written
+        show_plan(opts, spec, task_list, output, max_tokens=max_tokens, temperature=temperature, setup=_task_setup)
+        return
+    if ray_opts is not None and opts.batch:
+        raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
+    batch_options(opts)  # --batch values checked before anything is written
     ensure_dir(output, "--output")
     session = _Session(opts, rpm=rpm)
     outcomes: list[EvalOutcome] = []
@@ -206,7 +222,7 @@ def _print_profile(clock: tuple[float, float], engines: list[Engine]) -> None:
 
 
 @with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, PRESET_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS,
-              EXECUTOR_OPTIONS)
+              EXECUTOR_OPTIONS, BATCH_OPTIONS)
 def evaluate(
     predictions: Path = typer.Option(..., "--predictions", "-p", help="Saved outputs: our sanitized JSONL, lm-eval samples, an inspect_ai log (.eval or .json) or {id, model_sanitized_text} JSONL."),
     tasks: List[str] = TasksOption,
@@ -230,6 +246,8 @@ def evaluate(
     _check_opts(opts)
     check_label("--model-label", model_label)
     ray_opts = ray_options(opts)
+    if ray_opts is not None and opts.batch:
+        raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     if len(task_list) != 1:
         raise PrivasisError(f"--predictions belongs to one task; --tasks names {len(task_list)}")

@@ -117,6 +117,10 @@ def usage_by_role(engines: Iterable[_HasStats]) -> dict[str, dict[str, Any]]:
         row["total_tokens"] += s.usage.total_tokens
         for name in COUNTERS:
             row[name] += getattr(s, name)
+        if getattr(getattr(engine, "adapter", None), "sent_in_batches", False):  # --batch: this spend was batched
+            for name, value in (("batched_requests", s.requests), ("batched_prompt_tokens", s.usage.prompt_tokens),
+                                ("batched_completion_tokens", s.usage.completion_tokens)):
+                row[name] = row.get(name, 0) + value
     return out
 
 

@@ -1,0 +1,42 @@
+"""``--batch`` and its options (provider batch APIs for the model and/or the judge), for ``run`` and ``evaluate``."""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+import typer
+
+from privasis_bench.engine.batch_broker import BatchOptions
+from privasis_bench.engine.batching import batch_roles
+from privasis_bench.errors import PrivasisError
+
+_DEFAULTS = BatchOptions()
+
+BATCH_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "batch": (Optional[List[str]], typer.Option(
+        None, "--batch", help="Send these roles' calls through the provider's batch API (about half price, answers "
+        "within a day): model, judge, or both (comma-separated or repeated). openai: and anthropic: models.")),
+    "batch_size": (int, typer.Option(_DEFAULTS.size, "--batch-size", min=1, max=100_000,
+                                     help="Most requests in one batch (provider limits split further).")),
+    "batch_max_wait": (float, typer.Option(_DEFAULTS.max_wait, "--batch-max-wait", min=0.0, max=86_400.0,
+                                           help="Seconds the oldest waiting request waits before a partial batch is sent.")),
+    "batch_quiet": (float, typer.Option(_DEFAULTS.quiet, "--batch-quiet", min=0.0, max=3_600.0,
+                                        help="A partial batch is sent once no new request came for this many seconds.")),
+    "batch_poll": (float, typer.Option(_DEFAULTS.poll, "--batch-poll", min=0.0, max=3_600.0,
+                                       help="Seconds between status checks of a submitted batch.")),
+    "batch_max_in_flight": (int, typer.Option(_DEFAULTS.max_in_flight, "--batch-max-in-flight", min=1, max=1_000,
+                                              help="Batches out at once per role.")),
+    "batch_detach": (bool, typer.Option(False, "--batch-detach", help="Exit once every pending request is in a "
+                                        "submitted batch; the same command run later collects the answers.")),
+}
+
+
+def batch_options(opts: Any) -> BatchOptions:
+    """The :class:`BatchOptions` of a command (no roles when the command has no --batch)."""
+    roles = batch_roles(getattr(opts, "batch", None))
+    if not roles:
+        if getattr(opts, "batch_detach", False):
+            raise PrivasisError("--batch-detach needs --batch model and/or --batch judge")
+        return BatchOptions()
+    return BatchOptions(roles=roles, size=opts.batch_size, max_wait=opts.batch_max_wait, quiet=opts.batch_quiet,
+                        poll=opts.batch_poll, max_in_flight=opts.batch_max_in_flight, detach=opts.batch_detach)

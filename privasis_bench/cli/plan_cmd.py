@@ -1,0 +1,64 @@
+"""``run --plan``: print per role what the run would ask and cost, without calling any model (see pipeline/plan)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.engine.cache import open_response_cache
+from privasis_bench.pipeline.plan import RolePlan, plan_task
+from privasis_bench.pipeline.prices import Price, load_prices
+
+PLAN_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "plan": (bool, typer.Option(False, "--plan", help="Print per role how many requests the run would make, their "
+                                "estimated prompt tokens and (with --prices) cost live and batched; make no call.")),
+    "prices": (Optional[Path], typer.Option(None, "--prices", help="Price table for --plan (YAML: provider:model -> "
+                                            "input/output per 1M tokens, optional batch_input/batch_output or "
+                                            "batch_discount; see docs/batch.md).")),
+}
+
+console = Console()
+
+
+def _money(value: float | None) -> str:
+    return "no price" if value is None else f"{value:,.4f}"
+
+
+def plan_line(plan: RolePlan, prices: dict[str, Price] | None) -> str:
+    """One role's plan as a line."""
+    live, batched = plan.costs(prices)
+    most = "at most " if plan.upper_bound else ""
+    line = (f"  {plan.role} {plan.label}: {most}{plan.requests:,} requests ({plan.answered:,} already answered), "
+            f"about {plan.prompt_tokens:,} prompt tokens, at most {plan.output_tokens:,} output tokens")
+    if prices is not None:
+        line += f"; cost {most}live {_money(live)}, batched {_money(batched)}"
+    return line
+
+
+def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Path, *, max_tokens: Optional[int],
+              temperature: Optional[float], setup: Callable[[Any, Any], tuple[Any, Any, Any, str]]) -> None:
+    """Print the plan of every task (``setup``: the run's own per-task set-up: task, judge, records, variant)."""
+    prices = load_prices(opts.prices) if opts.prices is not None else None
+    cache = open_response_cache(opts.cache_dir, opts.no_cache)
+    try:
+        for task in tasks:
+            if getattr(task, "scorer", "privasis") != "privasis":
+                console.print(f"plan for {escape(task.task)}: skipped (--plan counts tasks judged by the Privasis "
+                              f"protocol; this one is scored by {escape(str(task.scorer))})", highlight=False)
+                continue
+            task, choice, loaded, variant = setup(task, opts)
+            records = list(loaded.scored)
+            plans = plan_task(task, records, output / task.task, model=spec, choice=choice, cache=cache,
+                              instruction=variant, max_tokens=max_tokens or task.generation.max_tokens,
+                              temperature=task.generation.temperature if temperature is None else temperature)
+            console.print(f"plan for {escape(task.task)} ({len(records)} records; no call made):", highlight=False)
+            for plan in plans:
+                console.print(escape(plan_line(plan, prices)), highlight=False, soft_wrap=True)
+    finally:
+        if cache is not None:
+            cache.close()

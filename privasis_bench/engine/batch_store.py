@@ -1,0 +1,87 @@
+"""Provider batches in flight, written into the response cache file so that no batch is ever paid twice.
+
+Table ``batches`` (beside ``responses`` and ``claims``): one row per batch, written *before* the batch is submitted,
+with the harness's own id (the tag the provider is given), the spec key, the role, the cache key of every request
+in it (the request with custom id ``r<i>`` has the i-th key) and, once known, the provider's batch id. A row is
+removed only after every answer of its batch is in the response cache, so a run killed at any point finds it again
+and collects the batch (from the provider's id, or by looking the tag up when the process died between creating the
+batch and writing its id down) instead of submitting those requests again.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+_TABLE = """
+CREATE TABLE IF NOT EXISTS batches (
+    tag TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    role TEXT NOT NULL,
+    provider_id TEXT,
+    keys TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+@dataclass
+class BatchRow:
+    """One batch in flight: ``keys[i]`` is the cache key of custom id ``r<i>``."""
+
+    tag: str
+    spec: str
+    role: str
+    provider_id: str | None
+    keys: list[str]
+    created: float
+
+
+def custom_id(index: int) -> str:
+    """The custom id of the index-th request of a batch."""
+    return f"r{index}"
+
+
+class BatchStore:
+    """The ``batches`` table of a response cache file (its own connection; safe across threads)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
+        self._conn.execute("PRAGMA busy_timeout=30000")
+        self._conn.execute(_TABLE)
+
+    def add(self, tag: str, spec: str, role: str, keys: list[str]) -> None:
+        """Record a batch about to be submitted (durable before the provider hears of it)."""
+        with self._lock:
+            self._conn.execute("INSERT INTO batches (tag, spec, role, provider_id, keys, created) VALUES (?,?,?,?,?,?)",
+                               (tag, spec, role, None, json.dumps(keys), time.time()))
+
+    def set_provider_id(self, tag: str, provider_id: str) -> None:
+        """The provider accepted the batch under this id."""
+        with self._lock:
+            self._conn.execute("UPDATE batches SET provider_id = ? WHERE tag = ?", (provider_id, tag))
+
+    def remove(self, tag: str) -> None:
+        """Every answer of the batch is stored (or it was never created): forget it."""
+        with self._lock:
+            self._conn.execute("DELETE FROM batches WHERE tag = ?", (tag,))
+
+    def rows(self, spec: str, role: str) -> list[BatchRow]:
+        """The batches in flight for one spec key and role, oldest first."""
+        with self._lock:
+            found = self._conn.execute("SELECT tag, spec, role, provider_id, keys, created FROM batches WHERE spec = ? "
+                                       "AND role = ? ORDER BY created", (spec, role)).fetchall()
+        return [BatchRow(t, s, r, p, list(json.loads(k)), float(c)) for t, s, r, p, k, c in found]
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None  # type: ignore[assignment]

@@ -1,0 +1,121 @@
+"""``--batch model`` / ``--batch judge``: an engine whose calls go through provider batch APIs.
+
+:func:`attach_batching` is the one hook: it checks, once and at start, that the provider offers batches (one clear
+line otherwise), then puts a :class:`BatchedAdapter` in front of the engine's adapter. Everything the engine owns
+still applies per request (the response cache, one call for identical requests, claims in a shared cache, the
+answer policy, retries, secrets removed); only the call itself waits for a batch. The engine's concurrency is
+raised to what the batches can hold, and its per-call timeout and pacing are off (a batch may take hours).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import TYPE_CHECKING, Any
+
+from privasis_bench.adapters.base import Adapter, ChatRequest, ChatResult
+from privasis_bench.adapters.batch_api import BatchClient, BatchUnsupported
+from privasis_bench.adapters.spec import SECRET_ARGS
+from privasis_bench.engine.answers import configured_secrets, redact
+from privasis_bench.engine.batch_broker import BatchBroker, BatchOptions
+from privasis_bench.engine.batch_store import BatchStore
+from privasis_bench.engine.calls import copy_result
+from privasis_bench.errors import PrivasisError
+
+if TYPE_CHECKING:
+    from privasis_bench.engine.executor import Engine
+
+#: Providers with a batch interface, and the module:class of their batch client.
+BATCH_CLIENTS = {"openai": "privasis_bench.adapters.openai_batch:OpenAIBatchClient",
+                 "anthropic": "privasis_bench.adapters.anthropic_batch:AnthropicBatchClient"}
+ROLES = ("model", "judge")
+_SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")  # the environment names the engine also redacts
+
+
+class BatchedAdapter(Adapter):
+    """The engine's adapter with every call answered from a provider batch."""
+
+    cacheable = True
+    #: Read by ``engine.stats.usage_by_role``: what this engine pays is recorded as batched spend.
+    sent_in_batches = True
+
+    def __init__(self, inner: Adapter, broker: BatchBroker) -> None:
+        super().__init__(inner.model, **inner.args)
+        self.inner, self.broker = inner, broker
+        self.provider = inner.provider  # type: ignore[misc]
+
+    async def agenerate(self, request: ChatRequest) -> ChatResult:
+        """Wait for this request's answer from a batch."""
+        return await self.broker.ask(request)
+
+    async def aclose(self) -> None:
+        """Stop polling and release the provider client."""
+        await self.broker.aclose()
+        await self.inner.aclose()
+
+
+def batch_client(adapter: Adapter) -> BatchClient:
+    """The provider's batch client for an adapter (BatchUnsupported when it has none)."""
+    import importlib
+
+    target = BATCH_CLIENTS.get(adapter.provider)
+    if target is None:
+        raise BatchUnsupported(
+            f"--batch: provider {adapter.provider!r} has no batch interface; batches work with "
+            f"{' and '.join(p + ':' for p in BATCH_CLIENTS)} models (and OpenAI-compatible base_url servers offering "
+            "/v1/batches)")
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)(adapter)
+
+
+def attach_batching(engine: "Engine", options: BatchOptions, *, client: BatchClient | None = None) -> BatchBroker | None:
+    """Route ``engine``'s calls through provider batches when its role is in ``options.roles``; the broker."""
+    if engine.role not in options.roles:
+        return None
+    client = client or batch_client(engine.adapter)
+    if engine.cache is None:
+        raise PrivasisError(f"--batch {engine.role}: batches need the response cache (it keeps the batches in flight "
+                            "so that none is paid twice); drop --no-cache")
+    client.check()
+    secrets = configured_secrets(engine.spec.args, SECRET_ARGS, _SECRET_ENV)
+
+    def keep(key: str, result: ChatResult) -> None:
+        stored = copy_result(result)
+        stored.text = redact(stored.text, secrets)
+        engine.store_result(key, stored)
+
+    note = _note if engine.progress else None
+    broker = BatchBroker(client, BatchStore(engine.cache.path), spec_key=engine.spec_key, role=engine.role,
+                         label=str(engine.spec), options=options, keep=keep, note=note)
+    engine.adapter = BatchedAdapter(engine.adapter, broker)
+    engine.concurrency = max(engine.concurrency, options.size * options.max_in_flight)
+    engine.call_timeout, engine.rpm = None, None
+    return broker
+
+
+def _note(line: str) -> None:
+    """One progress line on stderr (above a progress bar on a terminal)."""
+    if sys.stderr.isatty() and sys.stdout.isatty():
+        from tqdm.auto import tqdm
+
+        tqdm.write(line, file=sys.stderr)
+    else:
+        print(line, file=sys.stderr, flush=True)
+
+
+def batch_roles(values: list[str] | None) -> frozenset[str]:
+    """``--batch`` values checked: each is model or judge (comma-separated or repeated)."""
+    roles = {v.strip() for value in values or [] for v in value.split(",") if v.strip()}
+    bad = sorted(roles - set(ROLES))
+    if bad:
+        raise PrivasisError(f"--batch takes model and/or judge, not {', '.join(bad)}")
+    return frozenset(roles)
+
+
+def describe(broker: BatchBroker | None) -> dict[str, Any] | None:
+    """The batch figures of one engine for results.json (None when it ran live)."""
+    if broker is None:
+        return None
+    c = broker.counts
+    return {"batches_submitted": c.submitted, "batches_completed": c.completed, "batches_recovered": c.recovered,
+            "requests_batched": c.requests, "answers_from_batches": c.answered}

@@ -1,0 +1,96 @@
+"""Anthropic Message Batches through the official ``anthropic`` SDK against the local fake: a batched run equals the
+live run byte for byte, an expired half goes out again, and a run killed right after the batch was created (its id
+never written down) finds it again by its tag instead of paying twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from cli_main import run_main
+from fake_batch_server import FakeBatchServer
+from fake_openai_server import write_tiny_task
+
+pytest.importorskip("anthropic")
+
+REPO = Path(__file__).resolve().parents[2]
+FAST = ["--batch-quiet", "0.3", "--batch-poll", "0.05", "--batch-max-wait", "5"]
+
+
+def _args(server: FakeBatchServer, yaml: Path, out: Path, cache: Path, *extra: str) -> list[str]:
+    return ["run", "--model", "anthropic:fake-claude", "--model-args", f"base_url={server.root_url}", "--tasks",
+            str(yaml), "--judge", "anthropic:fake-judge", "--judge-args", f"base_url={server.root_url}", "--output",
+            str(out), "--cache-dir", str(cache), "--no-progress", "--bootstrap-samples", "20", "--max-off-label",
+            "100000", "--retry-base-delay", "0.01", *extra]
+
+
+def test_batched_run_equals_the_live_run(tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=4)
+    with FakeBatchServer() as server:
+        code, so, se = run_main(_args(server, yaml, tmp_path / "live", tmp_path / "c1"), monkeypatch, capsys)
+        assert code == 0, so + se
+        live = server.live_calls
+        code, so, se = run_main(_args(server, yaml, tmp_path / "batch", tmp_path / "c2", "--batch", "model,judge", *FAST),
+                                monkeypatch, capsys)
+        assert code == 0, so + se
+        assert server.live_calls == live and 2 <= len(server.batches) <= 5
+        assert set(server.paid.values()) == {2}
+    for name in ("samples.jsonl", "sanitized.jsonl"):
+        assert (tmp_path / "batch" / "tiny" / name).read_bytes() == (tmp_path / "live" / "tiny" / name).read_bytes()
+
+
+def test_expired_requests_go_to_the_next_batch(tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=4)
+    with FakeBatchServer(expire={1}) as server:
+        code, so, se = run_main(_args(server, yaml, tmp_path / "out", tmp_path / "c", "--batch", "model", *FAST),
+                                monkeypatch, capsys)
+        assert code == 0, so + se
+        assert set(server.paid.values()) == {1}
+        first = min(server.batches.values(), key=lambda b: b["_order"])
+        assert first["request_counts"]["expired"] == 2
+
+
+@pytest.mark.parametrize("event", ["created", "poll"])
+def test_killed_after_submit_is_collected_not_paid_again(tmp_path: Path, event: str) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=3)
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    proc: list[subprocess.Popen] = []
+    killed = threading.Event()
+
+    def on_event(name: str, server: FakeBatchServer) -> None:
+        if name == event and not killed.is_set():
+            killed.set()
+            os.kill(proc[0].pid, signal.SIGKILL)
+            proc[0].wait(30)
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with FakeBatchServer(on_event=on_event) as server:
+        command = [sys.executable, "-m", "privasis_bench", *_args(server, yaml, out, cache, "--batch", "model,judge", *FAST)]
+        proc.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        first, _ = proc[0].communicate(timeout=120)
+        assert killed.is_set(), first
+        again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+        assert again.returncode == 0, again.stdout + again.stderr
+        server.settle()
+        assert server.paid and set(server.paid.values()) == {1}
+    assert json.loads((out / "tiny" / "results.json").read_text())["checks"]["passed"]
+
+
+def test_errored_requests_are_retried_or_recorded(tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=3)
+    fails = lambda prompt, n: (500 if n == 0 else None) if "Person0 " in prompt else (400 if "Person1 " in prompt else None)  # noqa: E731
+    with FakeBatchServer(request_error=fails, cancel={2}) as server:
+        code, so, se = run_main(_args(server, yaml, tmp_path / "out", tmp_path / "c", "--batch", "model", *FAST),
+                                monkeypatch, capsys)
+    assert code == 1, so + se  # the 400 (invalid_request_error) is a recorded failure
+    outputs = {json.loads(x)["id"]: json.loads(x) for x in (tmp_path / "out" / "tiny" / "sanitized.jsonl").read_text().splitlines()}
+    assert outputs["r000"]["error"] is None and outputs["r000"]["attempts"] >= 2  # api_error: asked again
+    assert outputs["r001"]["output"] is None and "invalid_request_error" in outputs["r001"]["error"]
+    assert outputs["r002"]["error"] is None

@@ -1,0 +1,76 @@
+"""Nothing is paid twice: a ``run --batch model,judge`` killed (SIGKILL) at each point of a batch's life, then run
+again, collects what was in flight instead of submitting it again. The fake provider counts every request it
+answers; after the second run every prompt was answered exactly once and the run is complete."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from fake_batch_server import FakeBatchServer
+from fake_openai_server import write_tiny_task
+
+pytest.importorskip("openai")
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _command(server: FakeBatchServer, yaml: Path, out: Path, cache: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "privasis_bench", "run", "--model", "openai:fake-model", "--model-args",
+            f"base_url={server.base_url}", "--tasks", str(yaml), "--judge", "openai:fake-judge", "--judge-args",
+            f"base_url={server.base_url}", "--output", str(out), "--cache-dir", str(cache), "--no-progress",
+            "--bootstrap-samples", "20", "--max-off-label", "100000", "--batch", "model,judge", "--batch-quiet", "0.3",
+            "--batch-poll", "0.05", *extra]
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+@pytest.mark.parametrize("event,nth", [
+    ("upload", 1),        # before submit: the batch row is written, the provider has nothing yet
+    ("created", 1),       # after submit: the batch exists but its id never reached the cache
+    ("poll", 1),          # during polling (the batch is answered at that very poll)
+    ("content_sent", 1),  # while writing answers: the results were downloaded
+    ("created", 2),       # the judge's first wave
+    ("poll", 4),
+])
+def test_killed_at_each_point_then_resumed_pays_each_request_once(tmp_path: Path, event: str, nth: int) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=4)
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    proc: list[subprocess.Popen] = []
+    seen = {"n": 0}
+    killed = threading.Event()
+
+    def on_event(name: str, server: FakeBatchServer) -> None:
+        if name != event or killed.is_set():
+            return
+        seen["n"] += 1
+        if seen["n"] == nth:
+            killed.set()
+            os.kill(proc[0].pid, signal.SIGKILL)
+            proc[0].wait(30)  # the reply (if any) goes to a dead process
+
+    with FakeBatchServer(on_event=on_event) as server:
+        proc.append(subprocess.Popen(_command(server, yaml, out, cache), env=_env(), stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True))
+        first, _ = proc[0].communicate(timeout=120)
+        assert killed.is_set(), first
+        assert proc[0].returncode == -signal.SIGKILL
+        again = subprocess.run(_command(server, yaml, out, cache), env=_env(), capture_output=True, text=True,
+                               timeout=120)
+        assert again.returncode == 0, again.stdout + again.stderr
+        server.settle()  # a batch left behind would still be run and billed
+        assert server.paid and set(server.paid.values()) == {1}, server.paid.values()
+        assert server.seen == server.paid
+    rows = [json.loads(x) for x in (out / "tiny" / "samples.jsonl").read_text().splitlines()]
+    assert len(rows) == 4
+    results = json.loads((out / "tiny" / "results.json").read_text())
+    assert results["checks"]["passed"]
