@@ -14,7 +14,7 @@ from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.outcome_report import finish as _finish
-from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings
+from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings, refuse_unreproducible
 from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_task, span_task
 from privasis_bench.cli.value_checks import check_finite, check_label
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
@@ -228,6 +228,9 @@ def evaluate(
 
     apply_preset(opts)
     _check_opts(opts)
+    if opts.preset is not None and postprocess == "testee":
+        raise PrivasisError(f"--predictions-postprocess testee contradicts --preset {opts.preset}: the paper's evaluator "
+                            "judges saved predictions as they are; drop one of them (auto or none)")
     check_label("--model-label", model_label)
     ray_opts = ray_options(opts)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
@@ -248,6 +251,8 @@ def evaluate(
                                      instruction=variant, model=model_label,
                                      excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded},
                                      postprocess=postprocess, missing="empty" if score_missing_as_empty else "leave_out")
+        if opts.preset is not None:
+            refuse_unreproducible(preds, opts.preset, predictions)
         models = sorted({o.model for o in preds.values() if o.model})
         label = model_label or (models[0] if len(models) == 1 else f"predictions:{predictions.name}")
         model_info: dict[str, Any] = {"label": label, "key": label, "spec": None, "rankable": None,
@@ -305,16 +310,30 @@ def rescore(
     print_span_results([o for o in outcomes if o.results.get("scorer")])
     if any(not o.results.get("scorer") for o in outcomes):
         console.print(summary_table([o.results for o in outcomes if not o.results.get("scorer")]))
-    mismatched = [o for o in outcomes if o.matches is False]
     for o in outcomes:
-        status = "match" if o.matches else ("were recomputed with new settings, unlike" if o.matches is None else "DIFFER from")
-        console.print(f"{escape(str(o.task_dir))}: recomputed metrics {status} results.json", highlight=False)
-        for line in o.differences:
-            console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
-        for c in o.contradictions:
-            console.print(f"  contradiction: {escape(str(c))}", highlight=False)
-    if mismatched or any(o.contradictions for o in outcomes):
+        _say_rescored(o)
+    if not all(o.ok for o in outcomes):
         raise typer.Exit(1)
+
+
+def _say_rescored(o: Any) -> None:
+    """What rescore found in one task directory: the metrics, then each kind of problem under its own heading."""
+    def lines(items: Any, prefix: str = "") -> None:
+        for line in items:
+            console.print(f"  {prefix}{escape(str(line))}", highlight=False, soft_wrap=True)
+
+    where, same = escape(str(o.task_dir)), o.metrics_match
+    status = "match" if same else ("were recomputed with new settings, unlike" if same is None else "DIFFER from")
+    console.print(f"{where}: recomputed metrics {status} results.json", highlight=False)
+    lines([d for d in o.differences if d not in o.count_differences])
+    if o.count_differences:
+        console.print(f"{where}: counts or record lists of results.json disagree with samples.jsonl", highlight=False)
+        lines(o.count_differences)
+    if o.setting_problems:
+        console.print(f"{where}: results.json claims scoring_preset {escape(str(o.results.get('scoring_preset')))} "
+                      "but records other settings", highlight=False)
+        lines(o.setting_problems)
+    lines(o.contradictions, "contradiction: ")
 
 
 def compare(
