@@ -324,14 +324,14 @@ def _say_rescored(o: Any) -> None:
 
     where, same = escape(str(o.task_dir)), o.metrics_match
     status = "match" if same else ("were recomputed with new settings, unlike" if same is None else "DIFFER from")
-    console.print(f"{where}: recomputed metrics {status} results.json", highlight=False)
+    console.print(f"{where}: recomputed metrics {status} results.json", highlight=False, soft_wrap=True)
     lines([d for d in o.differences if d not in o.count_differences])
     if o.count_differences:
-        console.print(f"{where}: counts or record lists of results.json disagree with samples.jsonl", highlight=False)
+        console.print(f"{where}: counts or record lists of results.json disagree with samples.jsonl", highlight=False, soft_wrap=True)
         lines(o.count_differences)
     if o.setting_problems:
         console.print(f"{where}: results.json claims scoring_preset {escape(str(o.results.get('scoring_preset')))} "
-                      "but records other settings", highlight=False)
+                      "but records other settings", highlight=False, soft_wrap=True)
         lines(o.setting_problems)
     lines(o.contradictions, "contradiction: ")
 
