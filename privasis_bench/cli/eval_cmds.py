@@ -143,11 +143,13 @@ def run(
     ray_opts = ray_options(opts)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
-    ensure_dir(output, "--output")
+    for task in task_list:  # a span scorer's bad settings (scorer_args) are said before anything is written
+        span_task(task, opts)
     session = _Session(opts, rpm=rpm)
     outcomes: list[EvalOutcome] = []
     try:
-        model_engine = session.engine(spec, "model")
+        model_engine = session.engine(spec, "model")  # a bad model argument is said before anything is written
+        ensure_dir(output, "--output")
         for task in task_list:
             started = now()
             task, scorer = span_task(task, opts)
