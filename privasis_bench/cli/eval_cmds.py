@@ -335,6 +335,10 @@ def _say_rescored(o: Any) -> None:
         console.print(f"{where}: results.json claims scoring_preset {escape(str(o.results.get('scoring_preset')))} "
                       "but records other settings", highlight=False, soft_wrap=True)
         lines(o.setting_problems)
+    if o.row_problems:
+        console.print(f"{where}: samples.jsonl records judge answers or cut flags the protocol does not allow",
+                      highlight=False, soft_wrap=True)
+        lines(o.row_problems)
     lines(o.contradictions, "contradiction: ")
 
 

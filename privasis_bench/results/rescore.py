@@ -13,6 +13,7 @@ from typing import Any
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.protocol.output_check import check_output, output_rule
 from privasis_bench.protocol.presets import preset_problems
+from privasis_bench.protocol.row_checks import answer_cleaning_problems, cut_flag_problems
 from privasis_bench.protocol.rederive import (Contradiction, empty_output_rule, failed_output_rule, judge_enabled,
                                              rederive_row)
 from privasis_bench.protocol.tallies import MetricTallies
@@ -39,6 +40,7 @@ class Rescored:
     differences: list[str] = field(default_factory=list)  # "metrics.headline.x: stored 1.0, recomputed 2.0"
     count_differences: list[str] = field(default_factory=list)  # counts and id lists samples.jsonl does not support
     setting_problems: list[str] = field(default_factory=list)  # preset settings results.json does not record
+    row_problems: list[str] = field(default_factory=list)  # malformed cut_answers, judge answers not cleaned as recorded
 
     @property
     def metrics_match(self) -> bool | None:
@@ -50,7 +52,8 @@ class Rescored:
     @property
     def ok(self) -> bool:
         """Nothing differs, contradicts or breaks the recorded preset."""
-        return self.matches is not False and not self.contradictions and not self.setting_problems
+        return (self.matches is not False and not self.contradictions and not self.setting_problems
+                and not self.row_problems)
 
 
 def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: int | None = None, write: bool = False) -> Rescored:
@@ -72,6 +75,7 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     parse_mode, enabled = stored.get("parse_mode") or "official", judge_enabled(stored)
     empty_rule, failed_rule = empty_output_rule(stored), failed_output_rule(stored)
     contradictions: list[Contradiction] = []
+    row_problems: list[str] = []
     verdicts = MetricTallies()
     rule = output_rule(stored)  # testee template cue and predictions post-processing, as results.json records them
     recount = RowCounts()
@@ -81,11 +85,14 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
                                        failed_outputs=failed_rule)
         if (bad_output := check_output(row, rule)) is not None:
             contradictions.append(bad_output)
+        row_problems += cut_flag_problems([row]) + answer_cleaning_problems([row])  # what `verify` checks too
         if row.get("status") != "excluded" and (rv := RecordVerdict.from_dict(row)).status == "judged":
             verdicts.add(rv)
     if write and recount.differences(stored):
         raise ResultsError(f"{task_dir}: refusing to write results.json: its counts disagree with samples.jsonl, first: "
                            f"{recount.differences(stored)[0]}")
+    if write and row_problems:
+        raise ResultsError(f"{task_dir}: refusing to write results.json: samples.jsonl: {row_problems[0]}")
     if write and contradictions:
         raise ResultsError(f"{task_dir}: refusing to write results.json: {len(contradictions)} verdict(s) contradict "
                            f"what samples.jsonl records, first: {contradictions[0]}")
@@ -100,13 +107,20 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     metrics = json.loads(json.dumps(metrics, allow_nan=False))  # the same round trip the file went through
     # a results file that claims a scoring preset must record the preset's settings
     recounted = recount.differences(stored)
+    scored = (stored.get("counts") or {}).get("scored")
+    if scored is not None and scored != metrics["scored_records"]:
+        recounted.append(f"counts.scored: stored {_short(scored)}, samples.jsonl has {metrics['scored_records']}")
+        if write:
+            raise ResultsError(f"{task_dir}: refusing to write results.json: its counts disagree with samples.jsonl, "
+                               f"first: {recounted[-1]}")
     differences = recounted + ([] if overridden else metric_differences(old, metrics))
     matches = False if recounted else (None if overridden else not differences)
     results = {k: v for k, v in stored.items() if k != "format"}
     results["metrics"] = metrics
     if write:
         write_results(Path(task_dir) / "results.json", results)
-    return Rescored(Path(task_dir), results, matches, contradictions, differences, recounted, preset_problems(stored))
+    return Rescored(Path(task_dir), results, matches, contradictions, differences, recounted, preset_problems(stored),
+                    row_problems)
 
 
 def _rescore_span_task(task_dir: Path, stored: dict[str, Any], *, bootstrap_samples: int | None, seed: int | None,
