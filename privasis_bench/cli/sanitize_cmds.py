@@ -62,8 +62,9 @@ def sanitize(
 ) -> None:
     """Run a model over each task's records; re-running the same command resumes where it stopped.
 
-    Empty and cut answers follow --empty-answers / --truncated-answers, else the task's answer_policy, else retry;
-    --preset paper keeps them as the paper's evaluator read them (judge the outputs with evaluate --preset paper).
+    Answers cut at the token budget follow --truncated-answers, else the task's answer_policy (as in `run`), else
+    retry; empty answers follow --empty-answers. --preset paper keeps both as the paper's evaluator read them
+    (judge the outputs with evaluate --preset paper).
     """
     max_tokens, temperature = apply_preset(opts, max_tokens=max_tokens, temperature=temperature)
     if opts.instruction is not None and opts.instruction not in ("base", "smoothed"):
