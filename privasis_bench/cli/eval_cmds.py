@@ -252,7 +252,8 @@ def evaluate(
             preds = load_predictions(predictions, loaded.scored, format=prediction_format, task=task,
                                      instruction=variant, model=model_label,
                                      excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded},
-                                     postprocess=postprocess, missing="empty" if score_missing_as_empty else "leave_out")
+                                     postprocess=postprocess, missing="empty" if score_missing_as_empty else "leave_out",
+                                     null_as_empty=opts.preset is not None)
         if opts.preset is not None:
             refuse_unreproducible(preds, opts.preset, predictions)
         models = sorted({o.model for o in preds.values() if o.model})
