@@ -41,11 +41,12 @@ class Rescored:
     count_differences: list[str] = field(default_factory=list)  # counts and id lists samples.jsonl does not support
     setting_problems: list[str] = field(default_factory=list)  # preset settings results.json does not record
     row_problems: list[str] = field(default_factory=list)  # malformed cut_answers, judge answers not cleaned as recorded
+    overridden: bool = False  # recomputed with another bootstrap setting than results.json records
 
     @property
     def metrics_match(self) -> bool | None:
         """Do the recomputed metrics equal results.json's (None: recomputed with other settings)?"""
-        if self.matches is None:
+        if self.matches is None or self.overridden:
             return None
         return not [d for d in self.differences if d not in self.count_differences]
 
@@ -120,7 +121,7 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     if write:
         write_results(Path(task_dir) / "results.json", results)
     return Rescored(Path(task_dir), results, matches, contradictions, differences, recounted, preset_problems(stored),
-                    row_problems)
+                    row_problems, overridden)
 
 
 def _rescore_span_task(task_dir: Path, stored: dict[str, Any], *, bootstrap_samples: int | None, seed: int | None,
