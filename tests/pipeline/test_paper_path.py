@@ -153,3 +153,14 @@ def test_sanitize_honours_the_task_answer_policy(tmp_path, monkeypatch, capsys):
         code, out, err = run_main(["sanitize", *_model(server.base_url), "-t", str(yaml), "-o", str(tmp_path / "r"),
                                    "--max-attempts", "1", "--truncated-answers", "retry", *COMMON], monkeypatch, capsys)
         assert code == 1 and "cut at the token budget" in err, out + err
+
+
+@pytest.mark.parametrize("extra, option", [(["--max-tokens", "100"], "--max-tokens"),
+                                           (["--empty-answers", "retry"], "--empty-answers"),
+                                           (["--truncated-answers", "retry"], "--truncated-answers"),
+                                           (["--instruction", "smoothed"], "--instruction")])
+def test_sanitize_refuses_an_option_that_contradicts_the_preset(extra, option, tmp_path, monkeypatch, capsys):
+    code, _, err = run_main(["sanitize", "-m", "identity", "-t", "privasis_sample", "--preset", "paper", *extra, "-o",
+                             str(tmp_path / "out"), "--limit", "1"], monkeypatch, capsys)
+    assert code == 2 and f"{option} " in err and "contradicts --preset paper" in err, err
+    assert not (tmp_path / "out").exists()
