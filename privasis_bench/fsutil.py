@@ -8,6 +8,7 @@ directory a command writes into is checked up front by :func:`ensure_dir`.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import tempfile
@@ -53,12 +54,28 @@ def strip_one_newline(text: str) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-def read_template_text(path: str | os.PathLike[str], what: str = "prompt template") -> str:
-    """A prompt template's text: :func:`read_text` minus exactly one trailing newline (:func:`strip_one_newline`).
+#: Template files already reported as saved with Windows line ends (one notice per file and process).
+_CRLF_REPORTED: set[str] = set()
 
-    Every prompt template (testee, judge, recipe steps) is loaded through this one function.
+
+def read_template_text(path: str | os.PathLike[str], what: str = "prompt template") -> str:
+    """A prompt template's text: :func:`read_text` with Windows line ends (CRLF) read as LF, minus exactly one
+    trailing newline (:func:`strip_one_newline`).
+
+    Every prompt template (testee, judge, recipe steps) is loaded through this one function, so a template saved
+    on Windows sends the very prompts its LF copy sends (and hashes alike); the first time a file is read so, one
+    warning line names it.
     """
-    return strip_one_newline(read_text(path, what))
+    text = read_text(path, what)
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+        key = str(Path(path).resolve())
+        if key not in _CRLF_REPORTED:
+            _CRLF_REPORTED.add(key)
+            logging.getLogger(__name__).warning(
+                "%s: %s saved with Windows line ends (CRLF); read with LF line ends, so its prompts are those of the "
+                "LF file", path, what)
+    return strip_one_newline(text)
 
 
 def ensure_dir(path: str | os.PathLike[str], option: str) -> Path:

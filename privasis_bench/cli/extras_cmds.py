@@ -148,6 +148,15 @@ def _linkage_task(task_dir: Path, *, k: int, seed: int, annotated: bool, bootstr
         report["target_support"] = target_support(rows, report["attacks"], ask, bootstrap_samples=bootstrap_samples,
                                                   seed=seed, confidence=0.95)
     atomic_write_text(task_dir / "linkage.json", dumps_json(report))
+    fewer, most = report["attacks_knowing_fewer_than_k"], report["most_known_attributes"]
+    if fewer == report["attacked_records"] and fewer:  # -k changes nothing: every attack knows all it can
+        console.print(f"[yellow]{escape(str(task_dir))}: -k {k} is more than any attacked record knows (at most {most} "
+                      f"attribute(s)): every attack used all its known attributes, as -k {most} would[/]",
+                      highlight=False, soft_wrap=True)
+    elif fewer:
+        console.print(f"[yellow]{escape(str(task_dir))}: {fewer} of {report['attacked_records']} attacked record(s) have "
+                      f"fewer than -k {k} known attributes and were attacked with all of theirs "
+                      "(attacks_knowing_fewer_than_k in linkage.json)[/]", highlight=False, soft_wrap=True)
     rate, ci = report["linkage_rate"], report["ci"]
     shown = "undefined (no record could be attacked)" if rate is None else (
         f"{rate:.2f}% [{_num(ci['low'])}, {_num(ci['high'])}]")

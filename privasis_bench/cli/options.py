@@ -138,6 +138,8 @@ def with_options(*groups: dict[str, tuple[Any, Any]]) -> Callable[[Callable[...,
         @functools.wraps(command)
         def wrapper(**kwargs: Any) -> Any:
             values = {name: kwargs.pop(name) for name in shared}
+            if values.get("data_files") is not None:
+                check_data_files(values["data_files"])
             return command(**kwargs, opts=Opts(**values))
 
         hints = {k: v for k, v in inspect.get_annotations(command, eval_str=True).items() if k != "opts"}
@@ -152,3 +154,10 @@ def with_options(*groups: dict[str, tuple[Any, Any]]) -> Callable[[Callable[...,
 def split_multi(values: Optional[List[str]]) -> list[str]:
     """Flatten repeated and comma-separated option values."""
     return [v.strip() for value in values or [] for v in value.split(",") if v.strip()]
+
+
+def check_data_files(values: Optional[List[str]]) -> None:
+    """``--data-files`` given with no file in it (``--data-files ""``) is one line naming the option."""
+    if values is not None and not split_multi(values):
+        raise PrivasisError("--data-files names no file (an empty value); give one or more local jsonl, json or parquet "
+                            "files (comma-separated or repeated), or leave the option out to read the task's own source")

@@ -25,8 +25,10 @@ def finish(outcomes: list[EvalOutcome]) -> None:
         console.print(f"  -> {escape(str(o.task_dir))}", highlight=False)
         c, name = o.results["counts"], o.results["task"]["name"]
         if c["failed_outputs"] and o.results["checks"]["failed_outputs"] == "scored_as_empty":
-            console.print(f"[yellow]{name}: {c['failed_outputs']} model output(s) failed and were scored as empty outputs "
-                          "(--score-failed-as-empty; see failed_output_records); a re-run retries them[/]", highlight=False)
+            shown = " shown to the judge as \"\"" if (o.results.get("judge") or {}).get("empty_outputs") == "judge" else ""
+            console.print(f"[yellow]{name}: {c['failed_outputs']} model output(s) failed and were scored as empty outputs"
+                          f"{shown} (--score-failed-as-empty; see failed_output_records); a re-run retries them[/]",
+                          highlight=False)
         elif c["failed_outputs"]:
             fix = ("fix those lines of the predictions file" if o.results["model"].get("predictions")
                    else "re-running `run` retries only those")

@@ -32,6 +32,14 @@ PRESET_OPTIONS: dict[str, tuple[Any, Any]] = {
         help="Text put into the retention question: after-think (default; after the first </think>, a departure) "
              "or raw (the judged text as it is, the official rule). Recorded in results.")),
 }
+#: ``sanitize --preset paper``: the model's settings of the preset (empty and cut answers kept as they are, the
+#: budget and temperature of the official client), so ``evaluate --preset paper`` judges what the official client read.
+SANITIZE_PRESET_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "preset": (Optional[str], typer.Option(
+        None, "--preset",
+        help="paper: the model's settings of the paper's evaluator (empty and cut answers kept as they are, "
+             "9,024 tokens, temperature 0; docs/reproducing.md); judge the outputs with evaluate --preset paper.")),
+}
 
 #: ``--option`` of the preset -> the attribute of ``opts`` holding it (None: a command parameter, handled apart).
 _OPTS_NAMES = {
@@ -78,8 +86,8 @@ def _settle(option: str, name: str, current: Any, value: Any, preset: str) -> An
 def check_rule_options(opts: Any) -> None:
     """One-line errors for a bad ``--preset``, ``--empty-outputs`` or ``--inclusion-text``."""
     for option, value, allowed in (("--preset", opts.preset, tuple(PRESETS)),
-                                   ("--empty-outputs", opts.empty_outputs, EMPTY_OUTPUT_RULES),
-                                   ("--inclusion-text", opts.inclusion_text, INCLUSION_TEXTS)):
+                                   ("--empty-outputs", getattr(opts, "empty_outputs", None), EMPTY_OUTPUT_RULES),
+                                   ("--inclusion-text", getattr(opts, "inclusion_text", None), INCLUSION_TEXTS)):
         if value is not None and value not in allowed:
             raise PrivasisError(f"{option} must be one of {', '.join(allowed)}, not {value!r}")
 
@@ -88,14 +96,15 @@ def apply_preset(opts: Any, *, max_tokens: int | None = None, temperature: float
                  ) -> tuple[int | None, float | None]:
     """With ``--preset``: set the preset's values on ``opts``; returns the model's (max_tokens, temperature).
 
-    Without a preset nothing changes. Options the command line gave with another value are refused.
+    Without a preset nothing changes. Options the command line gave with another value are refused. A command
+    without the judge's options (``sanitize``) gets the settings of the model under test only.
     """
     check_rule_options(opts)
     if opts.preset is None:
         return max_tokens, temperature
     values = preset_values(opts.preset)
     for option, name in _OPTS_NAMES.items():
-        if option in values:
+        if option in values and hasattr(opts, name):
             setattr(opts, name, _settle(option, name, getattr(opts, name), values[option], opts.preset))
     max_tokens = _settle("--max-tokens", "max_tokens", max_tokens, values["--max-tokens"], opts.preset)
     temperature = _settle("--temperature", "temperature", temperature, values["--temperature"], opts.preset)
@@ -108,3 +117,19 @@ def preset_judge_settings(choice: Any, opts: Any) -> Any:
         return choice
     choice.settings = replace(choice.settings, temperature=preset_values(opts.preset)["judge.temperature"])
     return choice
+
+
+def refuse_unreproducible(outputs: Any, preset: str, where: Any) -> None:
+    """Under ``--preset``, saved outputs that failed because every answer was cut at the token budget are refused.
+
+    The paper's client reads a cut answer as it is; a failed output keeps no text, so judging it as ``""``
+    (``--score-failed-as-empty``) would silently differ. Other failed outputs are what that client reads as ``""``.
+    """
+    from privasis_bench.engine.answers import is_cut_failure
+
+    cut = [o.id for o in outputs.values() if not o.ok and is_cut_failure(o.error)]
+    if cut:
+        raise PrivasisError(f"{where}: {len(cut)} output(s) failed because every answer was cut at the token budget "
+                            f"(e.g. record {cut[0]}); the paper's evaluator reads cut answers as they are, which these "
+                            f"lines do not keep: produce the outputs with `sanitize --preset {preset}` (it keeps cut "
+                            "answers) and evaluate those")

@@ -14,6 +14,7 @@ from rich.markup import escape
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
+from privasis_bench.cli.preset import SANITIZE_PRESET_OPTIONS, apply_preset
 from privasis_bench.cli.value_checks import check_finite
 from privasis_bench.cli.options import (DATA_OPTIONS, ENGINE_OPTIONS, TESTEE_OPTIONS, Opts, TasksOption, answer_policy,
                                         retry_policy, split_multi, with_options)
@@ -46,7 +47,7 @@ def model_slug(spec: ModelSpec) -> str:
     return slug or "model"
 
 
-@with_options(DATA_OPTIONS, TESTEE_OPTIONS, ENGINE_OPTIONS)
+@with_options(DATA_OPTIONS, TESTEE_OPTIONS, SANITIZE_PRESET_OPTIONS, ENGINE_OPTIONS)
 def sanitize(
     model: str = typer.Option(..., "--model", "-m", help="Model spec provider:model[,k=v...], e.g. openai:gpt-4.1 or identity:x."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2 (merged over the spec's)."),
@@ -59,15 +60,22 @@ def sanitize(
     all_records: bool = typer.Option(False, "--all-records", help="Also send records that are never scored (no keep attribute)."),
     opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
 ) -> None:
-    """Run a model over each task's records; re-running the same command resumes where it stopped."""
+    """Run a model over each task's records; re-running the same command resumes where it stopped.
+
+    Answers cut at the token budget follow --truncated-answers, else the task's answer_policy (as in `run`), else
+    retry; empty answers follow --empty-answers. --preset paper keeps both as the paper's evaluator read them
+    (judge the outputs with evaluate --preset paper).
+    """
+    max_tokens, temperature = apply_preset(opts, max_tokens=max_tokens, temperature=temperature)
     if opts.instruction is not None and opts.instruction not in ("base", "smoothed"):
         raise PrivasisError(f"--instruction must be base or smoothed, not {opts.instruction!r}")
     check_finite("--temperature", temperature)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
+    adapter = build_adapter(spec)  # a bad model argument is said before anything is written
     out_dir = ensure_dir(output if output is not None else Path("runs") / model_slug(spec), "--output")
     cache = open_response_cache(opts.cache_dir, opts.no_cache)
-    engine = Engine(build_adapter(spec), spec, role="model", cache=cache, retry=retry_policy(opts), concurrency=opts.concurrency,
+    engine = Engine(adapter, spec, role="model", cache=cache, retry=retry_policy(opts), concurrency=opts.concurrency,
                     rpm=rpm, progress=opts.progress, answers=answer_policy(opts, "model"))
     any_failed = any_cut = budget = 0
     try:
@@ -76,6 +84,8 @@ def sanitize(
                 task = with_data_files(task, split_multi(opts.data_files))
             task = with_testee_prompt(task, opts.prompt_template, opts.answer_cue)
             refuse_span_task(task, "sanitize")
+            if engine.adapter.cacheable:  # the task's answer_policy, unless an option says otherwise (as `run` does)
+                engine.answers = answer_policy(opts, "model", task=task)
             loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit).require(task.task, scored=not all_records)
             records = loaded.records if all_records else loaded.scored
             out_path = out_dir / task.task / OUTPUT_NAME

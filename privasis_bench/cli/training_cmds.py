@@ -111,8 +111,13 @@ def train_cmd(
     """Fine-tune a cleaner with TRL's SFT trainer (pip extra: train) and write a model card."""
     from privasis_bench.training.card import write_card
     from privasis_bench.training.recipe import load_recipe
-    from privasis_bench.training.trainer import train
+    from privasis_bench.training.trainer import read_sft_jsonl, train
 
+    for option, path in (("--data", data), ("--eval-data", eval_data)):  # readable examples before minutes of loading
+        if path is not None:
+            if not path.is_file():
+                raise PrivasisError(f"{option}: file not found: {path}")
+            read_sft_jsonl(path)
     settings = list(overrides or []) + ([f"base_model={base_model}"] if base_model else [])
     loaded = load_recipe(recipe, settings)
     if not data.is_file():

@@ -129,6 +129,20 @@ def _text(row: Mapping[str, Any], column: str, record_id: str, *, required: bool
     return value
 
 
+def _category(row: Mapping[str, Any], columns: tuple[str, ...], record_id: str) -> str | None:
+    """The breakdown category: the first non-empty of ``columns``, a string or a whole number (else a RowError)."""
+    for column in columns:
+        value = row.get(column)
+        if value is None or value == "":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise RowError(record_id, column, f"expected a string (or a whole number), got {type(value).__name__}")
+        if isinstance(value, str) and not _encodable(value):
+            raise RowError(record_id, column, "holds a lone surrogate (not valid Unicode text)")
+        return str(value)
+    return None
+
+
 def normalize_row(row: Mapping[str, Any], *, row_number: int, category_column: str | None = None) -> Record:
     """Build a :class:`Record` from a raw row; raise :class:`RowError` if it is malformed."""
     raw_id = row.get("id")
@@ -165,8 +179,7 @@ def normalize_row(row: Mapping[str, Any], *, row_number: int, category_column: s
     if not isinstance(groups, dict):
         raise RowError(record_id, "grouped_annotated_attributes", f"expected a mapping, got {type(groups).__name__}")
 
-    columns = (category_column,) if category_column else CATEGORY_COLUMNS
-    category = next((str(row[c]) for c in columns if row.get(c) not in (None, "")), None)
+    category = _category(row, (category_column,) if category_column else CATEGORY_COLUMNS, record_id)
     extra = {k: v for k, v in row.items() if k not in KNOWN_COLUMNS}
 
     return Record(

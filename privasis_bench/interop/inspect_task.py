@@ -21,6 +21,7 @@ attribute's tier or retention, and the judge's raw answers) and the post-process
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from inspect_ai import Task, task
@@ -35,6 +36,7 @@ from privasis_bench.interop.lmeval import DocOptions, build_docs
 from privasis_bench.protocol.judge import Judge, JudgeInput, JudgeSettings, JudgeStats
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.protocol.metrics import headline_metrics, is_full_success, scored
+from privasis_bench.protocol.presets import preset_values
 from privasis_bench.protocol.testee import postprocess_output
 from privasis_bench.protocol.verdicts import RecordVerdict
 
@@ -135,8 +137,12 @@ def grader_ask(role: str = GRADER_ROLE) -> Any:
                  retention_attribute(), retention_attribute_per_record(), retention_record(), full_successful_record()])
 def privasis_judge(privasis_task: str = "privasis_sample", data_files: list[str] | None = None,
                    judge_guess_max_tokens: int | None = None, judge_compare_max_tokens: int | None = None,
-                   skip_invalid: bool = False) -> Any:
-    """The protocol's judge (three leak tiers, retention) on the post-processed output, asking the grader role."""
+                   skip_invalid: bool = False, preset: str | None = None) -> Any:
+    """The protocol's judge (three leak tiers, retention) on the post-processed output, asking the grader role.
+
+    ``preset="paper"``: the paper evaluator's rules (empty outputs shown to the judge, the raw text in the retention
+    question, its judge budgets and temperature), and a failed model call judged as ``""``, as its client reads it.
+    """
     from privasis_bench.data.loading import load_records, with_data_files
     from privasis_bench.tasks.registry import load_task
 
@@ -148,6 +154,12 @@ def privasis_judge(privasis_task: str = "privasis_sample", data_files: list[str]
     settings = JudgeSettings(parse_mode=cfg.parse_mode, temperature=cfg.temperature,
                              guess_max_tokens=judge_guess_max_tokens or cfg.guess_max_tokens,
                              compare_max_tokens=judge_compare_max_tokens or cfg.compare_max_tokens)
+    if preset is not None:
+        values = preset_values(preset)
+        settings = replace(settings, parse_mode=values["--parse-mode"], temperature=values["judge.temperature"],
+                           guess_max_tokens=values["--judge-guess-max-tokens"],
+                           compare_max_tokens=values["--judge-compare-max-tokens"],
+                           empty_outputs=values["--empty-outputs"], inclusion_text=values["--inclusion-text"])
     judge = Judge(None, JudgePrompts.load(cfg.templates), settings)
     ask = grader_ask()
     cue = config.prompt.answer_cue
@@ -157,13 +169,16 @@ def privasis_judge(privasis_task: str = "privasis_sample", data_files: list[str]
         failed = state.output is None or bool(state.output.error) or not state.output.choices
         raw = None if failed else state.output.completion
         output = None if raw is None else postprocess_output(raw, cue)
+        if raw is None and preset is not None:
+            output = ""  # the paper's client reads a failed call as "" and judges it
         verdict = await judge.ajudge_record(JudgeInput(record, output, output_failed=raw is None), ask, JudgeStats())
         success = verdict.status == "judged" and is_full_success(verdict)
         tiers = ", ".join(f"{t.name}: {t.tier}" for t in verdict.targets) or "no targets"
         kept = ", ".join(f"{k.name}: {'kept' if k.retained else 'lost' if k.retained is False else k.via}" for k in verdict.keep)
         return Score(value=1.0 if success else 0.0, answer=output,
                      explanation=f"targets: {tiers}; keep: {kept or 'none'}; status: {verdict.status}",
-                     metadata={"verdict": verdict.to_dict(), "output": output, "raw_output": raw})
+                     metadata={"verdict": verdict.to_dict(), "output": output, "raw_output": raw,
+                               "scoring_preset": preset})
 
     return score
 
@@ -171,9 +186,18 @@ def privasis_judge(privasis_task: str = "privasis_sample", data_files: list[str]
 def privasis_inspect_task(privasis_task: str, instruction: str | None = None, data_files: list[str] | str | None = None,
                           limit: int | None = None, max_tokens: int | None = None, temperature: float | None = None,
                           judge_guess_max_tokens: int | None = None, judge_compare_max_tokens: int | None = None,
-                          skip_invalid: bool = False) -> Task:
-    """The inspect Task for one privasis-bench task (records, exact sanitize prompt, protocol judge, Table-4 metrics)."""
+                          skip_invalid: bool = False, preset: str | None = None) -> Task:
+    """The inspect Task for one privasis-bench task (records, exact sanitize prompt, protocol judge, Table-4 metrics).
+
+    ``preset="paper"`` sets every setting of ``--preset paper`` (docs/reproducing.md); an argument given with another
+    value is refused.
+    """
     from privasis_bench.tasks.registry import load_task
+
+    if preset is not None:
+        instruction, max_tokens, temperature, judge_guess_max_tokens, judge_compare_max_tokens = _preset_arguments(
+            preset, instruction=instruction, max_tokens=max_tokens, temperature=temperature,
+            judge_guess_max_tokens=judge_guess_max_tokens, judge_compare_max_tokens=judge_compare_max_tokens)
 
     files = [f for f in data_files.split(",") if f] if isinstance(data_files, str) else data_files
     options = DocOptions(privasis_task=privasis_task, instruction=instruction, data_files=tuple(files) if files else None,
@@ -187,44 +211,56 @@ def privasis_inspect_task(privasis_task: str, instruction: str | None = None, da
         dataset=MemoryDataset(samples, name=privasis_task),
         solver=generate(),
         scorer=privasis_judge(privasis_task, list(files) if files else None, judge_guess_max_tokens, judge_compare_max_tokens,
-                              skip_invalid),
+                              skip_invalid, preset),
         config=GenerateConfig(max_tokens=max_tokens or gen.max_tokens,
                               temperature=gen.temperature if temperature is None else temperature),
         name=privasis_task,
     )
 
 
+def _preset_arguments(preset: str, **given: Any) -> tuple[Any, ...]:
+    """The task arguments the preset fixes (instruction, model budget and temperature, judge budgets), in that order."""
+    values = preset_values(preset)
+    wanted = {"instruction": values["--instruction"], "max_tokens": values["--max-tokens"],
+              "temperature": values["--temperature"], "judge_guess_max_tokens": values["--judge-guess-max-tokens"],
+              "judge_compare_max_tokens": values["--judge-compare-max-tokens"]}
+    for name, value in wanted.items():
+        if given[name] is not None and given[name] != value:
+            raise ValueError(f"{name}={given[name]!r} contradicts preset={preset}, which sets {name}={value!r}; drop one")
+    return tuple(wanted.values())
+
+
 @task
 def privasis_sample(instruction: str | None = None, data_files: str | None = None, limit: int | None = None,
                     max_tokens: int | None = None, judge_guess_max_tokens: int | None = None,
-                    judge_compare_max_tokens: int | None = None) -> Task:
+                    judge_compare_max_tokens: int | None = None, preset: str | None = None) -> Task:
     """The bundled sample task (offline)."""
     return privasis_inspect_task("privasis_sample", instruction, data_files, limit, max_tokens, None,
-                                 judge_guess_max_tokens, judge_compare_max_tokens)
+                                 judge_guess_max_tokens, judge_compare_max_tokens, preset=preset)
 
 
 @task
 def privasis_vanilla(instruction: str | None = None, data_files: str | None = None, limit: int | None = None,
                      max_tokens: int | None = None, judge_guess_max_tokens: int | None = None,
-                     judge_compare_max_tokens: int | None = None) -> Task:
+                     judge_compare_max_tokens: int | None = None, preset: str | None = None) -> Task:
     """Privasis-Zero vanilla test set (``data_files`` for a local copy)."""
     return privasis_inspect_task("privasis_vanilla", instruction, data_files, limit, max_tokens, None,
-                                 judge_guess_max_tokens, judge_compare_max_tokens)
+                                 judge_guess_max_tokens, judge_compare_max_tokens, preset=preset)
 
 
 @task
 def privasis_hard(instruction: str | None = None, data_files: str | None = None, limit: int | None = None,
                   max_tokens: int | None = None, judge_guess_max_tokens: int | None = None,
-                  judge_compare_max_tokens: int | None = None) -> Task:
+                  judge_compare_max_tokens: int | None = None, preset: str | None = None) -> Task:
     """Privasis-Zero hard test set (``data_files`` for a local copy)."""
     return privasis_inspect_task("privasis_hard", instruction, data_files, limit, max_tokens, None,
-                                 judge_guess_max_tokens, judge_compare_max_tokens)
+                                 judge_guess_max_tokens, judge_compare_max_tokens, preset=preset)
 
 
 @task
 def privasis(privasis_task: str = "privasis_sample", instruction: str | None = None, data_files: str | None = None,
              limit: int | None = None, max_tokens: int | None = None, judge_guess_max_tokens: int | None = None,
-             judge_compare_max_tokens: int | None = None) -> Task:
+             judge_compare_max_tokens: int | None = None, preset: str | None = None) -> Task:
     """Any privasis-bench task by name or YAML path (``-T privasis_task=...``)."""
     return privasis_inspect_task(privasis_task, instruction, data_files, limit, max_tokens, None,
-                                 judge_guess_max_tokens, judge_compare_max_tokens)
+                                 judge_guess_max_tokens, judge_compare_max_tokens, preset=preset)

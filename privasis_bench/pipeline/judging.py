@@ -165,6 +165,8 @@ class JudgeStep:
         self.judge = Judge(None, choice.prompts, choice.settings)
         self.stats = JudgeStats()
         self.reused = 0
+        #: failed outputs are shown to the judge as "" (--score-failed-as-empty with --empty-outputs judge)
+        self.failed_as_empty = False
         self._log: AppendLog | None = None
         self.ask: Callable[[ChatRequest], Awaitable[ChatResult]] = _nothing_to_ask
 
@@ -172,6 +174,8 @@ class JudgeStep:
         """The record's verdict for this output (a failed or missing output is judged as failed)."""
         failed = out is None or not out.ok
         text = None if failed else out.output  # type: ignore[union-attr]
+        if failed and out is not None and self.failed_as_empty:
+            text = ""  # --score-failed-as-empty under the judge rule: judged as the official client reads it
         sha = output_hash(text, failed)
         prev = self.done.pop((record.id, sha), None)
         if prev is not None:

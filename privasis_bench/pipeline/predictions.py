@@ -77,6 +77,7 @@ class PredictionReport:
     failed: int = 0  # predictions that are failures in the file itself (error / null output)
     empty: int = 0  # predictions whose post-processed output is empty
     prompt_mismatch: list[str] = field(default_factory=list)  # outputs generated from another prompt than ours
+    null_as_empty: int = 0  # lm-eval answers with no content read as "" (--preset paper)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +96,7 @@ class PredictionReport:
             "failed": self.failed,
             "empty": self.empty,
             "prompt_mismatch": len(self.prompt_mismatch),
+            **({"null_as_empty": self.null_as_empty} if self.null_as_empty else {}),
         }
 
     def warnings(self) -> list[str]:
@@ -112,6 +114,9 @@ class PredictionReport:
             notes.append(f"{len(self.excluded)} prediction(s) in {self.path} are for records the protocol excludes from "
                          f"scoring ({', '.join(r.replace('_', ' ') for r in reasons)}: such records are never judged "
                          f"or counted), e.g. {', '.join(self.excluded[:3])}")
+        if self.null_as_empty:
+            notes.append(f"{self.null_as_empty} lm-eval answer(s) in {self.path} hold no content; under the preset they "
+                         "are the empty output \"\" the paper's client reads, and are judged")
         if self.prompt_mismatch:
             notes.append(f"{len(self.prompt_mismatch)} prediction(s) were generated from a different prompt than this "
                          f"task builds (other template or instruction variant?), e.g. {self.prompt_mismatch[0]}")
@@ -177,7 +182,8 @@ def _clean(raw: str, cue: str | None) -> str:
     return raw if cue is None else postprocess_output(raw, cue)
 
 
-def _from_lmeval(path: Path, number: int, item: dict[str, Any], cue: str | None, model: str) -> tuple[str, SanitizedOutput, str | None]:
+def _from_lmeval(path: Path, number: int, item: dict[str, Any], cue: str | None, model: str,
+                 null_as_empty: bool = False) -> tuple[str, SanitizedOutput, str | None]:
     doc = item.get("doc")
     if not isinstance(doc, dict) or doc.get("id") in (None, ""):
         raise DataError(f"{path}:{number}: lm-eval sample has no doc.id (was it produced by the privasis lm-eval tasks?)")
@@ -187,8 +193,9 @@ def _from_lmeval(path: Path, number: int, item: dict[str, Any], cue: str | None,
         raise DataError(f"{path}:{number}: record {record_id}: cannot read the response from resps/filtered_resps")
     messages = sample_messages(item)
     sent_hash = messages_prompt_hash(messages) if messages else ""
-    placeholder = os.environ.get("LMEVAL_MODEL_NONE_ANSWER_PLACEHOLDER", "")
-    if raw is None or (placeholder and raw == placeholder):
+    if _no_content(raw) and null_as_empty:
+        out = SanitizedOutput(id=record_id, prompt_hash=sent_hash, raw_output="", output="", model=model)
+    elif _no_content(raw):
         out = SanitizedOutput(id=record_id, prompt_hash=sent_hash, raw_output=None, output=None,
                               error="lm-eval recorded no content for this request", model=model)
     else:
@@ -197,6 +204,12 @@ def _from_lmeval(path: Path, number: int, item: dict[str, Any], cue: str | None,
 
 
 _BAD = object()
+
+
+def _no_content(raw: Any) -> bool:
+    """An lm-eval answer with no content: null, or lm-eval's configured placeholder for it."""
+    placeholder = os.environ.get("LMEVAL_MODEL_NONE_ANSWER_PLACEHOLDER", "")
+    return raw is None or bool(placeholder and raw == placeholder)
 
 
 def _first_response(item: dict[str, Any]) -> Any:
@@ -265,6 +278,7 @@ def load_predictions(
     excluded: dict[str, str] | None = None,
     postprocess: str = "auto",
     missing: str = "leave_out",
+    null_as_empty: bool = False,
 ) -> Predictions:
     """Read a predictions file into ``record id -> SanitizedOutput`` for every record in ``records``.
 
@@ -276,6 +290,8 @@ def load_predictions(
     of records the protocol never scores to the reason; their predictions are reported as such, not as unknown.
     ``postprocess`` (auto, none, testee) says whether the stored text is judged verbatim or cleaned first.
     ``missing`` (leave_out, empty, failed) says what becomes of a record the file has no prediction for.
+    ``null_as_empty``: an lm-eval sample whose answer is null (no content) is the empty output ``""`` the paper's
+    client reads (``evaluate --preset paper``), not a failed output; counted in ``report.null_as_empty``.
     """
     path = Path(path)
     if missing not in MISSING_CHOICES:
@@ -323,7 +339,8 @@ def load_predictions(
                 raise DataError(f"{path}:{number}: not an lm-eval sample line (needs doc_id, doc, resps)")
             if lm_model is None:
                 lm_model = _lmeval_model_name(path)
-            record_id, out, doc_hash = _from_lmeval(path, number, item, clean_cue, lm_model)
+            record_id, out, doc_hash = _from_lmeval(path, number, item, clean_cue, lm_model, null_as_empty)
+            report.null_as_empty += out.error is None and out.raw_output == "" and _no_content(_first_response(item))
         elif fmt == "reference":
             if "model_sanitized_text" not in item:
                 raise DataError(f"{path}:{number}: not a reference prediction line (needs id, model_sanitized_text)")

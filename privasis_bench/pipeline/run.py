@@ -71,8 +71,9 @@ class EngineOptions:
 class RunChecks:
     """What makes a finished evaluation count as complete (anything else exits non-zero).
 
-    ``score_failed_as_empty``: failed model outputs are scored as empty outputs (protocol §2) and the run
-    still counts as complete; by default they make it incomplete, so a re-run retries them.
+    ``score_failed_as_empty``: failed model outputs are scored as empty outputs (protocol §2: under the ``judge``
+    empty-output rule they are shown to the judge as ``""``, as the official client reads a failed call) and the
+    run still counts as complete; by default they make it incomplete, so a re-run retries them.
     ``max_off_label``: how many judge answers may be off-label (see :mod:`privasis_bench.protocol.labels`)
     before the command fails; they are read the official way and reported either way.
     """
@@ -187,8 +188,10 @@ def evaluate_task(
     """
     started = started or now()
     step = JudgeStep(choice, task_dir / CHECKPOINT_NAME)
+    # --score-failed-as-empty under the judge rule: a failed output is judged as "", as the official client reads it
+    step.failed_as_empty = judged_as_empty = checks.score_failed_as_empty and choice.settings.empty_outputs == "judge"
     sink = ResultSink(task_dir / SAMPLES_NAME, official=choice.settings.parse_mode == "official", journal=plan.journal,
-                      left_out=plan.left_out)
+                      left_out=plan.left_out, failed_as_empty=judged_as_empty)
     try:
         flow_records(task, loaded, plan, step, judge_engine, sink)
         if plan.journal is not None:

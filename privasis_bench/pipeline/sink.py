@@ -29,8 +29,9 @@ class ResultSink:
     """Consumes ``(record, output, verdict)`` in record order and keeps only what the results file needs."""
 
     def __init__(self, samples_path: Path, *, official: bool, journal: OutputJournal | None = None,
-                 left_out: frozenset[str] = frozenset()) -> None:
+                 left_out: frozenset[str] = frozenset(), failed_as_empty: bool = False) -> None:
         self.path, self.official, self.journal, self.left_out = samples_path, official, journal, left_out
+        self.failed_as_empty = failed_as_empty  # failed outputs were judged as "": the row records that text
         self.missing_ids: list[str] = []  # records left out for want of a saved prediction
         samples_path.parent.mkdir(parents=True, exist_ok=True)
         self._tmp_path = samples_path.with_name(f".{samples_path.name}.{os.getpid()}.tmp")
@@ -56,7 +57,10 @@ class ResultSink:
             return
         out, verdict = done
         row = verdict.to_dict()
-        row.update(output=None if out is None else out.output, raw_output=None if out is None else out.raw_output,
+        text = None if out is None else out.output
+        if out is not None and not out.ok and self.failed_as_empty:
+            text = ""
+        row.update(output=text, raw_output=None if out is None else out.raw_output,
                    output_error=None if out is None else out.error,
                    output_cut=None if out is None else out.finish_reason == "length")  # cut at the token budget
         self._write(row)

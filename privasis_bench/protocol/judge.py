@@ -76,8 +76,12 @@ class JudgeSettings:
     inclusion_text: InclusionText = DEFAULT_INCLUSION_TEXT  # "after-think" (harness) or "raw" (reference rule)
 
     def skips(self, output: str | None, failed: bool = False) -> bool:
-        """Is this output scored without asking (nothing leaked, nothing retained)?"""
-        return failed or output is None or (self.empty_outputs == "skip" and is_empty_output(output))
+        """Is this output scored without asking (nothing leaked, nothing retained)?
+
+        A failed output has no text (None) and is never shown to the judge; a failed output handed over as ``""``
+        (``--score-failed-as-empty``: what the official client reads) follows the empty-output rule like any
+        empty output."""
+        return output is None or (self.empty_outputs == "skip" and is_empty_output(output))
 
 
 @dataclass

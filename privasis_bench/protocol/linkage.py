@@ -131,6 +131,9 @@ def linkage_report(rows: list[dict[str, Any]], *, k: int = DEFAULT_K, seed: int 
         "corpus_outputs": len(corpus),
         "corpus_has_terms": any(_tokenize(list(corpus.values()))) if corpus else False,
         "attacked_records": len(attacks),
+        # -k is a cap: a record with fewer known attributes is attacked with all of them
+        "attacks_knowing_fewer_than_k": sum(len(a.claims) < k for a in attacks),
+        "most_known_attributes": max((len(a.claims) for a in attacks), default=0),
         "skipped_no_known_attributes": skipped,
         "linked_records": sum(linked),
         "linkage_rate": 100.0 * sum(linked) / len(linked) if linked else None,

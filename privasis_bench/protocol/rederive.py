@@ -38,9 +38,15 @@ class Contradiction:
                 f"inputs give {self.derived!r} ({self.reason})")
 
 
-def _output_is_empty(row: Mapping[str, Any], empty_outputs: str = DEFAULT_EMPTY_OUTPUTS) -> bool:
-    """Was this row's output scored without asking (failed, missing, or empty under the ``skip`` rule)?"""
-    if row.get("output_failed") or row.get("output") is None:
+def _output_is_empty(row: Mapping[str, Any], empty_outputs: str = DEFAULT_EMPTY_OUTPUTS,
+                     failed_outputs: str = "skip") -> bool:
+    """Was this row's output scored without asking (failed, missing, or empty under the ``skip`` rule)?
+
+    ``failed_outputs`` "judge": a failed output recorded as ``""`` was shown to the judge as an empty output
+    (:func:`failed_output_rule`)."""
+    if row.get("output") is None:
+        return True
+    if row.get("output_failed") and not (failed_outputs == "judge" and row.get("output") == ""):
         return True
     return empty_outputs == "skip" and is_empty_output(row.get("output"))
 
@@ -100,16 +106,17 @@ def derive_keep(keep: Mapping[str, Any], output: str | None, empty: bool, *, par
 
 
 def rederive_row(row: Mapping[str, Any], *, parse_mode: str, judge_enabled: bool,
-                 empty_outputs: str = DEFAULT_EMPTY_OUTPUTS) -> list[Contradiction]:
+                 empty_outputs: str = DEFAULT_EMPTY_OUTPUTS, failed_outputs: str = "skip") -> list[Contradiction]:
     """Every contradiction between one samples row's verdicts and its recorded output and answers.
 
-    ``empty_outputs`` is the run's empty-output rule (:func:`empty_output_rule` of its results).
+    ``empty_outputs`` is the run's empty-output rule (:func:`empty_output_rule` of its results), ``failed_outputs``
+    what became of failed outputs (:func:`failed_output_rule`).
     """
     rid = str(row.get("record_id"))
     if row.get("status") == "excluded":
         return []
     found: list[Contradiction] = []
-    output, empty = row.get("output"), _output_is_empty(row, empty_outputs)
+    output, empty = row.get("output"), _output_is_empty(row, empty_outputs, failed_outputs)
     failed = row.get("output_error") is not None
     if "output_error" in row and bool(row.get("output_failed")) != failed:
         found.append(Contradiction(rid, "record", "output_failed", row.get("output_failed"), failed,
@@ -153,10 +160,18 @@ def empty_output_rule(results: Mapping[str, Any]) -> str:
     return str((results.get("judge") or {}).get("empty_outputs") or DEFAULT_EMPTY_OUTPUTS)
 
 
+def failed_output_rule(results: Mapping[str, Any]) -> str:
+    """``judge`` when the run showed its failed outputs to the judge as ``""`` (scored as empty outputs under the
+    ``judge`` empty-output rule, as the official client reads a failed call), else ``skip``."""
+    scored_as_empty = (results.get("checks") or {}).get("failed_outputs") == "scored_as_empty"
+    return "judge" if scored_as_empty and empty_output_rule(results) == "judge" else "skip"
+
+
 def rederive_rows(rows: list[Mapping[str, Any]], *, parse_mode: str, judge_enabled: bool,
-                  empty_outputs: str = DEFAULT_EMPTY_OUTPUTS) -> list[Contradiction]:
+                  empty_outputs: str = DEFAULT_EMPTY_OUTPUTS, failed_outputs: str = "skip") -> list[Contradiction]:
     """:func:`rederive_row` over a whole samples file, in file order."""
     found: list[Contradiction] = []
     for row in rows:
-        found += rederive_row(row, parse_mode=parse_mode, judge_enabled=judge_enabled, empty_outputs=empty_outputs)
+        found += rederive_row(row, parse_mode=parse_mode, judge_enabled=judge_enabled, empty_outputs=empty_outputs,
+                              failed_outputs=failed_outputs)
     return found

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from privasis_bench.fsutil import FileProblem, read_text
+from privasis_bench.fsutil import FileProblem, loads_json, read_text
 from privasis_bench.errors import PrivasisError
 from privasis_bench.protocol.verdicts import RecordVerdict
 
@@ -132,10 +132,10 @@ def load_results(task_dir: str | os.PathLike[str]) -> dict[str, Any]:
     path = Path(task_dir) / RESULTS_NAME if Path(task_dir).is_dir() else Path(task_dir)
     if not path.is_file():
         raise ResultsError(f"{path}: not found")
-    try:
-        data = json.loads(read_text(path, "results file"))
-    except ValueError as exc:
-        raise ResultsError(f"{path}: not valid JSON ({exc})") from None
+    try:  # the strict reader (as `leaderboard verify`): NaN, 1e999, huge integers, lone surrogates are refused
+        data = loads_json(read_text(path, "results file"), str(path))
+    except FileProblem as exc:
+        raise ResultsError(str(exc)) from None
     if not isinstance(data, dict):
         raise ResultsError(f"{path}: expected a JSON object (a results file written by run/evaluate), got "
                            f"{type(data).__name__}")
@@ -164,10 +164,10 @@ def iter_sample_rows(task_dir: str | os.PathLike[str]) -> Iterator[dict[str, Any
                 raise ResultsError(f"{path}:{n}: not UTF-8 text (a binary or differently encoded file?)") from None
             if not line.strip():
                 continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise ResultsError(f"{path}:{n}: not valid JSON ({exc})") from None
+            try:  # the strict reader, as `leaderboard verify` reads the same file
+                row = loads_json(line, f"{path}:{n}")
+            except FileProblem as exc:
+                raise ResultsError(str(exc)) from None
             if not isinstance(row, dict):
                 raise ResultsError(f"{path}:{n}: expected a JSON object, got {type(row).__name__}")
             yield row

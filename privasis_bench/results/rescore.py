@@ -13,7 +13,9 @@ from typing import Any
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.protocol.output_check import check_output, output_rule
 from privasis_bench.protocol.presets import preset_problems
-from privasis_bench.protocol.rederive import Contradiction, empty_output_rule, judge_enabled, rederive_row
+from privasis_bench.protocol.row_checks import answer_cleaning_problems, cut_flag_problems
+from privasis_bench.protocol.rederive import (Contradiction, empty_output_rule, failed_output_rule, judge_enabled,
+                                             rederive_row)
 from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import RecordVerdict
 from privasis_bench.tasks.scorers import span_scorer_class
@@ -25,7 +27,10 @@ from privasis_bench.results.files import ResultsError, iter_sample_rows, load_re
 class Rescored:
     """One task directory after rescoring. ``matches`` is None when settings were overridden.
 
-    ``contradictions``: verdicts in samples.jsonl that its recorded outputs and judge answers do not support.
+    ``matches`` is False when a recomputed metric or a recounted count differs; ``differences`` names each of
+    them. ``contradictions``: verdicts in samples.jsonl that its recorded outputs and judge answers do not support.
+    ``setting_problems``: settings results.json records that its ``scoring_preset`` does not allow (the metrics may
+    still match).
     """
 
     task_dir: Path
@@ -33,6 +38,23 @@ class Rescored:
     matches: bool | None
     contradictions: list[Contradiction]
     differences: list[str] = field(default_factory=list)  # "metrics.headline.x: stored 1.0, recomputed 2.0"
+    count_differences: list[str] = field(default_factory=list)  # counts and id lists samples.jsonl does not support
+    setting_problems: list[str] = field(default_factory=list)  # preset settings results.json does not record
+    row_problems: list[str] = field(default_factory=list)  # malformed cut_answers, judge answers not cleaned as recorded
+    overridden: bool = False  # recomputed with another bootstrap setting than results.json records
+
+    @property
+    def metrics_match(self) -> bool | None:
+        """Do the recomputed metrics equal results.json's (None: recomputed with other settings)?"""
+        if self.matches is None or self.overridden:
+            return None
+        return not [d for d in self.differences if d not in self.count_differences]
+
+    @property
+    def ok(self) -> bool:
+        """Nothing differs, contradicts or breaks the recorded preset."""
+        return (self.matches is not False and not self.contradictions and not self.setting_problems
+                and not self.row_problems)
 
 
 def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: int | None = None, write: bool = False) -> Rescored:
@@ -52,21 +74,26 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
         return _rescore_span_task(Path(task_dir), stored, bootstrap_samples=bootstrap_samples, seed=seed, write=write)
     # One pass over the samples file: each row is re-derived and tallied, then let go.
     parse_mode, enabled = stored.get("parse_mode") or "official", judge_enabled(stored)
-    empty_rule = empty_output_rule(stored)
+    empty_rule, failed_rule = empty_output_rule(stored), failed_output_rule(stored)
     contradictions: list[Contradiction] = []
+    row_problems: list[str] = []
     verdicts = MetricTallies()
     rule = output_rule(stored)  # testee template cue and predictions post-processing, as results.json records them
     recount = RowCounts()
     for row in iter_sample_rows(task_dir):
         recount.add(row)
-        contradictions += rederive_row(row, parse_mode=parse_mode, judge_enabled=enabled, empty_outputs=empty_rule)
+        contradictions += rederive_row(row, parse_mode=parse_mode, judge_enabled=enabled, empty_outputs=empty_rule,
+                                       failed_outputs=failed_rule)
         if (bad_output := check_output(row, rule)) is not None:
             contradictions.append(bad_output)
+        row_problems += cut_flag_problems([row]) + answer_cleaning_problems([row])  # what `verify` checks too
         if row.get("status") != "excluded" and (rv := RecordVerdict.from_dict(row)).status == "judged":
             verdicts.add(rv)
     if write and recount.differences(stored):
         raise ResultsError(f"{task_dir}: refusing to write results.json: its counts disagree with samples.jsonl, first: "
                            f"{recount.differences(stored)[0]}")
+    if write and row_problems:
+        raise ResultsError(f"{task_dir}: refusing to write results.json: samples.jsonl: {row_problems[0]}")
     if write and contradictions:
         raise ResultsError(f"{task_dir}: refusing to write results.json: {len(contradictions)} verdict(s) contradict "
                            f"what samples.jsonl records, first: {contradictions[0]}")
@@ -81,13 +108,20 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     metrics = json.loads(json.dumps(metrics, allow_nan=False))  # the same round trip the file went through
     # a results file that claims a scoring preset must record the preset's settings
     recounted = recount.differences(stored)
-    differences = recounted + ([] if overridden else metric_differences(old, metrics)) + preset_problems(stored)
+    scored = (stored.get("counts") or {}).get("scored")
+    if scored is not None and scored != metrics["scored_records"]:
+        recounted.append(f"counts.scored: stored {_short(scored)}, samples.jsonl has {metrics['scored_records']}")
+        if write:
+            raise ResultsError(f"{task_dir}: refusing to write results.json: its counts disagree with samples.jsonl, "
+                               f"first: {recounted[-1]}")
+    differences = recounted + ([] if overridden else metric_differences(old, metrics))
     matches = False if recounted else (None if overridden else not differences)
     results = {k: v for k, v in stored.items() if k != "format"}
     results["metrics"] = metrics
     if write:
         write_results(Path(task_dir) / "results.json", results)
-    return Rescored(Path(task_dir), results, matches, contradictions, differences)
+    return Rescored(Path(task_dir), results, matches, contradictions, differences, recounted, preset_problems(stored),
+                    row_problems, overridden)
 
 
 def _rescore_span_task(task_dir: Path, stored: dict[str, Any], *, bootstrap_samples: int | None, seed: int | None,

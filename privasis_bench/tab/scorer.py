@@ -19,9 +19,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from privasis_bench.data.spacy_pipelines import check_spacy_pipeline
 from privasis_bench.data.records import Record
 from privasis_bench.data.system_output import SystemOutput
-from privasis_bench.errors import DataError, TaskConfigError
+from privasis_bench.errors import DataError, PrivasisError, TaskConfigError
 from privasis_bench.tab.alignment import ALIGNMENT_METHOD, masked_spans
 from privasis_bench.tab.bootstrap import bootstrap_intervals, paired_comparison
 from privasis_bench.tab.instructions import instruction_for, read_instruction_template
@@ -62,6 +63,11 @@ class TabScorer:
             raise TaskConfigError(where, "scorer_args.instruction_template", "the tab scorer needs an instruction template")
         self.task = task
         self.template = read_instruction_template(str(task.scorer_args["instruction_template"]), where)
+        if task.scorer_args.get("spacy_model") is not None:  # a name or a directory, said before anything runs
+            try:
+                check_spacy_pipeline(str(task.scorer_args["spacy_model"]), "spacy_model")
+            except PrivasisError as exc:
+                raise TaskConfigError(where, "scorer_args.spacy_model", str(exc).removeprefix("spacy_model: ")) from None
         self.weighted = bool(task.scorer_args.get("weighted_precision", False))
         self._mlm = None
         if self.weighted:  # fail fast: before any model call, not after the run

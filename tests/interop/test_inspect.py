@@ -144,3 +144,46 @@ def test_the_tasks_are_registered_for_inspect_by_entry_point():
 
     for name in ("privasis_sample", "privasis_vanilla", "privasis_hard", "privasis"):
         assert callable(getattr(inspect_task, name))
+
+
+def test_the_preset_is_a_task_argument_of_its_own():
+    """Issue 42: `-T preset=paper` sets every setting of --preset paper; a contradicting argument is refused."""
+    from privasis_bench.interop.inspect_task import privasis_inspect_task
+
+    task = privasis_inspect_task("privasis_sample", limit=1, preset="paper")
+    assert task.config.max_tokens == 9024 and task.config.temperature == 0.0
+    with pytest.raises(ValueError, match="max_tokens=32 contradicts preset=paper"):
+        privasis_inspect_task("privasis_sample", limit=1, max_tokens=32, preset="paper")
+    with pytest.raises(ValueError, match="unknown scoring preset"):
+        privasis_inspect_task("privasis_sample", limit=1, preset="papers")
+
+
+def test_under_the_preset_an_empty_answer_is_judged_as_the_official_client_reads_it(tmp_path):
+    from inspect_ai import eval as inspect_eval
+
+    from fake_openai_server import ANSWER_CUE, OK, Action
+
+    from privasis_bench.interop.inspect_task import privasis_inspect_task
+
+    first = load_records(load_task("privasis_sample")).scored[0]
+
+    def script(prompt: str, n: int) -> Action:
+        return Action(content="") if prompt.rstrip().endswith(ANSWER_CUE) and first.text[:40] in prompt else OK
+
+    mp = pytest.MonkeyPatch()
+    with FakeOpenAIServer(script=script) as server:
+        # a provider name of its own: inspect keeps one model per name, bound to the first server it saw
+        mp.setenv("FAKEPRESET_BASE_URL", server.base_url)
+        mp.setenv("FAKEPRESET_API_KEY", "sk-test-not-a-secret")
+        scores = {}
+        for preset in (None, "paper"):
+            task = privasis_inspect_task("privasis_sample", limit=1, preset=preset)
+            (log,) = inspect_eval(task, model="openai-api/fakepreset/model", log_dir=str(tmp_path / str(preset)), display="none")
+            assert log.status == "success", log.error
+            scores[preset] = log.samples[0].scores["privasis_judge"].metadata
+    mp.undo()
+    paper, harness = scores["paper"], scores[None]
+    assert paper["output"] == harness["output"] == "" and paper["scoring_preset"] == "paper"
+    assert all(t.get("guess") is not None for t in paper["verdict"]["targets"] if t["value"] is not None)  # asked
+    assert all(k["via"] != "empty_output" for k in paper["verdict"]["keep"])
+    assert all(k["via"] in ("empty_output", "null") for k in harness["verdict"]["keep"])  # the harness rule: not asked

@@ -286,3 +286,18 @@ def test_predictions_for_excluded_records_are_reported_as_excluded_not_unknown(t
     # an id that is in neither list is still unknown
     other = load_predictions(path, records)
     assert other.report.unknown == ["gone"]
+
+
+def test_lmeval_answers_with_no_content_are_empty_outputs_under_the_preset(tmp_path, records, task, monkeypatch):
+    """Issue 42: the paper's client reads an answer with no content as "", which its evaluator judges."""
+    monkeypatch.setenv("LMEVAL_MODEL_NONE_ANSWER_PLACEHOLDER", "<none>")
+    rows = [_lmeval_row(0, records[0], None, "p"), _lmeval_row(1, records[1], "<none>", "p"),
+            _lmeval_row(2, records[2], "Patient r3.", "p")]
+    path = _write(tmp_path / "samples_t_2026-01-01T00-00-00.jsonl", rows)
+    harness = load_predictions(path, records, task=task)
+    assert harness["r1"].error and harness["r2"].error and harness.report.failed == 2  # failed outputs, by default
+    paper = load_predictions(path, records, task=task, null_as_empty=True)
+    assert [paper[r].output for r in ("r1", "r2", "r3")] == ["", "", "Patient r3."]
+    assert paper["r1"].ok and paper["r2"].ok and paper.report.failed == 0 and paper.report.empty == 2
+    assert paper.report.null_as_empty == 2 and paper.report.to_dict()["null_as_empty"] == 2
+    assert any("no content" in n and "judged" in n for n in paper.report.warnings())

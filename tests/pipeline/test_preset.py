@@ -143,6 +143,9 @@ def test_a_results_file_claiming_the_preset_must_hold_its_settings(tmp_path, pro
     assert len(problems) == 2 and any("judge.inclusion_text" in p and "--inclusion-text" in p for p in problems)
     out = invoke("rescore", str(tmp_path / "paper"), expect=1)
     assert "scoring_preset paper requires" in out
+    # only the preset record differs: the metrics are said to match, the settings are named apart (issue 42)
+    assert "recomputed metrics match results.json" in " ".join(out.split()) and "DIFFER" not in out
+    assert "claims scoring_preset paper but records other settings" in " ".join(out.split())
     assert {s.option for s in PAPER} >= {"--empty-outputs", "--inclusion-text", "--parse-mode", "--instruction",
                                          "--empty-answers", "--judge-truncated-answers", "--judge-guess-max-tokens",
                                          "--judge-compare-max-tokens", "--max-tokens", "--temperature"}

@@ -95,3 +95,37 @@ def test_the_shipped_prompts_and_hashes_are_unchanged_by_the_rule():
         assert res["testee_prompt"]["shipped"] is True
     for path in task.template_files():
         assert Path(path).read_text(encoding="utf-8").endswith("\n\n"), path
+
+
+def test_templates_saved_with_windows_line_ends_send_the_prompts_of_their_lf_copies(tmp_path, caplog):
+    """Issue 42: a template saved with CRLF throughout used to send other prompts; now it is read as LF, once said."""
+    from privasis_bench.protocol.judge import Judge, JudgeSettings
+
+    task = load_task("privasis_sample")
+    record = load_records(task, limit=1).records[0]
+    lf_dir, crlf_dir = tmp_path / "lf", tmp_path / "crlf"
+    lf_dir.mkdir(), crlf_dir.mkdir()
+    for key in ("guess_target", "guess_abstract", "guess_keep", "compare", "inclusion"):
+        shipped = Path(getattr(task.judge.templates, key)).read_text(encoding="utf-8")
+        assert "\n" in shipped.rstrip("\n")  # several lines: every line end differs in the CRLF copy
+        (lf_dir / f"{key}.txt").write_bytes(shipped.encode())
+        (crlf_dir / f"{key}.txt").write_bytes(shipped.replace("\n", "\r\n").encode())
+    with caplog.at_level("WARNING"):
+        lf, crlf = (JudgePrompts.load(task.judge.templates, d) for d in (lf_dir, crlf_dir))
+        JudgePrompts.load(task.judge.templates, crlf_dir)  # read again: no second notice
+    assert crlf.texts == lf.texts and crlf.hashes == lf.hashes
+    notices = [r.getMessage() for r in caplog.records if "CRLF" in r.getMessage()]
+    assert len(notices) == 5 and all(str(crlf_dir) in n and "\n" not in n for n in notices)
+    # every judge prompt the two builds is byte-identical
+    judges = [Judge(None, p, JudgeSettings()) for p in (lf, crlf)]
+    attr, keep = record.targets[0], record.keep[0]
+    for build in (lambda j: j.target_guess_request("some text", attr), lambda j: j.keep_guess_request("text", keep),
+                  lambda j: j.compare_request(attr, "a", "b"), lambda j: j.inclusion_request("text", "g", keep)):
+        assert build(judges[0]).messages == build(judges[1]).messages
+    # and the testee prompt and its recorded hash likewise
+    shipped = Path(task.prompt.template).read_text(encoding="utf-8")
+    (tmp_path / "t_lf.txt").write_bytes(shipped.encode())
+    (tmp_path / "t_crlf.txt").write_bytes(shipped.replace("\n", "\r\n").encode())
+    variants = [with_testee_prompt(task, tmp_path / n) for n in ("t_lf.txt", "t_crlf.txt")]
+    assert build_sanitize_request(record, variants[0]).messages == build_sanitize_request(record, variants[1]).messages
+    assert describe_testee_prompt(variants[0])["template_sha256"] == describe_testee_prompt(variants[1])["template_sha256"]

@@ -73,7 +73,7 @@ def test_training_data_problems_name_the_file_and_line(tmp_path: Path):
     with pytest.raises(DataError, match=r"t\.jsonl:2: messages must end with an assistant turn"):
         read_sft_jsonl(path)
     path.write_text(good + "\nnot json\n")
-    with pytest.raises(DataError, match=r"t\.jsonl:2: expected a JSON object"):
+    with pytest.raises(DataError, match=r"t\.jsonl:2: invalid JSON"):
         read_sft_jsonl(path)
     path.write_text(good + "\n")
     assert read_sft_jsonl(path) == [{"prompt": [{"role": "user", "content": "p"}],
