@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Generator, Sequence
 
-from privasis_bench.distributed.nodes import NodeWatch, stop_reason
+from privasis_bench.distributed.nodes import NodeWatch, pump
 from privasis_bench.errors import PrivasisError
 
 INSTALL_HINT = "--executor ray needs Ray: pip install 'privasis-bench[ray]' (or pip install 'ray[data]')"
@@ -161,22 +161,17 @@ def run_stages(options: RayOptions, batches: Sequence[Any], stages: Sequence[Sta
         ds = ds.map_batches(stage.cls, batch_size=1, compute=ray.data.ActorPoolStrategy(size=max(1, options.workers)),
                             num_cpus=options.cpus_per_worker, resources=options.actor_resources(),
                             num_gpus=stage.gpus or None, fn_constructor_kwargs=stage.kwargs, batch_format="numpy")
-    rows = iter(ds.iter_rows())
     with NodeWatch(ray, options.actor_resources() or {}, options.cpus_per_worker, options.node_wait_s) as watch:
+        rows = pump(iter(ds.iter_rows()), watch)
         while True:
-            watch.waiting = True
             try:
                 row = next(rows)
             except StopIteration:
                 return
-            except PrivasisError:
+            except PrivasisError:  # ours from a stage, or NodesLostError from the watch
                 raise
-            except KeyboardInterrupt as exc:  # Ctrl-C, or the watch stopping a run no live node can host
-                raise stop_reason(watch, exc) from None
             except Exception as exc:  # noqa: BLE001 - a failure of Ray itself, or of a worker outside a batch
                 raise ray_error(exc) from None
-            finally:
-                watch.waiting = False
             yield landed(row["payload"])
 
 
