@@ -1,22 +1,58 @@
 """Helpers shared by the engine's batch calls (:mod:`.executor`) and per-request calls (:mod:`.stream`).
 
-Pacing of call starts, normalizing a fresh adapter result, copying a result for another requester, and the
-guard that every request got a result. Both modules import them from here; neither imports the other's privates.
+:class:`CallingEngine`, the small interface the stream drives (the executor's :class:`~.executor.Engine` offers
+it), pacing of call starts, normalizing a fresh adapter result, copying a result for another requester, and the
+guard that every request got a result. The engine reads top-down: ``executor`` imports ``stream``, both import
+this module, and ``stream`` never imports ``executor``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
-from privasis_bench.adapters.base import ChatResult, Usage
+from privasis_bench.adapters.base import Adapter, ChatRequest, ChatResult, Usage
+
+if TYPE_CHECKING:
+    from privasis_bench.engine.cache import ResponseCache
+    from privasis_bench.engine.progress import StageProgress
+    from privasis_bench.engine.stats import EngineStats
+
+
+class CallingEngine(Protocol):
+    """What a request stream needs from its engine: its limits and settings, the cache rules, and the two calls."""
+
+    adapter: Adapter
+    spec_key: str
+    cache: "ResponseCache | None"
+    stats: "EngineStats"
+    concurrency: int
+    batch_size: int
+    rpm: float | None
+    progress: bool
+    next_slot: float
+
+    def usable_hit(self, hit: ChatResult | None) -> ChatResult | None:
+        """A cached answer as handed on, or None when it must be asked again."""
+
+    def store_result(self, key: str, result: ChatResult) -> None:
+        """Keep an answer in the cache when it is worth keeping."""
+
+    def count_result(self, result: ChatResult, bar: "StageProgress") -> None:
+        """Add one handed-on answer to the stats and the stage's progress."""
+
+    async def ask_one(self, request: ChatRequest, bar: "StageProgress", pacer: "Pacer | None") -> ChatResult:
+        """One request to a one-at-a-time adapter, with retries."""
+
+    async def ask_batch(self, requests: list[ChatRequest], bar: "StageProgress", pacer: "Pacer | None") -> list[ChatResult]:
+        """One batch for an in-process adapter, with retries."""
 
 
 class Pacer:
     """Spaces call starts at least ``60 / rpm`` seconds apart (shared by all workers)."""
 
-    def __init__(self, engine: Any, interval: float) -> None:
+    def __init__(self, engine: CallingEngine, interval: float) -> None:
         self.engine, self.interval, self.lock = engine, interval, asyncio.Lock()
 
     async def wait(self) -> None:
