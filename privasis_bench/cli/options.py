@@ -46,7 +46,7 @@ JUDGE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "judge_prompts": (Optional[Path], typer.Option(None, "--judge-prompts", help="Directory of judge templates (<key>.txt) overriding the task's.")),
     "parse_mode": (Optional[str], typer.Option(None, "--parse-mode", help="Judge answer parsing: official (default) or strict.")),
     "judge_concurrency": (Optional[int], typer.Option(None, "--judge-concurrency", min=1, help="Judge requests in flight (default: --concurrency).")),
-    "judge_rpm": (Optional[float], typer.Option(None, "--judge-rpm", min=0.001, max=1_000_000.0, help="At most this many judge requests per minute.")),
+    "judge_rpm": (Optional[float], typer.Option(None, "--judge-rpm", min=0.1, max=1_000_000.0, help="At most this many judge requests per minute (0.1 to 1,000,000).")),
     "judge_guess_max_tokens": (Optional[int], typer.Option(None, "--judge-guess-max-tokens", min=1, max=1_000_000, help="Judge budget for guessing questions (default 512).")),
     "judge_compare_max_tokens": (Optional[int], typer.Option(None, "--judge-compare-max-tokens", min=1, max=1_000_000, help="Judge budget for compare/inclusion questions (default 4096).")),
     "judge_truncated_answers": (Optional[str], typer.Option(None, "--judge-truncated-answers", help="Judge answers cut at the token budget: retry (default, unless the task's answer_policy says otherwise; asked again, never served from the cache; if they persist the record is unjudged and the command exits 1) or accept (read as they are, counted and shown on the board).")),

@@ -49,16 +49,31 @@ class CallingEngine(Protocol):
         """One batch for an in-process adapter, with retries."""
 
 
-class Pacer:
-    """Spaces call starts at least ``60 / rpm`` seconds apart (shared by all workers)."""
+#: A pacing wait at least this long is told in one line (what waits, for how long, and why).
+PACING_NOTE_S = 10.0
 
-    def __init__(self, engine: CallingEngine, interval: float) -> None:
+
+class Pacer:
+    """Spaces call starts at least ``60 / rpm`` seconds apart (shared by all workers).
+
+    ``note`` receives one line whenever a start waits :data:`PACING_NOTE_S` seconds or more, so a slow pace is
+    never silence; ``what`` names the stage in that line.
+    """
+
+    def __init__(self, engine: CallingEngine, interval: float, note: Callable[[str], None] | None = None,
+                 what: str = "") -> None:
         self.engine, self.interval, self.lock = engine, interval, asyncio.Lock()
+        self.note, self.what = note, what
 
     async def wait(self) -> None:
+        """Wait until the next call may start (starts are released one at a time, in order)."""
         async with self.lock:  # held while sleeping: starts are released one at a time, in order
             delay = self.engine.next_slot - time.monotonic()
             if delay > 0:
+                if delay >= PACING_NOTE_S and self.note is not None:
+                    rpm = 60.0 / self.interval
+                    self.note(f"[{self.what}] pacing: the next request starts in {delay:,.0f} s "
+                              f"(at most {rpm:g} requests per minute, one every {self.interval:,.0f} s)")
                 await asyncio.sleep(delay)
             self.engine.next_slot = time.monotonic() + self.interval
 

@@ -25,7 +25,7 @@ class RequestStream:
     def __init__(self, engine: CallingEngine, desc: str, total: int = 0) -> None:
         self.engine = engine
         self.bar = StageProgress(desc, total, engine.progress)
-        self.pacer = Pacer(engine, 60.0 / engine.rpm) if engine.rpm else None
+        self.pacer = Pacer(engine, 60.0 / engine.rpm, self.bar.note, desc) if engine.rpm else None
         self.semaphore = asyncio.Semaphore(engine.concurrency)
         self.stop = asyncio.Event()  # set on a fatal error so no waiting request starts another call
         self._inflight: dict[str, asyncio.Future] = {}
