@@ -8,6 +8,7 @@ connection failures) are retryable; client errors (400, 401, 403, 404, 422, ...)
 from __future__ import annotations
 
 import email.utils
+import errno
 import re
 import time
 from collections.abc import Iterable, Mapping
@@ -86,11 +87,29 @@ def classify_sdk_error(exc: BaseException, sdk: Any, *, provider: str, secrets: 
         return AdapterError(scrub(_short(f"{provider} request timed out: {exc}"), secrets), retryable=True, timeout=True)
     if isinstance(exc, sdk.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
+        if connection_refused(exc):
+            url = getattr(getattr(exc, "request", None), "url", None)
+            where = f" at {url}" if url is not None else ""
+            return AdapterError(scrub(_short(f"{provider}: connection refused{where} (nothing listens there)"), secrets),
+                                retryable=True, refused=True)
         detail = f"{exc}" + (f" ({type(cause).__name__}: {cause})" if cause else "")
         return AdapterError(scrub(_short(f"{provider} connection error: {detail}"), secrets), retryable=True)
     if isinstance(exc, getattr(sdk, "APIResponseValidationError", ())):
         return AdapterError(scrub(_short(f"{provider} returned a malformed response: {exc}"), secrets), retryable=True)
     return AdapterError(scrub(_short(f"{provider} error: {type(exc).__name__}: {exc}"), secrets), retryable=False)
+
+
+def connection_refused(exc: BaseException) -> bool:
+    """True when ``exc`` or an exception behind it says the connection was refused (nothing listens there)."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, ConnectionRefusedError) or "connection refused" in str(cur).lower() \
+                or getattr(cur, "errno", None) == errno.ECONNREFUSED:
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
 
 
 def local_base_url(base_url: str | None) -> bool:
