@@ -18,8 +18,13 @@ from privasis_bench.adapters.base import AdapterError
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 MAX_MESSAGE_CHARS = 600
-#: Seconds one request may take before it counts as stalled (raise with ``timeout=`` for slow reasoning models).
+#: Seconds one request may take before it counts as stalled, at least (``timeout=`` sets it for every request).
 DEFAULT_TIMEOUT_S = 180.0
+#: Without ``timeout=``, a request's timeout follows its token budget: this many seconds, plus ...
+TIMEOUT_BASE_S = 60.0
+#: ... this many per token of the budget (a server writing 10 tokens/s fills any budget in time), never below
+#: :data:`DEFAULT_TIMEOUT_S`: 180 s up to a 1,200-token budget, 470 s for a 4,096-token judge comparison.
+TIMEOUT_PER_TOKEN_S = 0.1
 _KEY_PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-]{6,}"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9_\-\.=]{6,}"),
@@ -110,6 +115,13 @@ def connection_refused(exc: BaseException) -> bool:
             return True
         cur = cur.__cause__ or cur.__context__
     return False
+
+
+def request_timeout(given: float | None, max_tokens: int | None) -> float:
+    """Seconds one request may take: ``given`` (the ``timeout=`` model argument) when set, else by its budget."""
+    if given is not None:
+        return given
+    return max(DEFAULT_TIMEOUT_S, TIMEOUT_BASE_S + TIMEOUT_PER_TOKEN_S * float(max_tokens or 0))
 
 
 def local_base_url(base_url: str | None) -> bool:
