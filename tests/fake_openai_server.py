@@ -65,8 +65,9 @@ class FakeOpenAIServer:
 
     def __init__(self, *, delay: float = 0.0, script: Script | None = None, reply: Callable[[str], str] | None = None,
                  reasoning: Callable[[str], str] | None = None, keep_alive: bool = False,
-                 answer: Callable[[dict], str] | None = None) -> None:
+                 answer: Callable[[dict], str] | None = None, port: int = 0) -> None:
         self.delay = delay
+        self.port = port  # 0: any free port
         self.keep_alive = keep_alive  # HTTP/1.1 persistent connections, as real servers keep them
         self.script = script or (lambda prompt, n: OK)
         self.reply = reply or reply_for  # prompt -> message content
@@ -95,7 +96,7 @@ class FakeOpenAIServer:
             def do_POST(self) -> None:  # noqa: N802 - http.server naming
                 server._handle(self)
 
-        self._httpd = _Server(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", self.port), Handler)
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)

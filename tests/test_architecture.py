@@ -99,6 +99,42 @@ def test_no_import_cycles_between_subpackages():
         visit(node, [])
 
 
+def _module_imports(path: Path) -> set[str]:
+    """Dotted privasis_bench modules ``path`` imports anywhere (also under TYPE_CHECKING and inside functions)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return {m for m in found if m.startswith("privasis_bench.")}
+
+
+#: Subpackages whose modules must read top-down (no two modules importing each other, directly or around a loop).
+TOP_DOWN = tuple(ALLOWED)
+
+
+@pytest.mark.parametrize("sub", TOP_DOWN)
+def test_no_import_cycles_between_modules_of_a_subpackage(sub: str):
+    paths = {f"privasis_bench.{sub}.{p.stem}": p for p in (PACKAGE / sub).glob("*.py") if p.stem != "__init__"}
+    graph = {name: _module_imports(path) & set(paths) - {name} for name, path in paths.items()}
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        if state.get(node) == 1:
+            raise AssertionError("import cycle: " + " -> ".join(trail + [node]))
+        if state.get(node) == 2:
+            return
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            visit(nxt, trail + [node])
+        state[node] = 2
+
+    for node in sorted(graph):
+        visit(node, [])
+
+
 def test_the_rules_table_itself_is_acyclic():
     order: list[str] = []
     remaining = dict(ALLOWED)

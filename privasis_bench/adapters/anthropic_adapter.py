@@ -5,7 +5,7 @@ Arguments:
 - ``base_url``: override the API root (e.g. a vLLM server, which also serves ``/v1/messages``).
 - ``api_key``: the key (better: set ``ANTHROPIC_API_KEY``); ``api_key_env`` names another variable.
   With a ``base_url`` and no key, the dummy key ``EMPTY`` is sent.
-- ``timeout``: seconds per request (default 180; raise it for slow reasoning models). SDK retries are off: the engine retries.
+- ``timeout``: seconds per request (default: by the request's token budget, 60 s + 0.1 s per token, at least 180 s). SDK retries are off: the engine retries.
 - ``send_temperature``: true/false. Recent SDKs and the official API no longer take sampling
   parameters; then temperature (and ``top_p``/``top_k``) are sent in the request body only to a
   ``base_url`` server (vLLM's ``/v1/messages`` accepts them), unless this says otherwise. With an SDK
@@ -33,6 +33,7 @@ from privasis_bench.adapters.base import (
 )
 from privasis_bench.adapters.http_errors import (
     DEFAULT_TIMEOUT_S,
+    request_timeout,
     bool_arg,
     classify_sdk_error,
     seconds_arg,
@@ -61,6 +62,7 @@ class AnthropicAdapter(Adapter):
             raise ModelSpecError(f"anthropic: unknown model argument(s) {', '.join(unknown)}; accepted: {', '.join(_ARGS)}")
         self.base_url: str | None = url_arg(args, "base_url", self.provider)
         self.timeout = seconds_arg(args, "timeout", DEFAULT_TIMEOUT_S, self.provider)
+        self.timeout_given = self.timeout if args.get("timeout") not in (None, "") else None  # else: by token budget
         env_name = str(args.get("api_key_env") or "ANTHROPIC_API_KEY")
         key = args.get("api_key") or os.environ.get(env_name) or ("EMPTY" if self.base_url else None)
         if not key:
@@ -119,7 +121,8 @@ class AnthropicAdapter(Adapter):
 
         client = self._get_client()
         try:
-            response = await client.messages.create(**self.request_kwargs(request))
+            response = await client.messages.create(**self.request_kwargs(request),
+                                                    timeout=request_timeout(self.timeout_given, request.max_tokens))
         except anthropic.AnthropicError as exc:
             raise classify_sdk_error(exc, anthropic, provider="anthropic", secrets=[self._api_key]) from None
         return parse_message(response)

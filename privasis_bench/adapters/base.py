@@ -120,16 +120,19 @@ class AdapterError(Exception):
     """A failed call. ``retryable`` tells the engine whether trying again can help.
 
     ``retry_after`` (seconds) carries a server's Retry-After hint when it sent one; ``timeout`` says the
-    call got no reply in time (the engine bounds how often those are retried and says so on the console).
+    call got no reply in time (the engine bounds how often those are retried and says so on the console);
+    ``refused`` says nothing listens at the server's address (the engine stops at once unless the server has
+    answered before or ``--wait-for-server`` asks it to wait).
     """
 
     def __init__(self, message: str, *, retryable: bool, status: int | None = None, retry_after: float | None = None,
-                 timeout: bool = False):
+                 timeout: bool = False, refused: bool = False):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
         self.timeout = timeout
+        self.refused = refused  # the connection was refused: nothing listens at the address (yet)
 
 
 class Adapter:

@@ -8,6 +8,7 @@ connection failures) are retryable; client errors (400, 401, 403, 404, 422, ...)
 from __future__ import annotations
 
 import email.utils
+import errno
 import re
 import time
 from collections.abc import Iterable, Mapping
@@ -17,8 +18,13 @@ from privasis_bench.adapters.base import AdapterError
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 MAX_MESSAGE_CHARS = 600
-#: Seconds one request may take before it counts as stalled (raise with ``timeout=`` for slow reasoning models).
+#: Seconds one request may take before it counts as stalled, at least (``timeout=`` sets it for every request).
 DEFAULT_TIMEOUT_S = 180.0
+#: Without ``timeout=``, a request's timeout follows its token budget: this many seconds, plus ...
+TIMEOUT_BASE_S = 60.0
+#: ... this many per token of the budget (a server writing 10 tokens/s fills any budget in time), never below
+#: :data:`DEFAULT_TIMEOUT_S`: 180 s up to a 1,200-token budget, 470 s for a 4,096-token judge comparison.
+TIMEOUT_PER_TOKEN_S = 0.1
 _KEY_PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-]{6,}"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9_\-\.=]{6,}"),
@@ -86,11 +92,36 @@ def classify_sdk_error(exc: BaseException, sdk: Any, *, provider: str, secrets: 
         return AdapterError(scrub(_short(f"{provider} request timed out: {exc}"), secrets), retryable=True, timeout=True)
     if isinstance(exc, sdk.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
+        if connection_refused(exc):
+            url = getattr(getattr(exc, "request", None), "url", None)
+            where = f" at {url}" if url is not None else ""
+            return AdapterError(scrub(_short(f"{provider}: connection refused{where} (nothing listens there)"), secrets),
+                                retryable=True, refused=True)
         detail = f"{exc}" + (f" ({type(cause).__name__}: {cause})" if cause else "")
         return AdapterError(scrub(_short(f"{provider} connection error: {detail}"), secrets), retryable=True)
     if isinstance(exc, getattr(sdk, "APIResponseValidationError", ())):
         return AdapterError(scrub(_short(f"{provider} returned a malformed response: {exc}"), secrets), retryable=True)
     return AdapterError(scrub(_short(f"{provider} error: {type(exc).__name__}: {exc}"), secrets), retryable=False)
+
+
+def connection_refused(exc: BaseException) -> bool:
+    """True when ``exc`` or an exception behind it says the connection was refused (nothing listens there)."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, ConnectionRefusedError) or "connection refused" in str(cur).lower() \
+                or getattr(cur, "errno", None) == errno.ECONNREFUSED:
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
+def request_timeout(given: float | None, max_tokens: int | None) -> float:
+    """Seconds one request may take: ``given`` (the ``timeout=`` model argument) when set, else by its budget."""
+    if given is not None:
+        return given
+    return max(DEFAULT_TIMEOUT_S, TIMEOUT_BASE_S + TIMEOUT_PER_TOKEN_S * float(max_tokens or 0))
 
 
 def local_base_url(base_url: str | None) -> bool:

@@ -7,7 +7,7 @@ Arguments (``--model-args k=v,...`` or ``openai:model,k=v``):
 - ``api_key``: the key (better: leave it out and set ``OPENAI_API_KEY``). ``api_key_env``: the name of
   another environment variable holding the key (e.g. ``OPENROUTER_API_KEY``). With a ``base_url`` and no
   key, the dummy key ``EMPTY`` is sent (local servers do not check it).
-- ``timeout``: seconds per request (default 180; raise it for slow reasoning models). The SDK's own retries are off: the engine retries.
+- ``timeout``: seconds per request (default: by the request's token budget, 60 s + 0.1 s per token, at least 180 s). The SDK's own retries are off: the engine retries.
 - ``reasoning``: true/false; default: detected from the model name (o1/o3/o4/gpt-5 families). Reasoning
   models get ``max_completion_tokens`` and no ``temperature``.
 - ``top_p``, ``seed``, ``reasoning_effort``, ``presence_penalty``, ``frequency_penalty``, ``service_tier``,
@@ -33,6 +33,7 @@ from privasis_bench.adapters.base import (
 )
 from privasis_bench.adapters.http_errors import (
     DEFAULT_TIMEOUT_S,
+    request_timeout,
     bool_arg,
     classify_sdk_error,
     seconds_arg,
@@ -94,6 +95,7 @@ class OpenAIAdapter(Adapter):
             )
         self.base_url: str | None = url_arg(args, "base_url", self.provider)
         self.timeout = seconds_arg(args, "timeout", DEFAULT_TIMEOUT_S, self.provider)
+        self.timeout_given = self.timeout if args.get("timeout") not in (None, "") else None  # else: by token budget
         self._api_key = self._resolve_key(args)
         reasoning = bool_arg(args, "reasoning", self.provider)
         self.reasoning = is_reasoning_model(model) if reasoning is None else bool(reasoning)
@@ -166,7 +168,8 @@ class OpenAIAdapter(Adapter):
             # The body is already plain JSON (strings, numbers, lists of role/content dicts), so it is posted as it is:
             # ``chat.completions.create`` would first walk it against the SDK's parameter types, which costs about a
             # millisecond of CPU per request and changes nothing for such a body.
-            response = await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+            response = await client.post("/chat/completions", body=body, cast_to=ChatCompletion,
+                                         options={"timeout": request_timeout(self.timeout_given, request.max_tokens)})
         except openai.OpenAIError as exc:
             raise classify_sdk_error(exc, openai, provider="openai", secrets=[self._api_key]) from None
         return parse_chat_completion(response)

@@ -24,7 +24,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, emoji=False)  # a model named openai:x is not an emoji
 
 
 #: Set by ``--debug``: unexpected errors show their traceback instead of one line.

@@ -135,7 +135,7 @@ def run(
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
     tasks: List[str] = TasksOption,
     output: Path = OutputOpt,
-    rpm: Optional[float] = typer.Option(None, "--rpm", min=0.001, max=1_000_000.0, help="At most this many model requests per minute."),
+    rpm: Optional[float] = typer.Option(None, "--rpm", min=0.1, max=1_000_000.0, help="At most this many model requests per minute (0.1 to 1,000,000; a wait of 10 s or more is told in one line)."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, max=1_000_000, help="Model output budget (default: the task's)."),
     temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="Model temperature (default: the task's)."),
     profile: bool = typer.Option(False, "--profile", help="At the end, print where the time went: waiting on the model, on the judge, and this process's CPU."),

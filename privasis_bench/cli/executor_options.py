@@ -7,7 +7,9 @@ from typing import Any, Optional
 import typer
 
 from privasis_bench.cli.options import Opts, split_multi
-from privasis_bench.distributed.cluster import RayOptions, check_executor, parse_resources, require_ray
+from privasis_bench.cli.value_checks import check_finite
+from privasis_bench.distributed.cluster import (RayOptions, check_base_urls, check_executor, check_gpus, connect,
+                                                parse_resources, probe_address, require_ray)
 
 #: name -> (annotation, typer option), added to a command with :func:`~privasis_bench.cli.options.with_options`.
 EXECUTOR_OPTIONS: dict[str, tuple[Any, Any]] = {
@@ -25,14 +27,29 @@ EXECUTOR_OPTIONS: dict[str, tuple[Any, Any]] = {
 
 
 def ray_options(opts: Opts) -> RayOptions | None:
-    """The Ray executor's settings, or None for ``--executor local``; fails at once (one line) without Ray installed."""
+    """The Ray executor's settings, or None for ``--executor local``.
+
+    Every value is checked here, before anything is written or any worker starts: one line naming the option and
+    what is accepted (also without Ray installed), a ``--ray-address`` nothing listens at, and GPUs per actor that
+    no node has (Ray would wait for such a node for ever).
+    """
     check_executor(opts.executor)
     if opts.executor != "ray":
         return None
     resources = parse_resources(opts.ray_resources)
+    for option, value in (("--ray-cpus-per-worker", opts.ray_cpus_per_worker), ("--ray-gpus-per-worker", opts.ray_gpus_per_worker),
+                          ("--ray-node-wait", opts.ray_node_wait)):
+        check_finite(option, value)
+    base_urls = tuple(split_multi([opts.ray_base_urls] if opts.ray_base_urls else []))
+    judge_base_urls = tuple(split_multi([opts.ray_judge_base_urls] if opts.ray_judge_base_urls else []))
+    check_base_urls("--ray-base-urls", base_urls)
+    check_base_urls("--ray-judge-base-urls", judge_base_urls)
     require_ray()
-    return RayOptions(address=opts.ray_address, workers=opts.ray_workers, batch_size=opts.ray_batch_size,
-                      cpus_per_worker=opts.ray_cpus_per_worker, gpus_per_worker=opts.ray_gpus_per_worker,
-                      base_urls=tuple(split_multi([opts.ray_base_urls] if opts.ray_base_urls else [])),
-                      judge_base_urls=tuple(split_multi([opts.ray_judge_base_urls] if opts.ray_judge_base_urls else [])),
-                      resources=resources, node_wait_s=opts.ray_node_wait)
+    probe_address(opts.ray_address)
+    options = RayOptions(address=opts.ray_address, workers=opts.ray_workers, batch_size=opts.ray_batch_size,
+                         cpus_per_worker=opts.ray_cpus_per_worker, gpus_per_worker=opts.ray_gpus_per_worker,
+                         base_urls=base_urls, judge_base_urls=judge_base_urls, resources=resources,
+                         node_wait_s=opts.ray_node_wait)
+    if options.gpus_per_worker > 0:
+        check_gpus(connect(options), options)
+    return options

@@ -46,7 +46,7 @@ JUDGE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "judge_prompts": (Optional[Path], typer.Option(None, "--judge-prompts", help="Directory of judge templates (<key>.txt) overriding the task's.")),
     "parse_mode": (Optional[str], typer.Option(None, "--parse-mode", help="Judge answer parsing: official (default) or strict.")),
     "judge_concurrency": (Optional[int], typer.Option(None, "--judge-concurrency", min=1, help="Judge requests in flight (default: --concurrency).")),
-    "judge_rpm": (Optional[float], typer.Option(None, "--judge-rpm", min=0.001, max=1_000_000.0, help="At most this many judge requests per minute.")),
+    "judge_rpm": (Optional[float], typer.Option(None, "--judge-rpm", min=0.1, max=1_000_000.0, help="At most this many judge requests per minute (0.1 to 1,000,000).")),
     "judge_guess_max_tokens": (Optional[int], typer.Option(None, "--judge-guess-max-tokens", min=1, max=1_000_000, help="Judge budget for guessing questions (default 512).")),
     "judge_compare_max_tokens": (Optional[int], typer.Option(None, "--judge-compare-max-tokens", min=1, max=1_000_000, help="Judge budget for compare/inclusion questions (default 4096).")),
     "judge_truncated_answers": (Optional[str], typer.Option(None, "--judge-truncated-answers", help="Judge answers cut at the token budget: retry (default, unless the task's answer_policy says otherwise; asked again, never served from the cache; if they persist the record is unjudged and the command exits 1) or accept (read as they are, counted and shown on the board).")),
@@ -56,6 +56,7 @@ ENGINE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "max_attempts": (int, typer.Option(6, "--max-attempts", min=1, max=100, help="Tries per request, the first included.")),
     "max_timeouts": (int, typer.Option(2, "--max-timeouts", min=1, max=100, help="Tries per request that may end in a timeout before it fails (the timeout itself: timeout=SECONDS in the model or judge arguments).")),
     "retry_base_delay": (float, typer.Option(1.0, "--retry-base-delay", min=0.0, max=3600.0, help="First backoff delay in seconds (doubles per retry).")),
+    "wait_for_server": (float, typer.Option(0.0, "--wait-for-server", min=0.0, max=86400.0, help="Seconds to wait for a model or judge server that refuses connections before it ever answered (one still starting); default 0: stop at once with one line naming its address.")),
     "retry_max_delay": (float, typer.Option(60.0, "--retry-max-delay", min=0.0, max=3600.0, help="Longest backoff delay in seconds; a server's Retry-After asking for longer is capped at it (and said so).")),
     "empty_answers": (str, typer.Option("retry", "--empty-answers", help="Empty answers (HTTP 200, no content): retry (default; a failed call, asked again, never cached) or accept.")),
     "truncated_answers": (Optional[str], typer.Option(None, "--truncated-answers", help="Model answers cut at the token budget: retry (a failed call if it persists, never cached) or accept (kept and counted). Default: retry (or the task's answer_policy); accept for the data recipes' steps, each of which parses what its small budget gives.")),
@@ -90,7 +91,8 @@ def retry_policy(opts: "Opts") -> RetryPolicy:
     """The retry policy of ``ENGINE_OPTIONS``."""
     max_delay = max(opts.retry_max_delay, opts.retry_base_delay)
     return RetryPolicy(max_attempts=opts.max_attempts, max_timeouts=opts.max_timeouts, base_delay=opts.retry_base_delay,
-                       max_delay=max_delay, max_retry_after=max_delay)  # a server's Retry-After is capped the same way
+                       max_delay=max_delay, max_retry_after=max_delay,  # a server's Retry-After is capped the same way
+                       wait_for_server=opts.wait_for_server)
 
 
 def answer_policy(opts: "Opts", role: str, *, truncated_default: str = "retry", task: Any = None) -> AnswerPolicy:

@@ -18,9 +18,13 @@ def finish(outcomes: list[EvalOutcome]) -> None:
     from privasis_bench.cli.span_cmds import print_span_results
 
     judged = [o.results for o in outcomes if not o.results.get("scorer")]
+    for res in judged:  # an incomplete run leads with what is missing, before any number
+        lead = incomplete_lead(res)
+        if lead:
+            console.print(f"[bold red]{escape(lead)}[/]", highlight=False, soft_wrap=True)
     print_span_results([o for o in outcomes if o.results.get("scorer")])
     if judged:
-        console.print(summary_table(judged))
+        console.print(summary_table([shown_results(r) for r in judged]))
     for o in outcomes:
         console.print(f"  -> {escape(str(o.task_dir))}", highlight=False)
         c, name = o.results["counts"], o.results["task"]["name"]
@@ -81,3 +85,35 @@ def finish(outcomes: list[EvalOutcome]) -> None:
                       "only those.", highlight=False)
     if any(not o.ok for o in outcomes):
         raise typer.Exit(1)
+
+
+def _failed_unscored(res: dict) -> int:
+    """Failed model outputs that the metrics count as empty outputs without the user having asked for it."""
+    c = res["counts"]
+    return c["failed_outputs"] if res["checks"]["failed_outputs"] != "scored_as_empty" else 0
+
+
+def incomplete_lead(res: dict) -> str | None:
+    """The line an incomplete run's report starts with (None for a complete run)."""
+    if res.get("complete", True):
+        return None
+    c, name = res["counts"], res["task"]["name"]
+    parts = [f"{n} {what}" for n, what in ((_failed_unscored(res), "failed model output(s)"),
+                                            (c.get("unjudged", 0), "unjudged record(s)"),
+                                            (c.get("missing_predictions", 0), "record(s) without a prediction")) if n]
+    hidden = " (so no metric is shown)" if _failed_unscored(res) else ""
+    return (f"INCOMPLETE: {name}: {', '.join(parts) or 'records missing'}{hidden}; "
+            "these are not valid results (details below)")
+
+
+def shown_results(res: dict) -> dict:
+    """``res`` as the table shows it: an incomplete run is labelled so, and when failed model outputs would be
+    counted as empty outputs (not asked for), its metrics are left out rather than shown as if valid."""
+    if res.get("complete", True):
+        return res
+    model = dict(res.get("model", {}))
+    model["label"] = f"{model.get('label', '?')} INCOMPLETE"
+    shown = {**res, "model": model}
+    if _failed_unscored(res):
+        shown["metrics"] = {}
+    return shown

@@ -18,6 +18,7 @@ from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import fault_summary
 from privasis_bench.fsutil import ensure_dir
 from privasis_bench.errors import PrivasisError
+from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.protocol.judge import JudgeSettings
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.recipes.config import load_recipe
@@ -93,7 +94,17 @@ def build_corpus(
     judge_spec = None if judge_off else (ModelSpec.parse(judge) if judge else spec)
     settings = {"recipe": config.recipe, "recipe_sha": config.fingerprint(), "model": spec.key(),
                 "judge": judge_spec.key() if judge_spec else "none"}
-    store = RowStore(ensure_dir(output, "--output"), "benchmark", settings, overwrite=overwrite)
+    with task_dir_lock(ensure_dir(output, "--output"), "build-corpus"):  # one writer per output folder
+        summary, store = _build_corpus_locked(config, rows, task, spec, judge_spec, judge_off, settings, output,
+                                              batch_size, overwrite, ray_opts, opts)
+    _report_corpus(summary, store)
+
+
+def _build_corpus_locked(config: Any, rows: list, task: Any, spec: ModelSpec, judge_spec: Optional[ModelSpec],
+                         judge_off: bool, settings: dict, output: Path, batch_size: int, overwrite: bool,
+                         ray_opts: Any, opts: Opts) -> tuple[dict, RowStore]:
+    """build-corpus's work while it holds the output folder's lock: (the run's counts, the row store)."""
+    store = RowStore(output, "benchmark", settings, overwrite=overwrite)
     engines = _Engines(opts)
     try:
         engine = engines.get(spec, "model")
@@ -115,6 +126,11 @@ def build_corpus(
         summary = run_build_corpus(rows, ctx, store, batch_size=batch_size, log=_say, map_batches=on_ray)
     finally:
         engines.close()
+    return summary, store
+
+
+def _report_corpus(summary: dict, store: RowStore) -> None:
+    """build-corpus's closing lines; exit 1 when input rows failed."""
     _say(f"{summary['rows']} benchmark rows ({summary['vanilla']} vanilla, {summary['hard']} hard, {summary['unscored']} "
          f"without keep attributes); this run: {summary['built']} built, {summary['resumed']} resumed, {summary['failed']} failed")
     if summary.get("ranking_unparsed"):
@@ -164,10 +180,7 @@ def generate(
     opts: Opts = None,  # type: ignore[assignment]
 ) -> None:
     """Synthesize annotated records (profile, type, context, format, draft, refinement, attributes, groups)."""
-    from privasis_bench.recipes.diversity import Embedder
-    from privasis_bench.recipes.drivers import run_generate
     from privasis_bench.recipes.seeds import SeedFiles
-    from privasis_bench.recipes.synthesis import SynthesisContext
 
     ray_opts = ray_options(opts)
     config = load_recipe(recipe)
@@ -177,7 +190,29 @@ def generate(
     spec = ModelSpec.parse(model, model_args)
     judge_spec = ModelSpec.parse(judge) if judge else spec
     settings = {"recipe": config.recipe, "recipe_sha": config.fingerprint(), "model": spec.key(), "judge": judge_spec.key()}
-    store = RowStore(ensure_dir(output, "--output"), "corpus", settings, overwrite=overwrite)
+    with task_dir_lock(ensure_dir(output, "--output"), "generate"):  # one writer per output folder
+        store = RowStore(output, "corpus", settings, overwrite=overwrite)
+        counts = _generate_locked(config, files, spec, judge_spec, n, output, batch_size, store, ray_opts, opts)
+    acc, total = counts["acceptance"], counts["cumulative"]["acceptance"]
+    _say(f"{counts['rows']}/{n} corpus rows ({counts['generated']} new, {counts['resumed']} resumed, {counts['failed']} failed "
+         f"attempts); revisions accepted {total['accepted']}/{total['revisions']} over all runs "
+         f"({acc['accepted']}/{acc['revisions']} in this one)")
+    if counts["rows"]:
+        _say(f"  -> {store.path} (failures: {store.failures_path}, statistics: {store.meta_path})")
+    else:
+        _say(f"  no corpus row yet, so no {store.path.name} (failures: {store.failures_path}, statistics: {store.meta_path})")
+    if counts["rows"] < n:
+        _say(f"only {counts['rows']} of {n} rows could be produced; re-run to retry the failed records")
+        raise typer.Exit(1)
+
+
+def _generate_locked(config: Any, files: Any, spec: ModelSpec, judge_spec: ModelSpec, n: int, output: Path,
+                     batch_size: int, store: RowStore, ray_opts: Any, opts: Opts) -> dict:
+    """generate's work while it holds the output folder's lock: the run's counts."""
+    from privasis_bench.recipes.diversity import Embedder
+    from privasis_bench.recipes.drivers import run_generate
+    from privasis_bench.recipes.synthesis import SynthesisContext
+
     engines = _Engines(opts)
     try:
         engine, judge_engine = engines.get(spec, "model"), engines.get(judge_spec, "judge")
@@ -191,14 +226,7 @@ def generate(
                 steps.close()
     finally:
         engines.close()
-    acc, total = counts["acceptance"], counts["cumulative"]["acceptance"]
-    _say(f"{counts['rows']}/{n} corpus rows ({counts['generated']} new, {counts['resumed']} resumed, {counts['failed']} failed "
-         f"attempts); revisions accepted {total['accepted']}/{total['revisions']} over all runs "
-         f"({acc['accepted']}/{acc['revisions']} in this one)")
-    _say(f"  -> {store.path} (failures: {store.failures_path}, statistics: {store.meta_path})")
-    if counts["rows"] < n:
-        _say(f"only {counts['rows']} of {n} rows could be produced; re-run to retry the failed records")
-        raise typer.Exit(1)
+    return counts
 
 
 def _ray_engines(engines: _Engines) -> Any:

@@ -53,7 +53,7 @@ def sanitize(
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2 (merged over the spec's)."),
     tasks: List[str] = TasksOption,
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output directory (default runs/<model-slug>); writes <dir>/<task>/sanitized.jsonl."),
-    rpm: Optional[float] = typer.Option(None, "--rpm", min=0.001, max=1_000_000.0, help="At most this many requests per minute."),
+    rpm: Optional[float] = typer.Option(None, "--rpm", min=0.1, max=1_000_000.0, help="At most this many requests per minute (0.1 to 1,000,000; a wait of 10 s or more is told in one line)."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, max=1_000_000, help="Output token budget (default: the task's, 9024)."),
     temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature (default: the task's, 0)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Discard an existing output file instead of resuming it."),

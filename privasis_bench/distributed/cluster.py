@@ -9,12 +9,14 @@ input order (``preserve_order``) while batches run in parallel.
 from __future__ import annotations
 
 import logging
+import math
 import pickle
+import socket
 import sys
 from dataclasses import dataclass
 from typing import Any, Generator, Sequence
 
-from privasis_bench.distributed.nodes import NodeWatch, stop_reason
+from privasis_bench.distributed.nodes import NodeWatch, pump
 from privasis_bench.errors import PrivasisError
 
 INSTALL_HINT = "--executor ray needs Ray: pip install 'privasis-bench[ray]' (or pip install 'ray[data]')"
@@ -61,11 +63,55 @@ def parse_resources(text: str | None) -> tuple[tuple[str, float], ...]:
             value = float(amount) if sep else -1.0
         except ValueError:
             value = -1.0
-        if not name.strip() or value <= 0 or name.strip() in ("CPU", "GPU", "memory", "object_store_memory"):
-            raise PrivasisError(f"--ray-resources: {part!r} is not NAME=AMOUNT with a custom resource name and an amount "
-                                "> 0 (e.g. --ray-resources pb_worker=1; CPUs and GPUs have their own options)")
+        if not name.strip() or not math.isfinite(value) or value <= 0 or name.strip() in ("CPU", "GPU", "memory", "object_store_memory"):
+            raise PrivasisError(f"--ray-resources: {part!r} is not NAME=AMOUNT with a custom resource name and a finite "
+                                "amount > 0 (e.g. --ray-resources pb_worker=1; CPUs and GPUs have their own options)")
         pairs.append((name.strip(), value))
     return tuple(pairs)
+
+
+def check_base_urls(option: str, urls: Sequence[str]) -> None:
+    """One-line error naming ``option`` when one of ``urls`` is not an ``http(s)://host[:port][/path]`` URL."""
+    from urllib.parse import urlsplit
+
+    for url in urls:
+        try:
+            parts = urlsplit(url)
+            port_ok = parts.port is None or 0 < parts.port < 65536
+        except ValueError:
+            parts, port_ok = None, False
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+            raise PrivasisError(f"{option}: {url!r} is not an http(s) URL of an OpenAI-compatible server "
+                                "(e.g. http://10.0.0.5:8000/v1; several comma-separated)")
+
+
+def probe_address(address: str | None, timeout_s: float = 5.0) -> None:
+    """One-line error when nothing listens at a ``HOST:PORT`` Ray address (``ray.init`` would retry it for ever)."""
+    if not address or address in ("auto", "local"):
+        return
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise PrivasisError(f"--ray-address: {address!r} is not HOST:PORT (e.g. 10.0.0.5:6379, the address "
+                            "`ray start --head` prints), ray://HOST:PORT or auto")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise PrivasisError(f"--ray-address {address}: no Ray cluster answers there ({reason}); start one with "
+                            "`ray start --head` or give the address it prints") from None
+
+
+def check_gpus(ray: Any, options: RayOptions) -> None:
+    """One-line error when actors ask for GPUs and no node of the cluster has that many (they would wait forever)."""
+    if options.gpus_per_worker <= 0:
+        return
+    per_node = [float((n.get("Resources") or {}).get("GPU", 0.0)) for n in ray.nodes() if n.get("Alive")]
+    best = max(per_node, default=0.0)
+    if best < options.gpus_per_worker:
+        raise PrivasisError(f"--ray-gpus-per-worker {options.gpus_per_worker:g}: no node of the cluster has that many GPUs "
+                            f"(most on one node: {best:g}); use 0 for models served over HTTP, or add GPU nodes")
 
 
 def check_resources(ray: Any, options: RayOptions) -> None:
@@ -102,6 +148,7 @@ def connect(options: RayOptions) -> Any:
     """Connect to ``options.address`` (or start a local cluster) once per process; returns the ``ray`` module."""
     ray = require_ray()
     if not ray.is_initialized():
+        probe_address(options.address)
         kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False, "ignore_reinit_error": True}
         if options.address:
             kwargs["address"] = options.address
@@ -155,28 +202,24 @@ def run_stages(options: RayOptions, batches: Sequence[Any], stages: Sequence[Sta
         return
     ray = connect(options)
     check_resources(ray, options)
+    check_gpus(ray, options)
     items = [{"payload": pickle.dumps(b, protocol=pickle.HIGHEST_PROTOCOL)} for b in batches]
     ds = ray.data.from_items(items, override_num_blocks=len(items))
     for stage in stages:
         ds = ds.map_batches(stage.cls, batch_size=1, compute=ray.data.ActorPoolStrategy(size=max(1, options.workers)),
                             num_cpus=options.cpus_per_worker, resources=options.actor_resources(),
                             num_gpus=stage.gpus or None, fn_constructor_kwargs=stage.kwargs, batch_format="numpy")
-    rows = iter(ds.iter_rows())
     with NodeWatch(ray, options.actor_resources() or {}, options.cpus_per_worker, options.node_wait_s) as watch:
+        rows = pump(iter(ds.iter_rows()), watch)
         while True:
-            watch.waiting = True
             try:
                 row = next(rows)
             except StopIteration:
                 return
-            except PrivasisError:
+            except PrivasisError:  # ours from a stage, or NodesLostError from the watch
                 raise
-            except KeyboardInterrupt as exc:  # Ctrl-C, or the watch stopping a run no live node can host
-                raise stop_reason(watch, exc) from None
             except Exception as exc:  # noqa: BLE001 - a failure of Ray itself, or of a worker outside a batch
                 raise ray_error(exc) from None
-            finally:
-                watch.waiting = False
             yield landed(row["payload"])
 
 

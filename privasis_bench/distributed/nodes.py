@@ -4,29 +4,25 @@ Ray restarts the actors of a lost node on the nodes left and runs their batches 
 only the batches it had in flight. But when no live node offers what an actor asks for (``--ray-resources``,
 ``--ray-cpus-per-worker``), Ray waits for one to join, for ever. :class:`NodeWatch` looks at the node table
 every second while the stages run; after ``--ray-node-wait`` seconds without a node that can host the stages it
-stops the run (by interrupting the driver's main thread) with one line naming the lost nodes and the fix. Every
-finished batch is already on disk, so re-running the same command resumes.
-
-The interruption reaches the main thread only when it runs Python code; a driver that is still blocked
-:data:`GRACE_S` seconds later (inside a call that does not return, or one that swallowed the interruption) is ended
-with the same line and exit code, so a run that no node can host never hangs. A node table that cannot be read
+sets its :attr:`NodeWatch.stopped` event. The driver never blocks on Ray itself: :func:`pump` reads the results in
+a helper thread and the driver waits on them in short steps, so it sees the event and raises
+:class:`NodesLostError` (one line naming the lost nodes and the fix) through its own control flow. No signal, no
+ending of the process: the watch works the same in a terminal, in the background (SIGINT ignored), under pytest.
+Every finished batch is already on disk, so re-running the same command resumes. A node table that cannot be read
 for a moment is read again at the next poll.
 """
 
 from __future__ import annotations
 
-import _thread
-import os
+import queue
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, Generator, Iterator
 
 from privasis_bench.errors import PrivasisError
 
 POLL_S = 1.0
-#: After the watch interrupts the driver (or finds it never waiting on Ray): seconds before the process is ended.
-GRACE_S = 20.0
 
 
 class NodesLostError(PrivasisError):
@@ -41,12 +37,16 @@ def _fits(node: dict[str, Any], resources: dict[str, float], cpus: float) -> boo
 
 
 class NodeWatch:
-    """A daemon thread over ``ray.nodes()``: tells lost nodes on stderr and stops a run no live node can host."""
+    """A daemon thread over ``ray.nodes()``: tells lost nodes on stderr and flags a run no live node can host.
+
+    It never touches the driver: once no node could host the stages for ``wait_s`` seconds, :attr:`reason` is set
+    and :attr:`stopped` is set; the driver checks them (see :func:`pump` and :meth:`check`).
+    """
 
     def __init__(self, ray: Any, resources: dict[str, float], cpus: float, wait_s: float) -> None:
         self.ray, self.resources, self.cpus, self.wait_s = ray, resources, cpus, wait_s
         self.reason: str | None = None
-        self.waiting = False  # the driver's main thread waits on Ray for the next batch (only then is it stopped)
+        self.stopped = threading.Event()
         self._stop = threading.Event()
         self._alive = {n["NodeID"] for n in ray.nodes() if n.get("Alive")}
         self._thread = threading.Thread(target=self._loop, name="privasis-node-watch", daemon=True)
@@ -59,38 +59,35 @@ class NodeWatch:
         self._stop.set()
         self._thread.join(timeout=5)
 
+    def check(self) -> None:
+        """Raise :class:`NodesLostError` when the watch found that no live node can host the stages."""
+        if self.stopped.is_set():
+            raise NodesLostError(self.reason or "ray executor: no live node can host the stages")
+
     def _loop(self) -> None:
         unhosted_since: float | None = None
-        interrupted_at: float | None = None
         lost: list[str] = []
         while not self._stop.wait(POLL_S):
             try:
                 nodes = self.ray.nodes()
             except Exception:  # noqa: BLE001 - the node table did not answer this time: keep the last view
-                nodes = None
-            if nodes is not None:
-                alive = {n["NodeID"] for n in nodes if n.get("Alive")}
-                for gone in sorted(self._alive - alive):
-                    lost.append(gone[:12])
-                    print(f"ray: node {gone[:12]} lost; any batches it had in flight run again on the nodes left",
-                          file=sys.stderr, flush=True)
-                self._alive = alive
-                if interrupted_at is None and any(_fits(n, self.resources, self.cpus) for n in nodes if n.get("Alive")):
-                    unhosted_since = None
-                    continue
-            if unhosted_since is None:
-                unhosted_since = time.monotonic() if nodes is not None else None
+                continue
+            alive = {n["NodeID"] for n in nodes if n.get("Alive")}
+            for gone in sorted(self._alive - alive):
+                lost.append(gone[:12])
+                print(f"ray: node {gone[:12]} lost; any batches it had in flight run again on the nodes left",
+                      file=sys.stderr, flush=True)
+            self._alive = alive
+            if any(_fits(n, self.resources, self.cpus) for n in nodes if n.get("Alive")):
+                unhosted_since = None
                 continue
             now = time.monotonic()
-            if now - unhosted_since < self.wait_s:
-                continue
-            if self.reason is None:
+            if unhosted_since is None:
+                unhosted_since = now
+            if now - unhosted_since >= self.wait_s:
                 self.reason = self._message(lost)
-            if interrupted_at is None and self.waiting:
-                interrupted_at = now
-                _thread.interrupt_main()  # the main thread raises NodesLostError (see stop_reason)
-            elif now - (interrupted_at if interrupted_at is not None else unhosted_since + self.wait_s) >= GRACE_S:
-                self._end_process()
+                self.stopped.set()
+                return
 
     def _message(self, lost: list[str]) -> str:
         wanted = ", ".join([f"{self.cpus:g} CPU", *(f"{v:g} {k}" for k, v in self.resources.items())])
@@ -98,17 +95,62 @@ class NodeWatch:
                 f" after losing node{'s' if len(lost) != 1 else ''} {', '.join(lost) or '(none seen)'}; "
                 "finished batches are saved: add nodes (or wait for them) and re-run the same command to resume")
 
-    def _end_process(self) -> None:
-        """The driver did not stop when interrupted: say why in the usual one line and end the process."""
-        if self._stop.is_set():  # it did stop meanwhile
-            return
-        print(f"error: {self.reason}", file=sys.stderr, flush=True)
-        sys.stdout.flush()
-        os._exit(NodesLostError.exit_code)
+
+_DONE = object()
 
 
-def stop_reason(watch: NodeWatch | None, exc: BaseException) -> BaseException:
-    """The :class:`NodesLostError` to raise for ``exc`` (a KeyboardInterrupt) when the watch stopped the run, else ``exc``."""
-    if watch is not None and watch.reason is not None and isinstance(exc, KeyboardInterrupt):
-        return NodesLostError(watch.reason)
-    return exc
+class _Raised:
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+def pump(items: Iterator[Any], watch: NodeWatch | None, step_s: float = 0.2) -> Generator[Any, None, None]:
+    """Yield what ``items`` yields, read in a helper thread so that the caller never blocks on it for long.
+
+    Between two items the caller waits in steps of ``step_s`` and raises :class:`NodesLostError` as soon as
+    ``watch`` stopped the run; an exception raised by ``items`` is re-raised here as itself. At most one item is
+    read ahead. When the caller stops early, the helper thread stops at its next item (it is a daemon thread, so a
+    read that never returns does not keep the process alive).
+    """
+    box: queue.Queue[Any] = queue.Queue(maxsize=1)
+    closed = threading.Event()
+
+    def hand(item: Any) -> bool:
+        while not closed.is_set():
+            try:
+                box.put(item, timeout=step_s)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def reader() -> None:
+        try:
+            for item in items:
+                if not hand(item):
+                    break
+            else:
+                hand(_DONE)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            hand(_Raised(exc))
+        finally:
+            if closed.is_set() and hasattr(items, "close"):
+                items.close()
+
+    thread = threading.Thread(target=reader, name="privasis-ray-results", daemon=True)
+    thread.start()
+    try:
+        while True:
+            try:
+                item = box.get(timeout=step_s)
+            except queue.Empty:
+                if watch is not None:
+                    watch.check()
+                continue
+            if item is _DONE:
+                return
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item
+    finally:
+        closed.set()

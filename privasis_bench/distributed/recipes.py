@@ -24,6 +24,7 @@ import numpy as np
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.distributed.cluster import (BatchStage, RayOptions, Stage, check_resources, connect, landed, ray_error,
                                                run_stages)
+from privasis_bench.distributed.nodes import NodeWatch
 from privasis_bench.distributed.shards import batch_key, merge_shards, shard_dir
 from privasis_bench.distributed.workers import WorkerEngineConfig, build_worker_engine, close_shard, use_shard
 from privasis_bench.engine.answers import AnswerPolicy
@@ -224,7 +225,11 @@ class RaySynthesis:
             self._actor = actor_class.remote(**self.finish_args)
         item = FinishBatch(batch_key(*(r["id"] for r in rows)), rows, pools)
         try:
-            payload = ray.get(self._actor.run_pickled.remote(pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)))
+            ref = self._actor.run_pickled.remote(pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL))
+            with NodeWatch(ray, self.ray.actor_resources() or {}, self.ray.cpus_per_worker, self.ray.node_wait_s) as watch:
+                while not ray.wait([ref], timeout=0.5)[0]:  # never blocked on Ray for long: the watch can stop the run
+                    watch.check()
+            payload = ray.get(ref)
         except Exception as exc:  # noqa: BLE001 - a failure of Ray itself or an actor that cannot be restarted
             raise ray_error(exc) from None
         return landed(payload)

@@ -7,9 +7,8 @@ its errors; the engine decides what happens next:
   with a cache, identical requests in one run are sent once, and a request that another process sharing the cache
   is already sending is waited for, not sent again;
 * transient errors (429, 5xx, timeouts, connection errors, unknown exceptions) are retried with exponential
-  backoff and jitter, honouring a server's Retry-After hint;
-* authentication / permission errors (401, 403) stop the whole run at once with :class:`FatalModelError` (the
-  message is scrubbed of keys);
+  backoff and jitter, honouring Retry-After; a server refusing connections from the start stops the run (``reach``);
+* authentication / permission errors (401, 403) stop the whole run at once (:class:`FatalModelError`, keys scrubbed);
 * other non-retryable errors (400, 404, 422: e.g. a prompt longer than the context) and retries that run out
   become a failed :class:`ChatResult` (``text=None`` plus the error), never an empty success;
 * an answer that is empty or cut at the token budget is, by default, a retryable failure and is not cached (see
@@ -24,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Awaitable, TypeVar
@@ -36,6 +34,7 @@ from privasis_bench.engine.answers import ACCEPT_ALL, AnswerPolicy, configured_s
 from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.calls import Pacer, copy_result, finish_result, missing_results
 from privasis_bench.engine.progress import StageProgress
+from privasis_bench.engine.reach import STEP_S as REACH_STEP_S, ServerReach
 from privasis_bench.engine.stream import RequestStream
 from privasis_bench.engine.retry import FATAL_STATUS, LONG_WAIT_S, FatalModelError, RetryPolicy, fault_kind
 from privasis_bench.engine.stats import PAID, BusyClock, EngineStats, usage_by_role
@@ -84,6 +83,7 @@ class Engine:
         self._loop_box: _LoopBox | None = None  # the event loop this engine's adapter is bound to (may be shared)
         self._rng = random.Random()
         self._secrets = configured_secrets(spec.args, SECRET_ARGS, _SECRET_ENV)
+        self.reach = ServerReach(f"{role} {spec}", retry.wait_for_server)  # a server nothing listens at stops the run
 
     # ------------------------------------------------------------------ public API
     async def arun(self, requests: Sequence[ChatRequest], *, desc: str, on_result: OnResult | None = None) -> list[ChatResult]:
@@ -285,13 +285,13 @@ class Engine:
         re-ask of a rejected answer is the same request). ``raw_batch``: a batch's results are handed back unjudged,
         with the attempt number, for :meth:`ask_batch`.
         """
-        attempt = timeouts = rejected = 0
+        attempt = timeouts = rejected = waits = 0
         paid = Usage()  # tokens of answers that were rejected (empty or cut off): paid for all the same
         while True:
             attempt += 1
             if pacer is not None:
                 await pacer.wait()
-            if attempt == 1:
+            if attempt == 1 and not waits:
                 self.stats.requests += requests
                 PAID.mark()
             self.stats.batches += 1
@@ -307,6 +307,7 @@ class Engine:
             except Exception as exc:  # unknown failures are treated as transient
                 error = AdapterError(f"{type(exc).__name__}: {exc}", retryable=True)
             else:
+                self.reach.answered = True
                 if isinstance(outcome, list) and raw_batch:
                     return outcome, attempt
                 if isinstance(outcome, list):  # a batch: an unacceptable answer fails its own request, not retried
@@ -320,6 +321,11 @@ class Engine:
                 answer_rejected = True
                 error = AdapterError(problem, retryable=True)
             message = self._scrub(str(error))
+            if error.refused and self.reach.refused(message, bar.note):  # waiting for a server still starting
+                attempt, waits = attempt - 1, waits + 1
+                await asyncio.sleep(REACH_STEP_S)
+                continue
+            self.reach.answered = self.reach.answered or not error.refused
             self.stats.faults[fault_kind(error.status, bool(error.timeout), rejected=answer_rejected)] += 1
             if error.status in FATAL_STATUS:
                 raise FatalModelError(str(self.spec), error.status, message)
@@ -339,14 +345,8 @@ class Engine:
                 bar.note(f"{self.role} {self.spec}: {message}; retrying in {delay:.1f}s (timeout {timeouts} of at most "
                          f"{self.retry.max_timeouts}; a slow model needs {flag} timeout=SECONDS)")
             elif delay >= LONG_WAIT_S or self.retry.capped(error.retry_after):
-                bar.note(self._wait_line(message, attempt, error.retry_after, delay))
+                bar.note(self.retry.wait_line(f"{self.role} {self.spec}", message, attempt, error.retry_after, delay))
             await asyncio.sleep(delay)
-
-    def _wait_line(self, message: str, attempt: int, retry_after: float | None, delay: float) -> str:
-        """The console line announcing a long wait before a retry: why, how long, and until when."""
-        until = time.strftime("%H:%M:%S", time.localtime(time.time() + delay))
-        return (f"{self.role} {self.spec}: {message}; waiting {delay:.1f}s until {until} "
-                f"({self.retry.reason(attempt, retry_after)})")
 
     async def _timed(self, call: Callable[[], Any]) -> Any:
         started = self.clock.start()

@@ -32,9 +32,11 @@ class StageProgress:
     """One progress display per stage with done / cached / failed / retries / tokens.
 
     On a terminal (stdout and stderr both) it is a tqdm bar on stderr. Otherwise, when enabled, a plain line
-    is written to stderr every :func:`line_interval` seconds while the stage runs, and once at its end:
-    ``[stage] 12/40 calls done (3 cached, 0 failed), 1,024 tokens, elapsed 1:20, about 3:05 left``. The engine
-    updates the counters and calls :meth:`refresh`.
+    is written to stderr every :func:`line_interval` seconds while the stage has work under way:
+    ``[stage] 12/40 calls done (3 cached, 0 failed), 1,024 tokens, elapsed 1:20, about 3:05 left``; when nothing
+    moved since the last line it says what the stage waits for (``..., waiting for answers``). A stage whose calls
+    are all done is told once and then stays quiet (it may stay open while later stages run), and its closing line
+    is written only when it says something new. The engine updates the counters and calls :meth:`refresh`.
     """
 
     def __init__(self, desc: str, total: int, enabled: bool) -> None:
@@ -45,6 +47,7 @@ class StageProgress:
         self._ticker: threading.Thread | None = None
         self._closed = threading.Event()
         self.lines = 0  # plain lines written (for tests and the final line)
+        self._told: tuple[int, ...] | None = None  # the counters of the last plain line
         if not enabled:
             return
         if sys.stderr.isatty() and sys.stdout.isatty():
@@ -73,10 +76,20 @@ class StageProgress:
             line += f", about {_clock(elapsed / fresh * left)} left"
         return line
 
+    def _state(self) -> tuple[int, ...]:
+        return (self.total, self.done, self.cached, self.failed, self.retries, self.tokens)
+
     def _tick(self, interval: float) -> None:
         while not self._closed.wait(interval):
-            if self.total or self.done:  # a stage with nothing to do yet stays quiet
+            if not (self.total or self.done):  # a stage with nothing to do yet stays quiet
+                continue
+            state = self._state()
+            if state != self._told:
+                self._told = state
                 self._write(self.status_line())
+            elif self.done < self.total:  # nothing moved: say what it waits for
+                self._write(self.status_line() + ", waiting for answers")
+            # all done and told: quiet until something changes
 
     def _write(self, line: str) -> None:
         self.lines += 1
@@ -109,5 +122,6 @@ class StageProgress:
             self.bar.close()
         if self._ticker is not None and not self._closed.is_set():
             self._closed.set()
-            if self.lines and self.done:
+            if self.lines and self.done and self._state() != self._told:
+                self._told = self._state()
                 self._write(self.status_line())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 
 from privasis_bench.errors import PrivasisError
@@ -34,7 +35,8 @@ class RetryPolicy:
     reply in time (a stalled request then fails after about ``max_timeouts`` × the request timeout, instead of
     freezing a run for ``max_attempts`` timeouts). The wait before retry *n* is
     ``min(max_delay, base_delay * 2**(n-1))`` scaled by a random factor in ``1 ± jitter``; a
-    server's Retry-After hint replaces it (capped at ``max_retry_after``).
+    server's Retry-After hint replaces it (capped at ``max_retry_after``). ``wait_for_server``: see
+    :mod:`privasis_bench.engine.reach` (0: a server refusing connections from the start stops the run at once).
     """
 
     max_attempts: int = 6
@@ -43,11 +45,12 @@ class RetryPolicy:
     jitter: float = 0.25
     max_retry_after: float = 120.0
     max_timeouts: int = 2
+    wait_for_server: float = 0.0  # seconds a server refusing connections before it ever answered is waited for
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1 or self.max_timeouts < 1:
             raise ValueError("max_attempts and max_timeouts must be at least 1")
-        if self.base_delay < 0 or self.max_delay < 0 or not 0 <= self.jitter <= 1:
+        if self.base_delay < 0 or self.max_delay < 0 or self.wait_for_server < 0 or not 0 <= self.jitter <= 1:
             raise ValueError("delays must be non-negative and jitter within [0, 1]")
 
     def delay(self, attempt: int, retry_after: float | None = None, rng: random.Random | None = None) -> float:
@@ -57,6 +60,11 @@ class RetryPolicy:
         base = min(self.max_delay, self.base_delay * (2 ** max(0, attempt - 1)))
         factor = 1.0 + (rng or random).uniform(-self.jitter, self.jitter)
         return max(0.0, base * factor)
+
+    def wait_line(self, who: str, message: str, attempt: int, retry_after: float | None, delay: float) -> str:
+        """The console line announcing a long wait before a retry: why, how long, and until when."""
+        until = time.strftime("%H:%M:%S", time.localtime(time.time() + delay))
+        return f"{who}: {message}; waiting {delay:.1f}s until {until} ({self.reason(attempt, retry_after)})"
 
     def capped(self, retry_after: float | None) -> bool:
         """Whether a server's Retry-After hint asks for longer than this policy waits."""

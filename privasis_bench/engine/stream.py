@@ -11,25 +11,21 @@ while the event loop is busy are gathered and sent as one batch.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage
-from privasis_bench.engine.calls import Pacer, copy_result
+from privasis_bench.engine.calls import CallingEngine, Pacer, copy_result
 from privasis_bench.engine.claims import claim_or_wait
 from privasis_bench.engine.progress import StageProgress
 from privasis_bench.engine.retry import FatalModelError
-
-if TYPE_CHECKING:
-    from privasis_bench.engine.executor import Engine
 
 
 class RequestStream:
     """Shared limits and bookkeeping for the requests of one stage."""
 
-    def __init__(self, engine: "Engine", desc: str, total: int = 0) -> None:
+    def __init__(self, engine: CallingEngine, desc: str, total: int = 0) -> None:
         self.engine = engine
         self.bar = StageProgress(desc, total, engine.progress)
-        self.pacer = Pacer(engine, 60.0 / engine.rpm) if engine.rpm else None
+        self.pacer = Pacer(engine, 60.0 / engine.rpm, self.bar.note, desc) if engine.rpm else None
         self.semaphore = asyncio.Semaphore(engine.concurrency)
         self.stop = asyncio.Event()  # set on a fatal error so no waiting request starts another call
         self._inflight: dict[str, asyncio.Future] = {}

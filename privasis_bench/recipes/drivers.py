@@ -30,12 +30,23 @@ MapBatches = Callable[[list[list[dict[str, Any]]]], Iterator[list[dict[str, Any]
 SPLITS = ("vanilla", "hard")
 
 
+def _unfinished(path: Path) -> str:
+    """A hint when ``path`` is the rows file of a recipe run that produced no row (its sidecar is there)."""
+    meta = path.with_name(f"{path.stem}.meta.json")
+    if not meta.is_file():
+        return ""
+    failures = path.with_name("failures.jsonl")
+    seen = f"; its failures are in {failures}" if failures.is_file() else ""
+    return (f" (the recipe run writing {path.parent} has produced no row yet{seen}; re-run that command to "
+            "retry, then use its output)")
+
+
 def read_inputs(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     """Input rows from JSONL files; a file that is missing or holds no row is a one-line error."""
     rows: list[dict[str, Any]] = []
     for path in paths:
         if not Path(path).is_file():
-            raise DataError(f"--input {path}: file not found")
+            raise DataError(f"--input {path}: file not found{_unfinished(Path(path))}")
         text = read_text(path, "--input JSONL file")  # a binary or non-UTF-8 file: one line naming it (and the line)
         got = []
         for number, line in enumerate(text.splitlines(), start=1):
@@ -45,7 +56,7 @@ def read_inputs(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
                     raise DataError(f"--input {path}:{number}: expected a JSON object, got {type(row).__name__}")
                 got.append(row)
         if not got:
-            raise DataError(f"--input {path}: no JSON rows in the file")
+            raise DataError(f"--input {path}: no JSON rows in the file{_unfinished(Path(path))}")
         rows += got
     ids = [str(r.get("id")) for r in rows]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
@@ -122,6 +133,7 @@ def acceptance(refinement: list[dict[str, Any]]) -> dict[str, Any]:
 def write_splits(store: RowStore) -> list[Path]:
     """``vanilla.jsonl`` / ``hard.jsonl`` from the finished rows, and a task YAML for each file."""
     rows = sorted(store.rows(), key=lambda r: r["id"])
+    store.path.touch()  # task.yaml names it, rows or not
     written = []
     for split, chosen in (("all", rows), *((s, [r for r in rows if r.get("split") == s]) for s in SPLITS)):
         data = store.path if split == "all" else store.dir / f"{split}.jsonl"

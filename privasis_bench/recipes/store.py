@@ -74,7 +74,7 @@ class RowStore:
         if overwrite:
             for p in (self.path, self.failures_path, self.meta_path):
                 p.unlink(missing_ok=True)
-        if self.meta_path.exists() and self.path.exists():
+        if self.meta_path.exists():
             try:
                 meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
                 previous = meta.get("settings")
@@ -90,8 +90,7 @@ class RowStore:
                     f"{self.path} was produced with other settings ({', '.join(diffs) or 'unreadable sidecar'}); "
                     "use another --output directory or pass --overwrite"
                 )
-        self.write_meta(None)
-        self.path.touch()  # from now on a re-run with other settings is refused
+        self.write_meta(None)  # from now on a re-run with other settings is refused (the rows file appears with its first row)
 
     def rows(self) -> list[dict[str, Any]]:
         """Finished rows (the last line per id wins)."""

@@ -165,7 +165,7 @@ def test_timeouts_and_refused_connections_are_retryable(server, provider):
     err = failure(provider, base, "stall", timeout=0.3)
     assert err.retryable and err.status is None and "timed out" in str(err)
     err = failure(provider, "http://127.0.0.1:9", "ok")  # nothing listens on the discard port
-    assert err.retryable and "connection error" in str(err)
+    assert err.retryable and err.refused and "connection refused at http://127.0.0.1:9/" in str(err)
 
 
 def test_parse_retry_after_forms():
@@ -202,3 +202,19 @@ def test_reasoning_takes_true_and_false_only():
     for value, expected in (("true", True), ("false", False), ("yes", True), ("0", False)):
         adapter = build_adapter(ModelSpec.parse(f"openai:gpt-4.1,base_url=http://127.0.0.1:9/v1,reasoning={value}"))
         assert adapter.reasoning is expected
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_the_request_timeout_follows_the_token_budget_unless_given(server, provider, monkeypatch):
+    from privasis_bench.adapters import http_errors
+
+    base, _ = server  # "stall" answers after 1.5 s
+    monkeypatch.setattr(http_errors, "DEFAULT_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(http_errors, "TIMEOUT_BASE_S", 0.0)
+    monkeypatch.setattr(http_errors, "TIMEOUT_PER_TOKEN_S", 0.001)  # 32 tokens: the 0.3 s floor
+    assert failure(provider, base, "stall").timeout
+    monkeypatch.setattr(http_errors, "TIMEOUT_PER_TOKEN_S", 0.2)  # 32 tokens: 6.4 s, the stalled reply arrives
+    assert not failure(provider, base, "stall").timeout  # (an empty body: malformed, but not a timeout)
+    assert failure(provider, base, "stall", timeout=0.3).timeout  # the user's value wins
+    assert http_errors.request_timeout(None, 4096) == pytest.approx(0.2 * 4096)
+    assert http_errors.request_timeout(12.0, 4096) == 12.0

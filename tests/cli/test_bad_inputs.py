@@ -56,6 +56,7 @@ CASES = [
     ("unknown command", lambda f, o: ["nosuchcommand"], 2, "nosuchcommand"),
     ("bootstrap -5", lambda f, o: RUN + ["-o", o, "--bootstrap-samples", "-5"], 2, "--bootstrap-samples"),
     ("rpm 0", lambda f, o: RUN + ["-o", o, "--rpm", "0"], 2, "--rpm"),
+    ("rpm 0.001 (one request per 1,000 minutes)", lambda f, o: RUN + ["-o", o, "--rpm", "0.001"], 2, "--rpm"),
     ("bad parse mode", lambda f, o: RUN + ["-o", o, "--parse-mode", "fuzzy"], 2, "--parse-mode"),
     ("bad instruction", lambda f, o: RUN + ["-o", o, "--instruction", "casual"], 2, "--instruction"),
     # 8.2: data files that are not UTF-8 text

@@ -8,13 +8,14 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from privasis_bench.adapters.base import ChatResult, Usage
 from privasis_bench.distributed import nodes as node_watch
 from privasis_bench.distributed.cluster import RayOptions, check_resources, parse_resources
-from privasis_bench.distributed.nodes import NodesLostError, NodeWatch, stop_reason
+from privasis_bench.distributed.nodes import NodesLostError, NodeWatch, pump
 from privasis_bench.distributed.shards import ShardCache, merge_shards, unreported_spend
 from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.errors import PrivasisError
@@ -111,37 +112,60 @@ def test_asking_for_a_resource_no_node_offers_is_one_line():
         check_resources(ray, RayOptions(resources=(("gpu_box", 1.0),)))
 
 
+def _never_ending() -> Iterator[int]:
+    """A Ray result stream whose next batch never comes (every node that could run it is gone)."""
+    yield 0
+    threading.Event().wait()
+
+
 def test_a_lost_node_is_told_and_the_run_stops_once_no_node_can_host_the_stages(monkeypatch, capsys):
     monkeypatch.setattr(node_watch, "POLL_S", 0.02)
     table = [_node("h" * 56, CPU=1), _node("a" * 56, CPU=2, pb_worker=4), _node("b" * 56, CPU=2, pb_worker=4)]
     ray = FakeRay(table)
-    stopped = threading.Event()
+    got = []
     with pytest.raises(NodesLostError) as err:
         with NodeWatch(ray, {"pb_worker": 1.0}, 0.5, wait_s=0.1) as watch:
-            watch.waiting = True
+            rows = pump(_never_ending(), watch, step_s=0.02)
+            got.append(next(rows))
             table[1]["Alive"] = False  # one of two worker nodes lost: the other hosts the stages
-            try:
-                while not capsys.readouterr().err.count("lost") and not stopped.wait(0.02):
-                    pass
-                assert watch.reason is None
-                table[2]["Alive"] = False  # the last node offering pb_worker
-                deadline = time.monotonic() + 30
-                while time.monotonic() < deadline:  # short waits: the watch's interrupt lands between two of them
-                    stopped.wait(0.02)
-                pytest.fail("the watch did not stop the run")
-            except KeyboardInterrupt as exc:
-                raise stop_reason(watch, exc) from None
+            while not capsys.readouterr().err.count("lost"):
+                time.sleep(0.02)
+            assert watch.reason is None and not watch.stopped.is_set()
+            table[2]["Alive"] = False  # the last node offering pb_worker
+            next(rows)  # blocks until the watch stops the run: raised in this thread, no signal
+    assert got == [0]
     message = str(err.value)
     assert err.value.exit_code == 1 and "\n" not in message
     assert "no live node can host the stages (0.5 CPU, 1 pb_worker per actor)" in message
     assert "bbbbbbbbbbbb" in message and "re-run the same command" in message
 
 
-def test_ctrl_c_stays_ctrl_c_when_the_nodes_are_fine():
-    ray = FakeRay([_node("h" * 56, CPU=1)])
-    watch = NodeWatch(ray, {}, 0.5, wait_s=0)
-    exc = KeyboardInterrupt()
-    assert stop_reason(watch, exc) is exc
+def test_the_pump_hands_on_items_and_errors_in_order_and_stops_its_reader_when_closed():
+    assert list(pump(iter(range(5)), None, step_s=0.01)) == [0, 1, 2, 3, 4]
+
+    def failing() -> Iterator[int]:
+        yield 1
+        raise ValueError("stage broke")
+
+    rows = pump(failing(), None, step_s=0.01)
+    assert next(rows) == 1
+    with pytest.raises(ValueError, match="stage broke"):
+        next(rows)
+    closed = threading.Event()
+
+    def endless() -> Iterator[int]:
+        try:
+            n = 0
+            while True:
+                n += 1
+                yield n
+        finally:
+            closed.set()
+
+    rows = pump(endless(), None, step_s=0.01)
+    assert next(rows) == 1
+    rows.close()
+    assert closed.wait(5)  # the reader thread closed the source once the caller stopped
 
 
 def test_a_batch_going_on_to_another_stage_keeps_its_books_until_the_driver_settles_them(tmp_path: Path):

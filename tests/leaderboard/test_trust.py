@@ -20,7 +20,6 @@ from privasis_bench.leaderboard.verify import verify_paths, verify_submission
 from privasis_bench.results.files import dumps_json
 from privasis_bench.results.rescore import rescore_task
 
-DEAD = "base_url=http://127.0.0.1:9/v1,timeout=2"  # nothing listens on port 9: every call fails at once
 
 
 def _json(path: Path) -> dict:
@@ -43,12 +42,18 @@ def _write(folder: Path, rows: list[dict] | None = None, results: dict | None = 
 
 
 
-def test_publish_after_an_outage(tmp_path, monkeypatch, capsys):
+def test_publish_after_an_outage(tmp_path, monkeypatch, capsys, request):
     """A run against a dead endpoint is refused; the same run scored as empty is accepted and labelled on the board."""
     common = ["-t", TASK, "--judge", "none", "--no-progress", "--limit", "3", "--max-attempts", "1",
               "--cache-dir", str(tmp_path / "cache")]
+    from fake_openai_server import Action, FakeOpenAIServer
+
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-000000")
-    code, _, _ = run_main(["run", "-m", "openai:gpt-x", "--model-args", DEAD, "-o", str(tmp_path / "dead"), *common],
+    # a server that answers HTTP 500 to every call (one refusing connections from the start stops the run at once)
+    outage = FakeOpenAIServer(script=lambda p, n: Action("500")).__enter__()
+    request.addfinalizer(lambda: outage.__exit__(None, None, None))
+    dead = f"base_url={outage.base_url},timeout=2"
+    code, _, _ = run_main(["run", "-m", "openai:gpt-x", "--model-args", dead, "-o", str(tmp_path / "dead"), *common],
                           monkeypatch, capsys)
     assert code == 1 and _json(tmp_path / "dead" / TASK / "results.json")["complete"] is False
     code, out, err = run_main(["submit", str(tmp_path / "dead"), "--name", "org/dead", "--submissions-dir",
@@ -56,7 +61,7 @@ def test_publish_after_an_outage(tmp_path, monkeypatch, capsys):
     assert code == 2 and "refusing an unfinished run (3 failed model output(s)" in err and "--score-failed-as-empty" in err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "subs").exists()
 
-    code, _, _ = run_main(["run", "-m", "openai:gpt-x", "--model-args", DEAD, "-o", str(tmp_path / "empty"), *common,
+    code, _, _ = run_main(["run", "-m", "openai:gpt-x", "--model-args", dead, "-o", str(tmp_path / "empty"), *common,
                            "--score-failed-as-empty"], monkeypatch, capsys)
     assert code == 0
     code, _, err = run_main(["submit", str(tmp_path / "empty"), "--name", "org/dead", "--submissions-dir",
