@@ -105,7 +105,8 @@ def parse_rows(text: str, path: Path, problems: list[str]) -> list[dict[str, Any
 def text_limits(task: TaskConfig) -> tuple[int, int]:
     """(longest model output, longest judge answer) in characters that ``task``'s token budgets allow."""
     model = task.generation.max_tokens * CHARS_PER_TOKEN + TEXT_ALLOWANCE
-    judge = max(task.judge.guess_max_tokens, task.judge.compare_max_tokens) * CHARS_PER_TOKEN + TEXT_ALLOWANCE
+    budgets = (task.judge.guess_max_tokens, task.judge.compare_max_tokens) if task.judge is not None else (0,)
+    judge = max(budgets) * CHARS_PER_TOKEN + TEXT_ALLOWANCE  # a task without a judge (span scorers): no answers
     return model, judge
 
 

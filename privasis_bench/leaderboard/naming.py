@@ -16,6 +16,7 @@ from privasis_bench.errors import PrivasisError
 
 _NAME = re.compile(r"^[A-Za-z0-9._-]+/[A-Za-z0-9._:+-]+$")
 _ESCAPES = ((":", "%3A"), ("+", "%2B"))
+_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 
 
 class EntryNameError(PrivasisError):
@@ -66,3 +67,18 @@ def folded(name: str) -> str:
     """The form two names are compared in: NFKC, case-folded, punctuation removed within each part."""
     org, _, model = str(name).partition("/")
     return f"{_fold(org)}/{_fold(model)}"
+
+
+def owner_of(submission: dict) -> str | None:
+    """The owner a submission.json states (``owner``; the name's organisation for entries that predate it)."""
+    owner = submission.get("owner")
+    if owner is None:
+        return str(submission.get("name") or "").split("/")[0] or None
+    return owner if isinstance(owner, str) else None
+
+
+def check_owner(owner: str | None) -> None:
+    """Refuse an owner that is not a plain handle (letters, digits, hyphens; 1-39 characters, as GitHub's)."""
+    if owner is not None and not _OWNER.match(owner):
+        raise EntryNameError(f"--owner {str(owner)[:80]!r}: expected a handle of letters, digits and '-' (1-39 "
+                             "characters, starting with a letter or digit)")

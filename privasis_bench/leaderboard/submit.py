@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from privasis_bench.results.files import (RESULTS_NAME, SAMPLES_NAME, atomic_wri
                                           load_sample_rows, task_dirs)
 from privasis_bench.leaderboard.entry_facts import rankable
 from privasis_bench.leaderboard.task_source import custom_inputs, shipped_task
+from privasis_bench.leaderboard.preverify import unverifiable
 
 class SubmissionError(PrivasisError):
     """A run cannot be submitted as it is."""
@@ -102,10 +104,13 @@ class _Staged:
 
 
 def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", reference: bool = False,
-               label: str | None = None, root: str | Path = "submissions", replace: bool = False) -> list[Path]:
+               label: str | None = None, root: str | Path = "submissions", replace: bool = False,
+               owner: str | None = None) -> list[Path]:
     """Write one submission folder per task of ``run_dir`` (all checked before any is written); returns them.
 
-    An entry already submitted under ``name`` for a task is refused unless ``replace`` is given.
+    An entry already submitted under ``name`` for a task is refused unless ``replace`` is given. Each staged folder
+    is verified exactly as ``leaderboard verify`` would (:func:`.preverify.unverifiable`) before anything is
+    written: submit refuses what verify would refuse, for every task family.
     """
     if track not in TRACKS:
         raise SubmissionError(f"--track must be one of {', '.join(TRACKS)}, not {track!r}")
@@ -127,12 +132,16 @@ def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", 
         raise SubmissionError(f"{taken[0]}: an entry named {name!r} is already submitted for this task; pass --replace "
                               "to overwrite it, or choose another --name")
     for item in staged:
+        hashes = {fname: hashlib.sha256(text.encode("utf-8")).hexdigest() for fname, text in item.files.items()}
+        record = submission_record(item.results, name=name, track=track, reference=reference, label=label,
+                                   files=hashes, records=item.records, task_hash=item.task_hash, owner=owner)
+        item.files[SUBMISSION_NAME] = dumps_json(record)
+        refuse_leaks({str(item.out / SUBMISSION_NAME): item.files[SUBMISSION_NAME]})
+    problems = unverifiable([(item.out, item.files) for item in staged])
+    if problems:
+        more = f" (and {len(problems) - 1} more; `privasis-bench leaderboard verify` lists them all)" if len(problems) > 1 else ""
+        raise SubmissionError(f"refusing what leaderboard verify would refuse: {problems[0]}{more}")
+    for item in staged:
         for fname, text in item.files.items():
             atomic_write_text(item.out / fname, text)
-        hashes = {fname: sha256_file(item.out / fname) for fname in item.files}
-        record = submission_record(item.results, name=name, track=track, reference=reference, label=label,
-                                   files=hashes, records=item.records, task_hash=item.task_hash)
-        text = dumps_json(record)
-        refuse_leaks({str(item.out / SUBMISSION_NAME): text})
-        atomic_write_text(item.out / SUBMISSION_NAME, text)
     return [item.out for item in staged]
