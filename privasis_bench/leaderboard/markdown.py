@@ -12,6 +12,7 @@ from itertools import groupby
 from typing import Any, Iterable
 
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, summary
+from privasis_bench.leaderboard.families import family_named
 from privasis_bench.leaderboard.rows import HEADLINE, group_title
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>!|~&$@])")
@@ -35,8 +36,14 @@ def md_table(header: list[str], rows: Iterable[list[Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _num(value: Any) -> str:
-    return "–" if value is None else f"{value:.2f}"
+def _num(value: Any, digits: int = 2) -> str:
+    return "–" if not isinstance(value, (int, float)) or isinstance(value, bool) else f"{value:.{digits}f}"
+
+
+def rank_text(e: dict[str, Any]) -> str:
+    """A row's rank as shown: ``–`` unranked, ``2`` alone, ``1=`` shared with a tie on the headline."""
+    rank = e.get("rank")
+    return "–" if rank is None else f"{rank}{'=' if e.get('tied') else ''}"
 
 
 def _row_cells(e: dict[str, Any]) -> list[Any]:
@@ -51,16 +58,27 @@ def _row_cells(e: dict[str, Any]) -> list[Any]:
         notes.append(f"re-judge agreement {agreement:.1f}%")
     if e.get("harness_version"):
         notes.append(f"harness {e['harness_version']}")
-    cells: list[Any] = ["–" if e.get("rank") is None else e["rank"], e.get("name"), e.get("records")]
-    cells += [f"{_num(e.get(k))} ({_num(e.get(f'{k}_low'))}–{_num(e.get(f'{k}_high'))})" for k, _ in HEADLINE]
-    cells.append(" / ".join("–" if e.get(k) is None else str(e[k]) for k in
-                            ("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers")))
+    fam = family_named(e.get("family"))
+    if fam.recompute is not None:
+        notes += [e.get("model"), e.get("span_source")]
+    cells: list[Any] = [rank_text(e), e.get("name"), e.get("records")]
+    d = fam.digits
+    cells += [f"{_num(e.get(k), d)} ({_num(e.get(f'{k}_low'), d)}–{_num(e.get(f'{k}_high'), d)})" for k, _ in fam.columns]
+    if fam.recompute is None:
+        cells.append(" / ".join("–" if e.get(k) is None else str(e[k]) for k in
+                                ("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers")))
     cells.append("; ".join(str(n) for n in notes if n))
     return cells
 
 
 HEADER = ["rank", "entry", "records", *(t for _, t in HEADLINE), "failed / unjudged / off-label / cut outputs / cut answers",
           "notes"]
+
+
+def header(e: dict[str, Any]) -> list[str]:
+    """The table header of a row's family (Privasis: :data:`HEADER`)."""
+    fam = family_named(e.get("family"))
+    return HEADER if fam.recompute is None else ["rank", "entry", "documents", *(t for _, t in fam.columns), "notes"]
 
 
 def markdown_board(entries: list[dict[str, Any]]) -> str:
@@ -70,7 +88,9 @@ def markdown_board(entries: list[dict[str, Any]]) -> str:
     parts = []
     for _, rows in groupby(entries, key=lambda e: e["group"]):
         rows = list(rows)
-        parts.append(f"### {md_cell(group_title(rows[0]))}\n\n" + md_table(HEADER, (_row_cells(e) for e in rows)) + "\n")
+        scale = family_named(rows[0].get("family")).scale
+        parts.append(f"### {md_cell(group_title(rows[0]))}\n\n{md_cell(scale.capitalize())}.\n\n"
+                     + md_table(header(rows[0]), (_row_cells(e) for e in rows)) + "\n")
     return "".join(parts)
 
 
@@ -91,15 +111,19 @@ def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built:
         "(CI rebuilds the board and fails when this folder differs from the rebuild). Every number was recomputed from\n"
         "the submitted per-record outputs by `privasis-bench leaderboard verify`. Open `index.html` for the page with\n"
         "charts and per-record viewers; `privasis.json` holds the same data.\n\n",
-        "Values are percentages with 95% bootstrap intervals over records. Entries are ranked by Full Successful Record\n"
-        "only against comparable entries: the same task, track and record set. **Verified** entries were judged with\n"
-        "the task's pinned judge and prompts and re-judged in CI; **self-reported** entries were not re-judged.\n"
+        "Every task family is on this board through the same submit/verify/build path; each table says what its\n"
+        "numbers are (Privasis: percentages over records; TAB: fractions over documents). Entries are ranked by their\n"
+        "family's headline (Privasis: Full Successful Record; TAB: token recall) only against comparable entries: the\n"
+        "same task, track and record set; entries tied on the headline share a rank, shown as `1=` (no tie-break).\n"
+        "**Verified** Privasis entries were judged with the task's pinned judge and prompts and re-judged in CI;\n"
+        "verified TAB entries were recomputed from their outputs and the shipped documents; **self-reported** entries\n"
+        "were not re-judged.\n"
         "Partial runs (fewer records than the task) are ranked only among themselves; a baseline that reads gold\n"
         "labels is shown for reference and never ranked. The counts column is failed model outputs / unjudged records /\n"
         "off-label judge answers / model outputs cut at the token budget / judge answers cut at the token budget.\n\n",
         "Submit with `privasis-bench submit RUN --name ORG/MODEL` and a pull request (see\n"
         "[the submission guide](../submissions/README.md) and [publishing](../docs/publishing.md));\n"
-        "`seed_sample_board.sh` reproduces the seeded sample-task entries.\n\n",
+        "`seed_sample_board.sh` and `seed_tab_board.sh` reproduce the seeded sample-task entries.\n\n",
         f"Built {md_cell(built['date'])} (newest submission) by privasis-bench {md_cell(built['harness_version'])}.\n\n",
         *_rejudge_note(built.get("rejudge")),
         "## Board\n\n", markdown_board(entries),

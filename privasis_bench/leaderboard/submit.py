@@ -78,7 +78,7 @@ def check_submittable(task_dir: Path, results: dict, *, track: str, reference: b
     if expected != task_info.get("config_hash"):
         raise SubmissionError(f"{where}: task.config_hash differs from the shipped task {task.task!r} "
                               f"({task_info.get('config_hash')} vs {expected}); re-run with the shipped task")
-    if track == "verified":
+    if track == "verified" and task.judge is not None:  # a span-scored task has no judge to pin
         problems = judge_pin_problems(task, results.get("judge") or {})
         if problems:
             raise SubmissionError(f"{where}: not eligible for the verified track: {problems[0]} (use --track self-reported)")
