@@ -14,6 +14,7 @@ from privasis_bench.cli.rejudging import JudgeSession, rejudged
 from privasis_bench.cli.rejudging import check_report as check_report_numbers
 from privasis_bench.cli.value_checks import check_label
 from privasis_bench.leaderboard.naming import check_owner
+from privasis_bench.tasks.scorers import DEFAULT_SCORER
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board, check_board
 from privasis_bench.leaderboard.data_source import DATA_DIR_ENV
@@ -93,7 +94,7 @@ def verify(
             verified_track = v.submission.get("track") == "verified"
             n = rejudge_n if rejudge_n is not None else (sample_size(max_disagreements) if verified_track else 0)
             note = None
-            if n and v.ok and not v.custom:
+            if n and v.ok and not v.custom and v.family == DEFAULT_SCORER:  # only judged families are re-asked
                 if not verified_track and not judge:
                     raise PrivasisError("--rejudge on a self-reported submission needs --judge SPEC (the judge to re-ask)")
                 note = rejudged(v, session, n=n, judge=None if verified_track else judge, seed=seed,

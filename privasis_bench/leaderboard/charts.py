@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from html import escape
+from privasis_bench.leaderboard.escaping import escape
 from typing import Any
 
 PALETTE = ("#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#475569")

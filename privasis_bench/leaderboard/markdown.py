@@ -1,32 +1,21 @@
 """The board as Markdown (``leaderboards/README.md``, what the repository host shows), every cell escaped.
 
-A submitter controls names and labels, so no cell may break the table or inject markup: line breaks become
-spaces, and every character Markdown or HTML gives a meaning to (pipes, backticks, brackets, angle brackets,
-emphasis, entities, math, and the ``://`` and ``www.`` that start a bare link) is backslash-escaped, which CommonMark and GitHub render as the character.
+A submitter controls names and labels, so no cell may break the table or inject markup: every cell, header and
+heading goes through :func:`.escaping.md_cell` (line breaks become spaces, and every character Markdown or HTML
+gives a meaning to is backslash-escaped, which CommonMark and GitHub render as the character).
 """
 
 from __future__ import annotations
 
-import re
 from itertools import groupby
 from typing import Any, Iterable
 
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, summary
+from privasis_bench.leaderboard.escaping import md_cell
 from privasis_bench.leaderboard.families import family_named
 from privasis_bench.leaderboard.rows import HEADLINE, group_title
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>!|~&$@])")
-_AUTOLINK = re.compile(r"(?i)(www)\.|:(?=//)")
-_BREAKS = re.compile(r"[\r\n\t\v\f\u0085\u2028\u2029]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def md_cell(value: Any) -> str:
-    """One table cell: a single line with every Markdown/HTML special character escaped ('' for None)."""
-    if value is None:
-        return ""
-    text = _CONTROL.sub("", _BREAKS.sub(" ", str(value))).strip()
-    return _AUTOLINK.sub(lambda m: f"{m.group(1)}\\." if m.group(1) else "\\:", _SPECIAL.sub(r"\\\1", text))
+__all__ = ["md_cell", "md_table", "markdown_board", "readme", "rank_text", "header"]
 
 
 def md_table(header: list[str], rows: Iterable[list[Any]]) -> str:

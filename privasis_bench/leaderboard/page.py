@@ -7,7 +7,7 @@ Successful Record. Every text a submitter controls is HTML-escaped. Narrow scree
 
 from __future__ import annotations
 
-from html import escape
+from privasis_bench.leaderboard.escaping import escape
 from importlib import resources
 from itertools import groupby
 from typing import Any

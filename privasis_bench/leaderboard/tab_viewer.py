@@ -8,7 +8,7 @@ files the run read when they are still at the same place).
 
 from __future__ import annotations
 
-from html import escape
+from privasis_bench.leaderboard.escaping import escape
 from pathlib import Path
 from typing import Any
 

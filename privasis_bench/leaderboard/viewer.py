@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from html import escape
+from privasis_bench.leaderboard.escaping import escape
 from pathlib import Path
 from typing import Any
 
