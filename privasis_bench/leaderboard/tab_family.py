@@ -56,10 +56,13 @@ def span_problems(text: str, spans: Any, output: Any) -> str | None:
     if not isinstance(spans, list) or not all(isinstance(s, list) and len(s) == 2 and all(
             isinstance(x, int) and not isinstance(x, bool) for x in s) for s in spans):
         return "masked_spans must be a list of [start, end] integer pairs"
-    end_prev, pos = 0, 0
+    end_prev = 0
     for start, end in spans:
         if not end_prev <= start < end <= len(text):
             return f"span [{start}, {end}] is out of order, empty, overlapping or outside the document"
+        end_prev = end
+    end_prev, pos = 0, 0
+    for start, end in spans:
         keep = text[end_prev:start]
         found = output.find(keep, pos)
         if found < 0 or (end_prev == 0 and found != 0):
