@@ -119,7 +119,7 @@ def text_problems(rows: list[Mapping[str, Any]], task: TaskConfig) -> list[str]:
     model_max, judge_max = text_limits(task)
     problems = []
     for row in rows:
-        rid = str(row.get("record_id"))[:80]
+        rid = str(row.get("record_id", row.get("id")))[:80]  # Privasis rows name a record, TAB rows a document
         items = [*(row.get("targets") or []), *(row.get("keep") or [])] if isinstance(row.get("targets") or [], list) \
             and isinstance(row.get("keep") or [], list) else []
         allowed = 3 * model_max + len(items) * (len(_JUDGE_FIELDS) * judge_max + TEXT_ALLOWANCE) + 16 * TEXT_ALLOWANCE

@@ -118,7 +118,7 @@ def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built:
         "## Board\n\n", markdown_board(entries),
     ]
     if rejected:
-        parts.append("## Rejected submissions\n\n" + "".join(f"- {md_cell(r['path'])}: {r['problems']} problem(s)\n"
+        parts.append("## Rejected submissions\n\n" + "".join(f"- {md_cell(r['path'])}: {md_cell(r['problems'])} problem(s)\n"
                                                            for r in rejected) + "\n")
     parts.append("## Reported in the paper, not reproduced here\n\n"
                  "Table 4 of the Privasis paper (judge GPT-OSS-120B) is shown in `index.html` in its own section. Those\n"

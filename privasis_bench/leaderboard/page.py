@@ -43,7 +43,7 @@ def _num(value: float | None, digits: int = 2) -> str:
 
 
 def _counts_cell(e: dict[str, Any]) -> str:
-    parts = [e.get(k) for k in COUNTS]
+    parts = [e.get(k) if isinstance(e.get(k), int) and not isinstance(e.get(k), bool) else None for k in COUNTS]
     total = sum(p or 0 for p in parts)
     text = "/<wbr>".join("–" if p is None else str(p) for p in parts)
     return (f"<td data-label='Failed / unjudged / off-label / cut outputs / cut answers' data-v='{total}' "

@@ -73,3 +73,18 @@ def tab_metrics_for(rows: list[dict]) -> dict:
     from privasis_bench.tab.scorer import summarize, tallies_from_rows
 
     return summarize(tallies_from_rows(rows), bootstrap_samples=1000, seed=1234, confidence=0.95)
+
+
+def entry_as(root: Path, source: str, task: str, name: str, owner: str | None = None) -> Path:
+    """A copy of a committed entry (``source`` folder, ``task``) renamed to ``name`` (and ``owner``), hashes kept."""
+    from privasis_bench.leaderboard.naming import submission_dir_name
+
+    folder = Path(shutil.copytree(REPO / "submissions" / source / task, root / submission_dir_name(name) / task))
+    sub = read_json(folder / "submission.json")
+    sub["name"] = name
+    if owner is not None:
+        sub["owner"] = owner
+    elif "owner" in sub:
+        sub["owner"] = name.split("/")[0]
+    (folder / "submission.json").write_text(dumps_json(sub), encoding="utf-8")
+    return folder
