@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,19 @@ def refuse_name_collisions(root: Path, name: str) -> None:
         if naming.folded(other_name) == mine:
             raise SubmissionError(f"--name {name!r}: the entry {other_name!r} ({other}) already holds this name (names "
                                   "are compared ignoring case, punctuation and Unicode width); choose another name")
+
+
+def refuse_other_owner(folder: Path, name: str, owner: str | None) -> None:
+    """Refuse adding a task under a name whose existing tasks (in ``folder``) name another owner."""
+    mine = owner or name.split("/")[0]
+    for existing in sorted(folder.glob(f"*/{SUBMISSION_NAME}")) if folder.is_dir() else []:
+        try:
+            theirs = naming.owner_of(json.loads(existing.read_text(encoding="utf-8")))
+        except (OSError, ValueError, AttributeError):
+            continue
+        if theirs is not None and theirs != mine:
+            raise SubmissionError(f"--owner {mine!r}: the name {name!r} belongs to owner {theirs!r} ({existing}); a "
+                                  "name belongs to whoever first added any task under it")
 
 
 def check_submittable(task_dir: Path, results: dict, *, track: str, reference: bool) -> str | None:
@@ -116,6 +130,11 @@ def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", 
         raise SubmissionError(f"--track must be one of {', '.join(TRACKS)}, not {track!r}")
     folder = Path(root) / submission_dir_name(name)
     refuse_name_collisions(Path(root), name)
+    try:
+        naming.check_owner(owner)
+    except naming.EntryNameError as exc:
+        raise SubmissionError(str(exc)) from None
+    refuse_other_owner(folder, name, owner)
     staged: list[_Staged] = []
     for task_dir in task_dirs(run_dir):
         results = load_results(task_dir)

@@ -84,3 +84,12 @@ def test_the_committed_board_rows_of_both_families():
     tab = [r for r in rows if r["family"] == "tab"]
     assert len(tab) == 3 and [r["rank"] for r in tab] == [1, 2, 3]
     assert all(r["task"] != "overall" for r in tab)  # "overall" pools judged tasks only
+
+
+def test_submit_refuses_a_second_task_under_a_name_another_owner_holds(tab_run, tmp_path):
+    subs = tmp_path / "subs"
+    submit_run(tab_run, "org/x", track="verified", root=subs, owner="alice")
+    with pytest.raises(SubmissionError, match="belongs to owner 'alice'"):
+        submit_run(tab_run, "org/x", track="verified", root=subs, owner="mallory", replace=True)
+    with pytest.raises(SubmissionError, match="--owner"):
+        submit_run(tab_run, "org/y", root=subs, owner="<b>")
