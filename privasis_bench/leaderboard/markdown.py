@@ -40,7 +40,7 @@ def _row_cells(e: dict[str, Any]) -> list[Any]:
              else None, "partial run" if e.get("partial") else None, *e.get("tolerated", [])]
     agreement = e.get("rejudge_agreement")
     if isinstance(agreement, dict) and agreement.get("judge") is not None:
-        notes.append(summary(agreement))
+        notes.append(summary(agreement) if agreement.get("asked") else "re-judge: nothing re-asked (no agreement)")
     elif isinstance(agreement, dict) and agreement.get("rate") is not None:
         notes.append(f"re-judge agreement {agreement['rate']:.1f}%")
     elif isinstance(agreement, (int, float)):

@@ -79,7 +79,7 @@ def _entry_cell(e: dict[str, Any]) -> str:
     version = f" · harness {escape(str(e['harness_version']))}" if e.get("harness_version") else ""
     got = e.get("rejudge_agreement")
     rejudged = (f"<div class='sub rejudge'>{escape(summary(got))}</div>"
-                if isinstance(got, dict) and got.get("judge") is not None else "")
+                if isinstance(got, dict) and got.get("judge") is not None and got.get("asked") else "")
     what = (f"judge {escape(str(e['judge']))}" if family_named(e.get("family")).recompute is None
             else escape(str(e.get("span_source") or "")))
     return (f"<td class='entry' data-label='Entry' data-v='{escape(e['name'] or '')}'><b>{escape(e['name'] or '')}</b> "
