@@ -150,9 +150,14 @@ def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool
     for key, value in (("scored", len(tallies)), ("failed_outputs", failed), ("records_loaded", len(docs))):
         if counts.get(key) != value:
             problems.append(f"counts.{key} is {counts.get(key)!r}; the rows give {value}")
+    if failed and not failed_as_empty:
+        problems.append(f"{failed} document(s) with a failed output: an unfinished run (re-run to retry them, or "
+                        "score them as empty with --score-failed-as-empty, which the board then shows)")
+    if res.get("complete") is not True or (res.get("checks") or {}).get("passed") is not True:
+        problems.append("complete/checks.passed is not true: only finished runs go on the board")
     v.task_records = len(every)
     v.family_facts = {"partial": len(tallies) < len(every), "records_of_task": len(every),
-                      "scored_records": len(tallies), "span_masker": masker,
+                      "scored_records": len(tallies), "span_masker": masker, "failed_outputs": failed,
                       "record_set": hashlib.sha256("\n".join(sorted(scored_ids)).encode("utf-8")).hexdigest()}
     return problems, metrics
 
@@ -188,7 +193,8 @@ def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
         "record_set": facts.get("record_set") or "self-reported documents",
         "partial": bool(facts.get("partial")), "gold_reading": not facts.get("rankable", True),
         "rankable": bool(facts.get("rankable", True)) and not sub.get("reference"),
-        "rejudge_agreement": None, "viewer": viewer, "tolerated": [], "marks": [],
+        "rejudge_agreement": None, "viewer": viewer, "marks": [],
+        "tolerated": [f"failed outputs scored as empty: {facts['failed_outputs']}"] if facts.get("failed_outputs") else [],
         "span_source": "reported spans (span masker, checked against the output)" if facts.get("span_masker")
         else "spans aligned from the output",
         "harness_version": (sub.get("harness") or {}).get("version"),

@@ -158,3 +158,17 @@ def test_a_run_cut_to_its_best_document_is_partial_and_never_ranks_with_full_run
     assert rows["cut/best-document"]["partial"] is True and rows["baselines/regex-scrubber"]["partial"] is False
     assert rows["cut/best-document"]["group"] != rows["baselines/regex-scrubber"]["group"]
     assert rows["cut/best-document"]["rank"] == rows["baselines/regex-scrubber"]["rank"] == 1  # each in its own table
+
+
+def test_a_failed_document_makes_an_unfinished_run_unless_scored_as_empty(tmp_path):
+    folder = tab_entry(tmp_path)
+    rows = rows_of(folder)
+    rows[0].update(output=None, error="timeout", scored=False)
+    for key in ("masked_spans", "counts", "by_type", "missed", "measures", "span_source"):
+        rows[0].pop(key, None)
+    res = read_json(folder / "results.json")
+    res["metrics"].update(tab_metrics_for(rows))
+    res["counts"].update(scored=9, failed_outputs=1)
+    rewrite(folder, results=res, rows=rows)
+    found = problems(folder)
+    assert any("1 document(s) with a failed output: an unfinished run" in p for p in found), found
