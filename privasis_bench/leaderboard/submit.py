@@ -13,7 +13,7 @@ from privasis_bench.fsutil import read_text
 from privasis_bench.leaderboard import naming
 from privasis_bench.leaderboard.claims import DerivedCounts, why_not_passed
 from privasis_bench.leaderboard.provenance import (SUBMISSION_NAME, TRACKS, judge_pin_problems, portable_results,
-                                                   sha256_file, submission_record)
+                                                   submission_record)
 from privasis_bench.protocol.testee_prompt import expected_config_hash
 from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.results.files import (RESULTS_NAME, SAMPLES_NAME, atomic_write_text, dumps_json, load_results,

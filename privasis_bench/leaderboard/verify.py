@@ -24,7 +24,7 @@ from privasis_bench.leaderboard.families import Family, UnknownFamily, family_of
 from privasis_bench.leaderboard.text_bounds import free_text_problems
 from privasis_bench.leaderboard.judge_cuts import flag_problems
 from privasis_bench.leaderboard.ownership import folder_problems, ownership_problems
-from privasis_bench.leaderboard.provenance import SCHEMA_VERSIONS, SUBMISSION_NAME, judge_pin_problems
+from privasis_bench.leaderboard.provenance import SUBMISSION_NAME, judge_pin_problems
 from privasis_bench.leaderboard.records_check import record_problems
 from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.leaderboard.schema import schema_errors
@@ -36,6 +36,8 @@ from privasis_bench.tasks.config import TASK_NAME, TaskConfig
 
 #: The shipped task whose limits (budgets, bootstrap settings) bind an entry made with a task file of its own.
 REFERENCE_TASK = "privasis_vanilla"
+#: The same, per task family (see :mod:`.families`).
+REFERENCE_TASKS = {"privasis": REFERENCE_TASK, "tab": "tab_test"}
 
 #: Fields submission.json repeats from results.json: (submission path, results path).
 _MIRRORED = (
@@ -190,7 +192,11 @@ def _verify(v: Verified, data_dir: str | Path | None) -> None:
         if not v.custom:
             v.problems.append(f"{folder / RESULTS_NAME}: task.name: {exc}")
             return
-        task = shipped_task(REFERENCE_TASK)  # a task of the user's own is held to the official task's limits
+        task = shipped_task(REFERENCE_TASKS.get(fam.name, REFERENCE_TASK))  # held to the official task's limits
+    if task.scorer != fam.name:  # the family follows the task, never a results file's claim alone
+        v.problems.append(f"{folder / RESULTS_NAME}: the run is scored as {fam.name} but task {task.task!r} uses the "
+                          f"{task.scorer} scorer")
+        return
     bounded = bootstrap_problems(res, task) + text_problems(rows, task)
     if bounded:
         v.problems += [f"{folder / (RESULTS_NAME if p.startswith('metrics') else SAMPLES_NAME)}: {p}" for p in bounded]
