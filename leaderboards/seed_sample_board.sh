@@ -31,7 +31,7 @@ run() {  # run NAME MODEL [extra args]
 }
 submit() {  # submit NAME ENTRY [extra args]
   local name=$1 entry=$2; shift 2
-  rm -rf "submissions/${entry//\//__}"
+  rm -rf "submissions/${entry//\//__}/privasis_sample"
   "${PB[@]}" submit "$RUNS/$name" --name "$entry" --track verified --label "$LABEL" "$@"
 }
 

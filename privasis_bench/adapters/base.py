@@ -146,6 +146,9 @@ class Adapter:
     provider: ClassVar[str] = ""
     #: False for baselines that read gold labels (mask-targets, reference): never ranked.
     rankable: ClassVar[bool] = True
+    #: True for a masking system that reports the character spans it replaced (a span masker): only then does a
+    #: span-scored task's verifier take reported spans (checked against the output text) instead of aligning.
+    reports_spans: ClassVar[bool] = False
     #: True for in-process engines: the engine calls generate_batch in chunks instead of agenerate.
     batched: ClassVar[bool] = False
     #: A batched adapter that answers the requests of a batch one after another (no speed-up from larger

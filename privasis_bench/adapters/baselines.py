@@ -285,6 +285,7 @@ class RegexScrubberBaseline(_Baseline):
     """
 
     provider = "regex-scrubber"
+    reports_spans = True
     accepted_args = ("names",)
 
     def output(self, request: ChatRequest) -> str:

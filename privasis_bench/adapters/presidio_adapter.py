@@ -59,6 +59,7 @@ class PresidioAdapter(Adapter):
     """Presidio analyzer + anonymizer, in-process and batched; one output per record, the instruction ignored."""
 
     provider = "presidio"
+    reports_spans = True
     batched = True
     extra = "presidio"
 

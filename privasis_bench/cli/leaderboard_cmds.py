@@ -13,6 +13,8 @@ from rich.markup import escape
 from privasis_bench.cli.rejudging import JudgeSession, rejudged
 from privasis_bench.cli.rejudging import check_report as check_report_numbers
 from privasis_bench.cli.value_checks import check_label
+from privasis_bench.leaderboard.naming import check_owner
+from privasis_bench.tasks.scorers import DEFAULT_SCORER
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board, check_board
 from privasis_bench.leaderboard.data_source import DATA_DIR_ENV
@@ -40,11 +42,14 @@ def submit(
     label: Optional[str] = typer.Option(None, "--label", help="A short note shown with the entry (e.g. 'sample task')."),
     root: Path = typer.Option(Path("submissions"), "--submissions-dir", help="Where submissions live."),
     replace: bool = typer.Option(False, "--replace", help="Overwrite an entry already submitted under --name."),
+    owner: Optional[str] = typer.Option(None, "--owner", help="Who owns the name (a GitHub handle; default: the ORG part of --name). Every task under one name must have the same owner; CI compares it with the pull request's author."),
 ) -> None:
     """Copy a finished run into submissions/ with its provenance (submission.json)."""
     check_label("--label", label)  # published with the entry: never a key or a local path
+    check_owner(owner)
     with run_read_locks([run_dir], "submit"):  # never a run that is being written: no writer starts meanwhile
-        folders = submit_run(run_dir, name, track=track, reference=reference, label=label, root=root, replace=replace)
+        folders = submit_run(run_dir, name, track=track, reference=reference, label=label, root=root, replace=replace,
+                             owner=owner)
     for folder in folders:
         _say(f"submitted -> {folder}")
 
@@ -89,7 +94,7 @@ def verify(
             verified_track = v.submission.get("track") == "verified"
             n = rejudge_n if rejudge_n is not None else (sample_size(max_disagreements) if verified_track else 0)
             note = None
-            if n and v.ok and not v.custom:
+            if n and v.ok and not v.custom and v.family == DEFAULT_SCORER:  # only judged families are re-asked
                 if not verified_track and not judge:
                     raise PrivasisError("--rejudge on a self-reported submission needs --judge SPEC (the judge to re-ask)")
                 note = rejudged(v, session, n=n, judge=None if verified_track else judge, seed=seed,
@@ -144,21 +149,6 @@ def build(
         _say(f"{len(files.rejected)} submission(s) failed verification and are not on the board; see "
              "`privasis-bench leaderboard verify` for every problem, fix or remove them, then build again")
         raise typer.Exit(1)
-
-
-@board.command("tab")
-def tab_board(
-    submissions: Path = typer.Option(Path("submissions/tab"), "--submissions-dir", help="Where TAB runs live (<entry>/<task>/)."),
-    out_dir: Path = typer.Option(Path("leaderboards"), "--output", "-o", help="Where tab.json and tab.md are written."),
-) -> None:
-    """Verify TAB runs by recomputing them and write the board's TAB section (tab.json, tab.md)."""
-    from privasis_bench.leaderboard.tab_board import build_tab_section
-
-    json_path, md_path, rejected = build_tab_section(submissions, out_dir)
-    for line in rejected:
-        console.print(f"[yellow]left out: {escape(line)}[/]", highlight=False, soft_wrap=True)
-    for path in (json_path, md_path):
-        _say(f"  -> {path}")
 
 
 def view(

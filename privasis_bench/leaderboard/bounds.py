@@ -105,7 +105,8 @@ def parse_rows(text: str, path: Path, problems: list[str]) -> list[dict[str, Any
 def text_limits(task: TaskConfig) -> tuple[int, int]:
     """(longest model output, longest judge answer) in characters that ``task``'s token budgets allow."""
     model = task.generation.max_tokens * CHARS_PER_TOKEN + TEXT_ALLOWANCE
-    judge = max(task.judge.guess_max_tokens, task.judge.compare_max_tokens) * CHARS_PER_TOKEN + TEXT_ALLOWANCE
+    budgets = (task.judge.guess_max_tokens, task.judge.compare_max_tokens) if task.judge is not None else (0,)
+    judge = max(budgets) * CHARS_PER_TOKEN + TEXT_ALLOWANCE  # a task without a judge (span scorers): no answers
     return model, judge
 
 
@@ -118,7 +119,7 @@ def text_problems(rows: list[Mapping[str, Any]], task: TaskConfig) -> list[str]:
     model_max, judge_max = text_limits(task)
     problems = []
     for row in rows:
-        rid = str(row.get("record_id"))[:80]
+        rid = str(row.get("record_id", row.get("id")))[:80]  # Privasis rows name a record, TAB rows a document
         items = [*(row.get("targets") or []), *(row.get("keep") or [])] if isinstance(row.get("targets") or [], list) \
             and isinstance(row.get("keep") or [], list) else []
         allowed = 3 * model_max + len(items) * (len(_JUDGE_FIELDS) * judge_max + TEXT_ALLOWANCE) + 16 * TEXT_ALLOWANCE

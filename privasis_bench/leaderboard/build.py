@@ -38,13 +38,14 @@ from privasis_bench.leaderboard.page import render_board
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, apply_to_board, read_report
 from privasis_bench.leaderboard.rows import HEADLINE, OVERALL, entry_row, pooled_row, rank_rows
 from privasis_bench.leaderboard.verify import Verified, verify_paths
-from privasis_bench.leaderboard.viewer import write_viewer
+from privasis_bench.leaderboard.families import family_named
+from privasis_bench.tasks.scorers import DEFAULT_SCORER
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.results.files import atomic_write_text, dumps_json, load_sample_rows, verdicts_from_rows
 
 BOARD_FORMAT = "privasis-bench/leaderboard/2"
 #: What a build writes; everything else in the board directory is carried over as it is.
-GENERATED = ("privasis.json", "README.md", "index.html", "view", "tab.json", "tab.md")
+GENERATED = ("privasis.json", "README.md", "index.html", "view")
 #: Files that live in the board directory without being generated (the rebuild check accepts only these).
 KEPT = ("seed_sample_board.sh", "seed_tab_board.sh", REPORT_NAME)
 __all__ = ["BOARD_FORMAT", "HEADLINE", "BoardFiles", "board_rows", "board_table", "build_board", "check_board"]
@@ -76,9 +77,9 @@ def _overall(entries: list[Verified]) -> dict[str, Any]:
 
 def board_rows(accepted: list[Verified], viewer_links: dict[Path, str]) -> list[dict[str, Any]]:
     """One row per (entry, task) plus one ``overall`` row per entry with several tasks, grouped and ranked."""
-    rows = [entry_row(v, v.submission["task"]["name"], v.results["metrics"], viewer_links.get(v.path)) for v in accepted]
+    rows = [family_row(v, viewer_links.get(v.path)) for v in accepted]
     by_name: dict[str, list[Verified]] = {}
-    for v in accepted:
+    for v in (v for v in accepted if v.family == DEFAULT_SCORER):  # "overall" pools Privasis tasks only
         by_name.setdefault(str(v.submission["name"]), []).append(v)
     for _, entries in sorted(by_name.items()):
         if len(entries) < 2:
@@ -87,6 +88,14 @@ def board_rows(accepted: list[Verified], viewer_links: dict[Path, str]) -> list[
         parts = [entry_row(v, v.submission["task"]["name"], v.results["metrics"], None) for v in entries]
         rows.append(pooled_row(parts, entry_row(entries[0], OVERALL, _overall(entries), None)))
     return rank_rows(rows)
+
+
+def family_row(v: Verified, viewer: str | None) -> dict[str, Any]:
+    """The board row of one verified task folder, as its family draws it (see :mod:`.families`)."""
+    fam, task = family_named(v.family), v.submission["task"]["name"]
+    row = (entry_row(v, task, v.results["metrics"], viewer) if fam.recompute is None
+           else fam.call("row", v, task, viewer))
+    return {"family": fam.name, **row}
 
 
 def board_table(accepted: list[Verified], viewer_links: dict[Path, str]) -> pd.DataFrame:
@@ -115,16 +124,17 @@ def _relative(path: Path, base: Path) -> str:
 
 
 def _write_board(submissions: Path, out: Path, outcomes: list[Verified],
-                 rejudge: dict[str, Any] | None = None) -> tuple[list[str], list[str]]:
-    """Write every generated file under ``out`` (a fresh directory); returns the viewer pages' relative paths and
-    the TAB runs left off the board (one line each). ``rejudge``: the committed report's name and seed, if any."""
+                 rejudge: dict[str, Any] | None = None) -> list[str]:
+    """Write every generated file under ``out`` (a fresh directory); returns the viewer pages' relative paths.
+    ``rejudge``: the committed report's name and seed, if any."""
     accepted = [v for v in outcomes if v.ok]
     rejected = [{"path": _relative(v.path, submissions), "problems": len(v.problems)} for v in outcomes if not v.ok]
     viewers: dict[Path, str] = {}
     for v in accepted:
         rel = Path("view") / _relative(v.path, submissions).replace("/", "__")
-        page = write_viewer(v.path, out / rel.with_suffix(".html"),
-                            title=f"{v.submission['name']} on {v.submission['task']['name']}")
+        page = family_named(v.family).call("viewer", v.path, out / rel.with_suffix(".html"),
+                                           title=f"{v.submission['name']} on {v.submission['task']['name']}",
+                                           back="../index.html")
         viewers[v.path] = page.relative_to(out).as_posix()
     rows = board_rows(accepted, viewers)
     built = {"date": build_date(accepted), "harness_version": __version__, **({"rejudge": rejudge} if rejudge else {})}
@@ -133,10 +143,7 @@ def _write_board(submissions: Path, out: Path, outcomes: list[Verified],
     atomic_write_text(out / "privasis.json", dumps_json(board))
     atomic_write_text(out / "README.md", readme(rows, rejected, built))
     atomic_write_text(out / "index.html", render_board(rows, board["paper_reported"], built))
-    from privasis_bench.leaderboard.tab_board import build_tab_section  # TAB runs: their own section, own columns
-
-    _, _, tab_rejected = build_tab_section(submissions / "tab", out)
-    return sorted(viewers.values()), tab_rejected
+    return sorted(viewers.values())
 
 
 def _verified(submissions: Path, out_dir: Path) -> tuple[list[Verified], dict[str, Any] | None]:
@@ -192,7 +199,7 @@ def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "
     outcomes, rejudge = _verified(submissions, out_dir)
     staged = _stage_dir(out_dir)
     try:
-        viewers, tab_rejected = _write_board(submissions, staged, outcomes, rejudge)
+        viewers = _write_board(submissions, staged, outcomes, rejudge)
         _swap(staged, out_dir)
     except OSError as exc:
         raise FileProblem(f"{out_dir}: cannot write the board ({exc.strerror or exc})") from None
@@ -200,8 +207,7 @@ def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "
         shutil.rmtree(staged, ignore_errors=True)
     return BoardFiles(out_dir / "privasis.json", out_dir / "README.md", out_dir / "index.html",
                       [out_dir / p for p in viewers],
-                      tuple((str(v.path), tuple(v.problems)) for v in outcomes if not v.ok)
-                      + tuple((line.split(": ", 1)[0], (line,)) for line in tab_rejected))
+                      tuple((str(v.path), tuple(v.problems)) for v in outcomes if not v.ok))
 
 
 def _files(directory: Path) -> set[str]:

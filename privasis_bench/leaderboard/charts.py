@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
-from html import escape
+from privasis_bench.leaderboard.escaping import escape
 from typing import Any
 
 PALETTE = ("#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#475569")
 LEAK_COLOURS = {"direct": "#dc2626", "inference": "#f59e0b", "proximity": "#8b5cf6"}
 
 
+#: Characters of an entry's label that fit left of a bar (longer ones end in "…", the whole label is its tooltip).
+LABEL_CHARS = 42
+
+
 def _fmt(x: float) -> str:
     return f"{x:.1f}"
+
+
+def _number(value: Any) -> float | None:
+    """A chart coordinate: a real number, else None (a text where a number belongs is never drawn)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _clip(text: str, limit: int = LABEL_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def scatter(entries: list[dict[str, Any]], x_key: str, y_key: str, x_title: str, y_title: str) -> str:
@@ -29,20 +42,20 @@ def scatter(entries: list[dict[str, Any]], x_key: str, y_key: str, x_title: str,
                f'{escape(y_title)} (%) → more useful</text>')
     for i, e in enumerate(entries):
         colour = PALETTE[i % len(PALETTE)]
-        x, y = e[x_key], e[y_key]
+        x, y = _number(e.get(x_key)), _number(e.get(y_key))
         if x is None or y is None:
             continue
         out.append(f'<g class="point" data-task="{escape(e["task"])}" data-track="{escape(e["track"])}">'
                    f'<title>{escape(e["name"])} ({escape(e["task"])}): {x:.2f} / {y:.2f}</title>')
-        for lo, hi, horizontal in ((e.get(f"{x_key}_low"), e.get(f"{x_key}_high"), True),
-                                   (e.get(f"{y_key}_low"), e.get(f"{y_key}_high"), False)):
+        for lo, hi, horizontal in ((_number(e.get(f"{x_key}_low")), _number(e.get(f"{x_key}_high")), True),
+                                   (_number(e.get(f"{y_key}_low")), _number(e.get(f"{y_key}_high")), False)):
             if lo is not None and hi is not None:
                 if horizontal:
                     out.append(f'<line x1="{_fmt(sx(lo))}" y1="{_fmt(sy(y))}" x2="{_fmt(sx(hi))}" y2="{_fmt(sy(y))}" stroke="{colour}" class="whisker"/>')
                 else:
                     out.append(f'<line x1="{_fmt(sx(x))}" y1="{_fmt(sy(lo))}" x2="{_fmt(sx(x))}" y2="{_fmt(sy(hi))}" stroke="{colour}" class="whisker"/>')
         out.append(f'<circle cx="{_fmt(sx(x))}" cy="{_fmt(sy(y))}" r="6" fill="{colour}"/>'
-                   f'<text x="{_fmt(sx(x) + 9)}" y="{_fmt(sy(y) - 8)}" class="label">{escape(e["name"].split("/")[-1])}</text></g>')
+                   f'<text x="{_fmt(sx(x) + 9)}" y="{_fmt(sy(y) - 8)}" class="label">{escape(_clip(str(e["name"]).split("/")[-1], 24))}</text></g>')
     out.append("</svg>")
     return "".join(out)
 
@@ -54,17 +67,20 @@ def leak_bars(entries: list[dict[str, Any]]) -> str:
     out = [f'<svg class="chart" viewBox="0 0 {label_w + bar_w + 70} {h}" role="img" aria-label="leak types per entry">']
     for i, e in enumerate(entries):
         y = 8 + i * row_h
-        leaks = e.get("leaks") or {}
-        ratios, failed = leaks.get("ratios") or {}, leaks.get("failed_targets", 0)
+        leaks = e.get("leaks") if isinstance(e.get("leaks"), dict) else {}
+        ratios = leaks.get("ratios") if isinstance(leaks.get("ratios"), dict) else {}
+        failed = int(_number(leaks.get("failed_targets")) or 0)
+        label = f"{e['name']} · {e['task']}"
         out.append(f'<g class="point" data-task="{escape(e["task"])}" data-track="{escape(e["track"])}">'
                    f'<text x="{label_w - 8}" y="{y + 15}" class="label" text-anchor="end">'
-                   f'{escape(e["name"])} · {escape(e["task"])}</text>')
+                   f'<title>{escape(label)}</title>{escape(_clip(label))}</text>')
         x = float(label_w)
         for kind, colour in LEAK_COLOURS.items():
-            share = (ratios.get(kind) or 0.0) * bar_w / 100.0
+            ratio = _number(ratios.get(kind)) or 0.0
+            share = ratio * bar_w / 100.0
             if share > 0:
                 out.append(f'<rect x="{_fmt(x)}" y="{y}" width="{_fmt(share)}" height="{row_h - 8}" fill="{colour}">'
-                           f'<title>{kind}: {ratios.get(kind, 0):.1f}% of {failed} failed targets</title></rect>')
+                           f'<title>{kind}: {ratio:.1f}% of {failed} failed targets</title></rect>')
             x += share
         if not failed:
             out.append(f'<text x="{label_w + 4}" y="{y + 14}" class="tick">no leaked target</text>')

@@ -1,31 +1,21 @@
 """The board as Markdown (``leaderboards/README.md``, what the repository host shows), every cell escaped.
 
-A submitter controls names and labels, so no cell may break the table or inject markup: line breaks become
-spaces, and every character Markdown or HTML gives a meaning to (pipes, backticks, brackets, angle brackets,
-emphasis, entities, math, and the ``://`` and ``www.`` that start a bare link) is backslash-escaped, which CommonMark and GitHub render as the character.
+A submitter controls names and labels, so no cell may break the table or inject markup: every cell, header and
+heading goes through :func:`.escaping.md_cell` (line breaks become spaces, and every character Markdown or HTML
+gives a meaning to is backslash-escaped, which CommonMark and GitHub render as the character).
 """
 
 from __future__ import annotations
 
-import re
 from itertools import groupby
 from typing import Any, Iterable
 
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, summary
+from privasis_bench.leaderboard.escaping import md_cell
+from privasis_bench.leaderboard.families import family_named
 from privasis_bench.leaderboard.rows import HEADLINE, group_title
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>!|~&$@])")
-_AUTOLINK = re.compile(r"(?i)(www)\.|:(?=//)")
-_BREAKS = re.compile(r"[\r\n\t\v\f\u0085\u2028\u2029]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def md_cell(value: Any) -> str:
-    """One table cell: a single line with every Markdown/HTML special character escaped ('' for None)."""
-    if value is None:
-        return ""
-    text = _CONTROL.sub("", _BREAKS.sub(" ", str(value))).strip()
-    return _AUTOLINK.sub(lambda m: f"{m.group(1)}\\." if m.group(1) else "\\:", _SPECIAL.sub(r"\\\1", text))
+__all__ = ["md_cell", "md_table", "markdown_board", "readme", "rank_text", "header"]
 
 
 def md_table(header: list[str], rows: Iterable[list[Any]]) -> str:
@@ -35,8 +25,14 @@ def md_table(header: list[str], rows: Iterable[list[Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _num(value: Any) -> str:
-    return "–" if value is None else f"{value:.2f}"
+def _num(value: Any, digits: int = 2) -> str:
+    return "–" if not isinstance(value, (int, float)) or isinstance(value, bool) else f"{value:.{digits}f}"
+
+
+def rank_text(e: dict[str, Any]) -> str:
+    """A row's rank as shown: ``–`` unranked, ``2`` alone, ``1=`` shared with a tie on the headline."""
+    rank = e.get("rank")
+    return "–" if rank is None else f"{rank}{'=' if e.get('tied') else ''}"
 
 
 def _row_cells(e: dict[str, Any]) -> list[Any]:
@@ -44,23 +40,34 @@ def _row_cells(e: dict[str, Any]) -> list[Any]:
              else None, "partial run" if e.get("partial") else None, *e.get("tolerated", [])]
     agreement = e.get("rejudge_agreement")
     if isinstance(agreement, dict) and agreement.get("judge") is not None:
-        notes.append(summary(agreement))
+        notes.append(summary(agreement) if agreement.get("asked") else "re-judge: nothing re-asked (no agreement)")
     elif isinstance(agreement, dict) and agreement.get("rate") is not None:
         notes.append(f"re-judge agreement {agreement['rate']:.1f}%")
     elif isinstance(agreement, (int, float)):
         notes.append(f"re-judge agreement {agreement:.1f}%")
     if e.get("harness_version"):
         notes.append(f"harness {e['harness_version']}")
-    cells: list[Any] = ["–" if e.get("rank") is None else e["rank"], e.get("name"), e.get("records")]
-    cells += [f"{_num(e.get(k))} ({_num(e.get(f'{k}_low'))}–{_num(e.get(f'{k}_high'))})" for k, _ in HEADLINE]
-    cells.append(" / ".join("–" if e.get(k) is None else str(e[k]) for k in
-                            ("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers")))
+    fam = family_named(e.get("family"))
+    if fam.recompute is not None:
+        notes += [e.get("model"), e.get("span_source")]
+    cells: list[Any] = [rank_text(e), e.get("name"), e.get("records")]
+    d = fam.digits
+    cells += [f"{_num(e.get(k), d)} ({_num(e.get(f'{k}_low'), d)}–{_num(e.get(f'{k}_high'), d)})" for k, _ in fam.columns]
+    if fam.recompute is None:
+        cells.append(" / ".join("–" if e.get(k) is None else str(e[k]) for k in
+                                ("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers")))
     cells.append("; ".join(str(n) for n in notes if n))
     return cells
 
 
 HEADER = ["rank", "entry", "records", *(t for _, t in HEADLINE), "failed / unjudged / off-label / cut outputs / cut answers",
           "notes"]
+
+
+def header(e: dict[str, Any]) -> list[str]:
+    """The table header of a row's family (Privasis: :data:`HEADER`)."""
+    fam = family_named(e.get("family"))
+    return HEADER if fam.recompute is None else ["rank", "entry", "documents", *(t for _, t in fam.columns), "notes"]
 
 
 def markdown_board(entries: list[dict[str, Any]]) -> str:
@@ -70,7 +77,9 @@ def markdown_board(entries: list[dict[str, Any]]) -> str:
     parts = []
     for _, rows in groupby(entries, key=lambda e: e["group"]):
         rows = list(rows)
-        parts.append(f"### {md_cell(group_title(rows[0]))}\n\n" + md_table(HEADER, (_row_cells(e) for e in rows)) + "\n")
+        scale = family_named(rows[0].get("family")).scale
+        parts.append(f"### {md_cell(group_title(rows[0]))}\n\n{md_cell(scale.capitalize())}.\n\n"
+                     + md_table(header(rows[0]), (_row_cells(e) for e in rows)) + "\n")
     return "".join(parts)
 
 
@@ -91,21 +100,25 @@ def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built:
         "(CI rebuilds the board and fails when this folder differs from the rebuild). Every number was recomputed from\n"
         "the submitted per-record outputs by `privasis-bench leaderboard verify`. Open `index.html` for the page with\n"
         "charts and per-record viewers; `privasis.json` holds the same data.\n\n",
-        "Values are percentages with 95% bootstrap intervals over records. Entries are ranked by Full Successful Record\n"
-        "only against comparable entries: the same task, track and record set. **Verified** entries were judged with\n"
-        "the task's pinned judge and prompts and re-judged in CI; **self-reported** entries were not re-judged.\n"
+        "Every task family is on this board through the same submit/verify/build path; each table says what its\n"
+        "numbers are (Privasis: percentages over records; TAB: fractions over documents). Entries are ranked by their\n"
+        "family's headline (Privasis: Full Successful Record; TAB: token recall) only against comparable entries: the\n"
+        "same task, track and record set; entries tied on the headline share a rank, shown as `1=` (no tie-break).\n"
+        "**Verified** Privasis entries were judged with the task's pinned judge and prompts and re-judged in CI;\n"
+        "verified TAB entries were recomputed from their outputs and the shipped documents; **self-reported** entries\n"
+        "were not re-judged.\n"
         "Partial runs (fewer records than the task) are ranked only among themselves; a baseline that reads gold\n"
         "labels is shown for reference and never ranked. The counts column is failed model outputs / unjudged records /\n"
         "off-label judge answers / model outputs cut at the token budget / judge answers cut at the token budget.\n\n",
         "Submit with `privasis-bench submit RUN --name ORG/MODEL` and a pull request (see\n"
         "[the submission guide](../submissions/README.md) and [publishing](../docs/publishing.md));\n"
-        "`seed_sample_board.sh` reproduces the seeded sample-task entries.\n\n",
+        "`seed_sample_board.sh` and `seed_tab_board.sh` reproduce the seeded sample-task entries.\n\n",
         f"Built {md_cell(built['date'])} (newest submission) by privasis-bench {md_cell(built['harness_version'])}.\n\n",
         *_rejudge_note(built.get("rejudge")),
         "## Board\n\n", markdown_board(entries),
     ]
     if rejected:
-        parts.append("## Rejected submissions\n\n" + "".join(f"- {md_cell(r['path'])}: {r['problems']} problem(s)\n"
+        parts.append("## Rejected submissions\n\n" + "".join(f"- {md_cell(r['path'])}: {md_cell(r['problems'])} problem(s)\n"
                                                            for r in rejected) + "\n")
     parts.append("## Reported in the paper, not reproduced here\n\n"
                  "Table 4 of the Privasis paper (judge GPT-OSS-120B) is shown in `index.html` in its own section. Those\n"

@@ -3,8 +3,12 @@
 * ``ORG/MODEL`` lives in ``ORG__MODEL``; ``:`` and ``+`` (allowed in the model part) are written ``%3A`` and
   ``%2B``, so no two names share a folder and :func:`name_of_folder` gives the name back. A part may not contain
   ``__`` nor start or end with ``_`` (that would make the split ambiguous).
-* Two names are the same entry when their :func:`folded` forms are equal: Unicode NFKC, case folding, and every
-  punctuation mark removed within each part (``Org/Model-1``, ``org/model_1`` and ``ORG/MODEL.1`` are one name).
+* Two names are the same entry when their :func:`folded` forms are equal: Unicode NFKC, every punctuation mark
+  removed within each part, then a confusable skeleton and case folding (``Org/Model-1``, ``org/model_1``,
+  ``ORG/MODEL.1`` and ``org/model-l`` are one name). Names are ASCII by their pattern, so the skeleton is Unicode
+  UTS #39's confusable mapping restricted to ASCII, applied after case folding (``rn``/``m``, ``vv``/``w``,
+  ``cl``/``d``, ``0``/``o``, ``1``/``i``/``l``); wider look-alikes (Cyrillic, Greek, fullwidth) cannot pass the pattern, and NFKC folds
+  fullwidth forms first. A library for the full table (confusable_homoglyphs) was not worth a dependency here.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from privasis_bench.errors import PrivasisError
 
 _NAME = re.compile(r"^[A-Za-z0-9._-]+/[A-Za-z0-9._:+-]+$")
 _ESCAPES = ((":", "%3A"), ("+", "%2B"))
+_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 
 
 class EntryNameError(PrivasisError):
@@ -57,12 +62,41 @@ def name_of_folder(folder: str) -> str | None:
         return None
 
 
+#: UTS #39 confusables within ASCII, on case-folded text (multi-letter look-alikes first). Case folding first
+#: makes ``I`` an ``i``, so ``i``, ``l``, ``1`` (and ``I``, ``L``) all fold to ``l``.
+_SKELETON = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("i", "l"))
+
+
+def skeleton(text: str) -> str:
+    """``text`` with every ASCII look-alike replaced by its prototype (see the module docstring)."""
+    for confusable, prototype in _SKELETON:
+        text = text.replace(confusable, prototype)
+    return text
+
+
 def _fold(part: str) -> str:
-    text = unicodedata.normalize("NFKC", part).casefold()
-    return "".join(c for c in text if not unicodedata.category(c).startswith(("P", "S", "Z")))
+    text = unicodedata.normalize("NFKC", part)
+    text = "".join(c for c in text if not unicodedata.category(c).startswith(("P", "S", "Z")))
+    return skeleton(text.casefold())
 
 
 def folded(name: str) -> str:
-    """The form two names are compared in: NFKC, case-folded, punctuation removed within each part."""
+    """The form two names are compared in: NFKC, punctuation removed within each part, confusable skeleton, case
+    folded (see the module docstring)."""
     org, _, model = str(name).partition("/")
     return f"{_fold(org)}/{_fold(model)}"
+
+
+def owner_of(submission: dict) -> str | None:
+    """The owner a submission.json states (``owner``; the name's organisation for entries that predate it)."""
+    owner = submission.get("owner")
+    if owner is None:
+        return str(submission.get("name") or "").split("/")[0] or None
+    return owner if isinstance(owner, str) else None
+
+
+def check_owner(owner: str | None) -> None:
+    """Refuse an owner that is not a plain handle (letters, digits, hyphens; 1-39 characters, as GitHub's)."""
+    if owner is not None and not _OWNER.match(owner):
+        raise EntryNameError(f"--owner {str(owner)[:80]!r}: expected a handle of letters, digits and '-' (1-39 "
+                             "characters, starting with a letter or digit)")

@@ -2,13 +2,17 @@
 
 * A submission of ``ORG/MODEL`` on task ``T`` lives in ``submissions/<folder of ORG/MODEL>/T/`` (the mapping of
   :mod:`.naming`, one-to-one and reversible); any other folder is rejected.
-* Names are compared folded (NFKC, case, punctuation): one folded name and task make one entry.
-* Two entries whose samples have the same *content* (canonical JSON of the rows, in record order; new bytes for the
-  same rows do not make a new entry) are one set of outputs.
-* Who keeps a contested name or set of outputs: an entry that is already on the base branch (``$PRIVASIS_BENCH_BASE_REF``,
-  else ``origin/HEAD``, ``origin/main``, ``main``, ``master``: the first that exists). Every contender that is not on the
-  base branch is rejected, whatever dates or folder names it records; two new contenders are both rejected. Where
-  two entries on the base branch contend (history), the one the base branch added first keeps it.
+* **A name belongs to whoever first added any task under it.** Names are compared folded (NFKC, punctuation, ASCII
+  confusables, case; :func:`.naming.folded`), across every task and family. The name's owner is the ``owner`` of
+  the first submission the base branch added under it (:func:`.naming.owner_of`); every entry under that folded
+  name must have that owner and that exact spelling. With no entry on the base branch, every new entry under the
+  name must agree on both, else all are rejected. In CI, ``$PRIVASIS_BENCH_SUBMITTER`` (the pull request's author)
+  must be the owner of every entry that is not on the base branch yet.
+* **Content identity ignores padding**: two entries whose *scored content* is equal (:mod:`.scored_content`:
+  outputs and the answers verdicts come from, or masks; never unknown fields or bytes) are one set of outputs.
+* **Precedence follows when the content reached the base branch** (:mod:`.precedence`): of a set of outputs, the
+  entry whose folder held it first on the base branch keeps it; a folder that takes it in a later update, and every
+  contender not on the base branch, is rejected; two new contenders are both rejected.
 """
 
 from __future__ import annotations
@@ -16,15 +20,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Iterable, Protocol
 
-from privasis_bench.leaderboard.naming import folded, submission_dir_name
+from privasis_bench.leaderboard.naming import check_owner, folded, owner_of, submission_dir_name
+from privasis_bench.leaderboard.precedence import BASE_REF_ENV, content_history, on_base_branch
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
 
-BASE_REF_ENV = "PRIVASIS_BENCH_BASE_REF"
-_BASE_CANDIDATES = ("origin/HEAD", "origin/main", "main", "master")
+SUBMITTER_ENV = "PRIVASIS_BENCH_SUBMITTER"
+__all__ = ["BASE_REF_ENV", "SUBMITTER_ENV", "content_digest", "folder_problems", "ownership_problems"]
 
 
 class _Entry(Protocol):
@@ -35,7 +39,8 @@ class _Entry(Protocol):
 
 
 def content_digest(rows: Iterable[dict[str, Any]]) -> str:
-    """sha256 of the rows as canonical JSON (sorted keys, no spaces, one row a line): the same rows, the same digest."""
+    """sha256 of the rows as canonical JSON (sorted keys, no spaces, one row a line): the same rows, the same digest.
+    (Entries are compared by :mod:`.scored_content`, which reads only the scored fields.)"""
     digest = hashlib.sha256()
     for row in rows:
         digest.update(json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
@@ -61,89 +66,98 @@ def folder_problems(folder: Path, submission: dict[str, Any]) -> list[str]:
     return []
 
 
-def _git(args: list[str], cwd: Path) -> str | None:
-    try:
-        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout if out.returncode == 0 else None
+def _where(entry: _Entry) -> str:
+    return str(entry.path / SUBMISSION_NAME)
 
 
-def base_ref(cwd: Path) -> str | None:
-    """The base branch precedence is read from (see the module docstring), or None outside git."""
-    wanted = os.environ.get(BASE_REF_ENV)
-    for ref in ([wanted] if wanted else list(_BASE_CANDIDATES)):
-        if _git(["rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], cwd) is not None:
-            return ref
-    return None
+def _task_of(entry: _Entry) -> str:
+    return str((entry.submission.get("task") or {}).get("name"))
 
 
-def on_base_branch(folders: list[Path]) -> dict[Path, int]:
-    """The folders whose submission.json the base branch holds, each with its order of addition there (0 first)."""
-    if not folders:
-        return {}
-    cwd = folders[0] if folders[0].is_dir() else Path.cwd()
-    top, ref = _git(["rev-parse", "--show-toplevel"], cwd), base_ref(cwd)
-    if top is None or ref is None:
-        return {}
-    root = Path(top.strip()).resolve()
-    listed = _git(["ls-tree", "-r", "--name-only", ref], root) or ""
-    held = {line for line in listed.splitlines() if line.endswith("/" + SUBMISSION_NAME) or line == SUBMISSION_NAME}
-    added: dict[str, int] = {}
-    log = _git(["log", ref, "--reverse", "--diff-filter=A", "--name-only", "--format=", "--", "."], root) or ""
-    for line in log.splitlines():
-        if line in held:
-            added.setdefault(line, len(added))
-    found = {}
-    for folder in folders:
-        try:
-            rel = (folder.resolve() / SUBMISSION_NAME).relative_to(root).as_posix()
-        except ValueError:
+def _same_task_problems(group: list[_Entry], base: dict[Path, int]) -> None:
+    """One name and task make one entry: a second folder for them is rejected (both, when neither is on base)."""
+    by_task: dict[str, list[_Entry]] = {}
+    for entry in group:
+        by_task.setdefault(_task_of(entry), []).append(entry)
+    for task, holders in by_task.items():
+        if len(holders) < 2:
             continue
-        if rel in held:
-            found[folder] = added.get(rel, len(held))
-    return found
+        kept = min((e for e in holders if e.path in base), key=lambda e: (base[e.path], e.path.as_posix()), default=None)
+        for entry in holders:
+            if entry is kept:
+                continue
+            others = ", ".join(str(o.path) for o in holders if o is not entry)
+            entry.problems.append(f"{_where(entry)}: name {entry.submission.get('name')!r} on task {task!r} is also "
+                                  f"claimed by {others}" + (" (already on the base branch)" if kept else
+                                  " (neither is on the base branch, so both are rejected)"))
 
 
-def _settle(groups: dict[Any, list[_Entry]], base: dict[Path, int], say: Callable[[_Entry, _Entry | None, list[_Entry]], str]) -> None:
-    for group in groups.values():
-        if len(group) < 2:
-            continue
-        kept = sorted((e for e in group if e.path in base), key=lambda e: (base[e.path], e.path.as_posix()))
-        owner = kept[0] if kept else None
+def _name_problems(group: list[_Entry], base: dict[Path, int], submitter: str | None) -> None:
+    _same_task_problems([e for e in group if e.submission.get("name") == group[0].submission.get("name")], base)
+    first = min((e for e in group if e.path in base), key=lambda e: (base[e.path], e.path.as_posix()), default=None)
+    if first is not None:
+        owner, spelling = owner_of(first.submission), first.submission.get("name")
         for entry in group:
-            if entry is not owner:
-                entry.problems.append(say(entry, owner, [e for e in group if e is not entry]))
+            if entry is first:
+                continue
+            if entry.submission.get("name") != spelling:
+                entry.problems.append(f"{_where(entry)}: name {entry.submission.get('name')!r} is the name {spelling!r} "
+                                      f"of {first.path} (already on the base branch; names are compared ignoring case, "
+                                      "punctuation, Unicode width and look-alike letters)")
+            elif owner_of(entry.submission) != owner:
+                entry.problems.append(f"{_where(entry)}: name {spelling!r} belongs to owner {owner!r}, who first added "
+                                      f"a task under it ({first.path}); this entry says owner "
+                                      f"{owner_of(entry.submission)!r}")
+        return
+    if len(group) > 1 and len({(e.submission.get("name"), owner_of(e.submission)) for e in group}) > 1:
+        for entry in group:
+            others = ", ".join(str(o.path) for o in group if o is not entry)
+            entry.problems.append(f"{_where(entry)}: name {entry.submission.get('name')!r} is also claimed by {others} "
+                                  "with another spelling or owner (names compared ignoring case, punctuation and "
+                                  "look-alike letters; none is on the base branch, so all are rejected)")
 
 
-def ownership_problems(entries: Iterable[_Entry], base: dict[Path, int] | None = None) -> None:
-    """Add to each entry's problems: a name or a set of outputs another entry owns (or contests, when both are new)."""
+def _content_problems(group: list[_Entry], history: dict[Path, dict[str, int]]) -> None:
+    when = {e.path: history.get(e.path, {}).get(str(e.content)) for e in group}
+    held = sorted((w, e.path.as_posix(), i) for i, (e, w) in enumerate(zip(group, when.values())) if w is not None)
+    owner = group[held[0][2]] if held else None
+    for entry in group:
+        if entry is owner:
+            continue
+        if owner is not None:
+            entry.problems.append(f"{entry.path / 'samples.jsonl'}: the same samples as {owner.path}, which is already on "
+                                  "the base branch and held them there first (a copy of another entry's outputs)")
+        else:
+            others = ", ".join(str(o.path) for o in group if o is not entry)
+            entry.problems.append(f"{entry.path / 'samples.jsonl'}: the same samples as {others} (a copy of another "
+                                  "entry's outputs; neither is on the base branch, so both are rejected)")
+
+
+def ownership_problems(entries: Iterable[_Entry], base: dict[Path, int] | None = None,
+                       history: dict[Path, dict[str, int]] | None = None) -> None:
+    """Add to each entry's problems: a name another owner holds (or contests), a set of outputs another entry held
+    first, an owner that is not a handle, and (in CI) an owner that is not the submitter (see the module docstring)."""
     entries = [e for e in entries if e.submission]
-    base = on_base_branch([e.path for e in entries]) if base is None else base
-    by_name: dict[tuple[str, str], list[_Entry]] = {}
+    paths = [e.path for e in entries]
+    base = on_base_branch(paths) if base is None else base
+    submitter = os.environ.get(SUBMITTER_ENV) or None
+    by_name: dict[str, list[_Entry]] = {}
     by_content: dict[str, list[_Entry]] = {}
     for entry in entries:
-        task = str((entry.submission.get("task") or {}).get("name"))
-        by_name.setdefault((folded(str(entry.submission.get("name"))), task), []).append(entry)
+        try:
+            check_owner(entry.submission.get("owner"))
+        except Exception as exc:  # noqa: BLE001 - the one line naming what is accepted
+            entry.problems.append(f"{_where(entry)}: owner: {exc}".replace("--owner ", ""))
+        if submitter and entry.path not in base and (owner_of(entry.submission) or "").lower() != submitter.lower():
+            entry.problems.append(f"{_where(entry)}: owner {owner_of(entry.submission)!r} is not the submitter "
+                                  f"{submitter!r} (${SUBMITTER_ENV}); a new entry is submitted by its owner")
+        by_name.setdefault(folded(str(entry.submission.get("name"))), []).append(entry)
         if getattr(entry, "content", None):
-            by_content.setdefault(entry.content, []).append(entry)
-
-    def name_line(entry: _Entry, owner: _Entry | None, others: list[_Entry]) -> str:
-        task = (entry.submission.get("task") or {}).get("name")
-        if owner is not None:
-            return (f"{entry.path / SUBMISSION_NAME}: name {entry.submission.get('name')!r} on task {task!r} is the entry "
-                    f"of {owner.path} ({owner.submission.get('name')!r}, already on the base branch; names are compared "
-                    "ignoring case, punctuation and Unicode width)")
-        return (f"{entry.path / SUBMISSION_NAME}: name {entry.submission.get('name')!r} on task {task!r} is also claimed by "
-                f"{', '.join(str(o.path) for o in others)} (names compared ignoring case and punctuation; neither is on the "
-                "base branch, so both are rejected)")
-
-    def content_line(entry: _Entry, owner: _Entry | None, others: list[_Entry]) -> str:
-        if owner is not None:
-            return (f"{entry.path / 'samples.jsonl'}: the same samples as {owner.path}, which is already on the base "
-                    "branch (a copy of another entry's outputs)")
-        return (f"{entry.path / 'samples.jsonl'}: the same samples as {', '.join(str(o.path) for o in others)} "
-                "(a copy of another entry's outputs; neither is on the base branch, so both are rejected)")
-
-    _settle(by_name, base, name_line)
-    _settle(by_content, base, content_line)
+            by_content.setdefault(str(entry.content), []).append(entry)
+    for group in by_name.values():
+        _name_problems(group, base, submitter)
+    contested = [g for g in by_content.values() if len(g) > 1]
+    if contested:
+        history = content_history([e.path for g in contested for e in g]) if history is None else history
+        for group in contested:
+            _content_problems(group, history)

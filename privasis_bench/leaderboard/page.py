@@ -7,19 +7,20 @@ Successful Record. Every text a submitter controls is HTML-escaped. Narrow scree
 
 from __future__ import annotations
 
-from html import escape
+from privasis_bench.leaderboard.escaping import escape
 from importlib import resources
 from itertools import groupby
 from typing import Any
 
 from privasis_bench.leaderboard.charts import leak_bars, scatter
 from privasis_bench.leaderboard.rejudge_report import summary
+from privasis_bench.leaderboard.families import family_named
+from privasis_bench.leaderboard.markdown import rank_text
 from privasis_bench.leaderboard.rows import HEADLINE, TRACK_ORDER, group_title
 
 #: Links from ``leaderboards/index.html`` (relative: the page works from disk and on the repository host).
 LINKS = (("How to submit", "../submissions/README.md"), ("Publishing and verification", "../docs/publishing.md"),
-         ("Documentation", "../docs/"), ("Board data (JSON)", "privasis.json"), ("Markdown board", "README.md"),
-         ("TAB section", "tab.md"))
+         ("Documentation", "../docs/"), ("Board data (JSON)", "privasis.json"), ("Markdown board", "README.md"))
 COUNTS = ("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers")
 COUNTS_TITLE = ("failed model outputs / unjudged records / off-label judge answers / model outputs cut at the token "
                 "budget / judge answers cut at the token budget (all zero for a clean entry)")
@@ -37,12 +38,12 @@ def fill(text: str, **parts: str) -> str:
     return text
 
 
-def _num(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
+def _num(value: float | None, digits: int = 2) -> str:
+    return "–" if not isinstance(value, (int, float)) or isinstance(value, bool) else f"{value:.{digits}f}"
 
 
 def _counts_cell(e: dict[str, Any]) -> str:
-    parts = [e.get(k) for k in COUNTS]
+    parts = [e.get(k) if isinstance(e.get(k), int) and not isinstance(e.get(k), bool) else None for k in COUNTS]
     total = sum(p or 0 for p in parts)
     text = "/<wbr>".join("–" if p is None else str(p) for p in parts)
     return (f"<td data-label='Failed / unjudged / off-label / cut outputs / cut answers' data-v='{total}' "
@@ -52,6 +53,8 @@ def _counts_cell(e: dict[str, Any]) -> str:
 def _agreement(e: dict[str, Any]) -> str | None:
     got = e.get("rejudge_agreement")
     if isinstance(got, dict) and got.get("judge") is not None:
+        if not got.get("asked"):
+            return None  # nothing re-asked is no agreement: the badge would claim what was never checked
         return f"re-judge {got.get('agreed')}/{got.get('asked')} agree"
     if isinstance(got, dict) and isinstance(got.get("rate"), (int, float)):
         asked = f" of {got['asked']}" if got.get("asked") is not None else ""
@@ -68,43 +71,59 @@ def _entry_cell(e: dict[str, Any]) -> str:
     if e.get("partial"):
         tags.append((f"partial: {e.get('records_loaded') or e['records']} of {e.get('task_records') or '?'} records", "tag warn"))
     tags.append((_agreement(e), "tag ok"))
+    got = e.get("rejudge_agreement")
+    if isinstance(got, dict) and got.get("judge") is not None and not got.get("asked"):
+        tags.append(("re-judge: nothing re-asked", "tag warn"))
     notes = " ".join(f"<span class='{cls}'>{escape(str(text))}</span>" for text, cls in tags if text)
     tolerated = "".join(f"<li>{escape(t)}</li>" for t in e.get("tolerated") or [])
     version = f" · harness {escape(str(e['harness_version']))}" if e.get("harness_version") else ""
     got = e.get("rejudge_agreement")
     rejudged = (f"<div class='sub rejudge'>{escape(summary(got))}</div>"
-                if isinstance(got, dict) and got.get("judge") is not None else "")
+                if isinstance(got, dict) and got.get("judge") is not None and got.get("asked") else "")
+    what = (f"judge {escape(str(e['judge']))}" if family_named(e.get("family")).recompute is None
+            else escape(str(e.get("span_source") or "")))
     return (f"<td class='entry' data-label='Entry' data-v='{escape(e['name'] or '')}'><b>{escape(e['name'] or '')}</b> "
-            f"{notes}<div class='sub'>{escape(e['model'])} · judge {escape(str(e['judge']))}{version}</div>{rejudged}"
+            f"{notes}<div class='sub'>{escape(str(e['model']))} · {what}{version}</div>{rejudged}"
             + (f"<ul class='tolerated' title='conditions this run tolerated'>{tolerated}</ul>" if tolerated else "")
             + "</td>")
 
 
 def _row(e: dict[str, Any]) -> str:
-    rank = e.get("rank")
-    cells = [f"<td class='rank' data-label='Rank' data-v='{'' if rank is None else rank}'>"
-             f"{'–' if rank is None else rank}</td>", _entry_cell(e),
-             f"<td data-label='Records' data-v='{e['records']}'>{e['records']}</td>", _counts_cell(e)]
-    for key, title in HEADLINE:
+    rank, fam = e.get("rank"), family_named(e.get("family"))
+    records = escape(str(e.get("records")))
+    cells = [f"<td class='rank' data-label='Rank' data-v='{'' if rank is None else escape(str(rank))}'"
+             f"{' title=' + chr(39) + 'tied on the headline: shares this rank' + chr(39) if e.get('tied') else ''}>"
+             f"{escape(rank_text(e))}</td>", _entry_cell(e),
+             f"<td data-label='{'Records' if fam.recompute is None else 'Documents'}' data-v='{records}'>{records}</td>"]
+    if fam.recompute is None:
+        cells.append(_counts_cell(e))
+    for key, title in fam.columns:
         v, lo, hi = e.get(key), e.get(f"{key}_low"), e.get(f"{key}_high")
-        cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{_num(v)}"
-                     f"<div class='ci'>[{_num(lo)}, {_num(hi)}]</div></td>")
+        v = v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+        cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{_num(v, fam.digits)}"
+                     f"<div class='ci'>[{_num(lo, fam.digits)}, {_num(hi, fam.digits)}]</div></td>")
     link = f"<a href='{escape(e['viewer'])}'>records →</a>" if e.get("viewer") else ""
     cells.append(f"<td class='link' data-label='Per record'>{link}</td>")
     return f"<tr class='{'unranked' if rank is None else 'ranked'}'>{''.join(cells)}</tr>"
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
-    head = ["<th data-sort='num' class='rank' title='rank by Full Successful Record within this table'>#</th>",
-            "<th data-sort='text' class='txt entry'>Entry</th>", "<th data-sort='num' class='records'>Records</th>",
-            f"<th data-sort='num' class='counts' title='{escape(COUNTS_TITLE)}'>Failed / unjudged / off-label / "
-            "cut out / cut ans</th>"]
-    head += [f"<th data-sort='num' data-key='{k}'>{escape(t)}</th>" for k, t in HEADLINE]
-    head.append("<th class='link'>Per record</th>")
     first = rows[0]
-    return (f"<div class='group' data-task='{escape(first['task'])}' data-track='{escape(first['track'] or '')}'>"
-            f"<h3>{escape(group_title(first))}</h3><table class='board'><thead><tr>{''.join(head)}</tr></thead>"
-            f"<tbody>{''.join(_row(e) for e in rows)}</tbody></table></div>")
+    fam = family_named(first.get("family"))
+    headline = dict(fam.columns)[fam.rank_key]
+    head = [f"<th data-sort='num' class='rank' title='rank by {escape(headline)} within this table; ties share a rank "
+            "(shown as 1=)'>#</th>", "<th data-sort='text' class='txt entry'>Entry</th>",
+            f"<th data-sort='num' class='records'>{'Records' if fam.recompute is None else 'Documents'}</th>"]
+    if fam.recompute is None:
+        head.append(f"<th data-sort='num' class='counts' title='{escape(COUNTS_TITLE)}'>Failed / unjudged / off-label / "
+                    "cut out / cut ans</th>")
+    head += [f"<th data-sort='num' data-key='{escape(k)}'>{escape(t)}</th>" for k, t in fam.columns]
+    head.append("<th class='link'>Per record</th>")
+    return (f"<div class='group' data-task='{escape(first['task'])}' data-track='{escape(first['track'] or '')}' "
+            f"data-family='{escape(fam.name)}'><h3>{escape(group_title(first))}</h3>"
+            f"<p class='sub'>{escape(fam.scale.capitalize())}; ranked by {escape(headline)}.</p>"
+            f"<div class='wide'><table class='board'><thead><tr>{''.join(head)}</tr></thead>"
+            f"<tbody>{''.join(_row(e) for e in rows)}</tbody></table></div></div>")
 
 
 def _tracks(entries: list[dict[str, Any]]) -> str:
@@ -114,8 +133,8 @@ def _tracks(entries: list[dict[str, Any]]) -> str:
     order = {t: i for i, t in enumerate(TRACK_ORDER)}
     for track, rows in groupby(entries, key=lambda e: e["track"]):
         rows = list(rows)
-        heading = ("Verified: re-judged with the task's pinned judge" if track == "verified"
-                   else f"{track.capitalize() if track else 'Other'}: not re-judged")
+        heading = ("Verified: re-judged with the task's pinned judge (Privasis) or recomputed from the shipped "
+                   "documents (TAB)" if track == "verified" else f"{track.capitalize() if track else 'Other'}: not re-judged")
         tables = [_table(list(g)) for _, g in groupby(rows, key=lambda e: e["group"])]
         out.append((order.get(track, len(order)), f"<section class='track-{escape(track or '')}'><h2>{escape(heading)}"
                     f"</h2>{''.join(tables)}</section>"))
@@ -149,7 +168,7 @@ def _rejudge_note(rejudge: Any) -> str:
 
 def render_board(entries: list[dict[str, Any]], reported: dict[str, Any], built: dict[str, Any]) -> str:
     """The whole ``index.html`` (deterministic for the same entries and build facts)."""
-    per_task = [e for e in entries if e["task"] != "overall"]
+    per_task = [e for e in entries if e["task"] != "overall" and family_named(e.get("family")).recompute is None]
     links = " · ".join(f"<a href='{escape(href)}'>{escape(text)}</a>" for text, href in LINKS)
     return fill(
         template("board.html"),

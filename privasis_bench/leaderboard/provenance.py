@@ -96,14 +96,19 @@ def judge_pin_problems(task: TaskConfig, judge: dict[str, Any]) -> list[str]:
 
 
 def submission_record(results: dict[str, Any], *, name: str, track: str, reference: bool, label: str | None,
-                      files: dict[str, str], records: int, task_hash: str) -> dict[str, Any]:
-    """The submission.json content for one task run (``results`` already portable)."""
+                      files: dict[str, str], records: int, task_hash: str, owner: str | None = None) -> dict[str, Any]:
+    """The submission.json content for one task run (``results`` already portable); the schema versions are its
+    family's (see :mod:`.families`); ``owner`` defaults to the name's organisation (see :mod:`.ownership`)."""
+    from privasis_bench.leaderboard.families import family_of
+
+    versions = dict(family_of(results).schema_versions)
     judge, data = results.get("judge") or {}, results.get("dataset") or {}
     stamps = results.get("timestamps") or {}
     return {
         "format": SUBMISSION_FORMAT,
-        "schema_versions": dict(SCHEMA_VERSIONS),
+        "schema_versions": versions,
         "name": name,
+        "owner": owner or name.split("/")[0],
         "track": track,
         "reference": reference,
         "label": label,

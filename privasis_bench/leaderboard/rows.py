@@ -31,16 +31,9 @@ from privasis_bench.leaderboard.provenance import pinned_judge
 from privasis_bench.leaderboard.verify import Verified
 from privasis_bench.leaderboard.data_source import task_records
 from privasis_bench.leaderboard.task_source import shipped_task
+from privasis_bench.leaderboard.families import PRIVASIS_COLUMNS, family_named
 
-HEADLINE: tuple[tuple[str, str], ...] = (
-    ("full_successful_record", "Full Successful Record"),
-    ("sanitization_attribute", "San. Attr"),
-    ("sanitization_attribute_per_record", "San. Att/Rec"),
-    ("sanitization_record", "San. Rec"),
-    ("retention_attribute", "Ret. Attr"),
-    ("retention_attribute_per_record", "Ret. Att/Rec"),
-    ("retention_record", "Ret. Rec"),
-)
+HEADLINE: tuple[tuple[str, str], ...] = PRIVASIS_COLUMNS
 RANK_KEY = "full_successful_record"
 OVERALL = "overall"
 #: Track order on the board: re-judged entries first.
@@ -220,22 +213,26 @@ def _group_order(key: tuple[str, str, str], rows: list[dict[str, Any]]) -> tuple
 
 
 def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Group rows, rank each group by Full Successful Record (best first, ties share a rank, unrankable rows last
-    without a rank), and return them in board order with ``group`` (1, 2, ... in board order) and ``rank`` set."""
+    """Group rows, rank each group by its family's headline (Full Successful Record for Privasis, token recall for
+    TAB; best first, ties share a rank and are marked ``tied``, unrankable rows last without a rank), and return them
+    in board order with ``group`` (1, 2, ... in board order), ``rank`` and ``tied`` set."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(group_key(row), []).append(row)
     out: list[dict[str, Any]] = []
     for number, key in enumerate(sorted(groups, key=lambda k: _group_order(k, groups[k])), start=1):
-        members = sorted(groups[key], key=lambda r: (not r["rankable"], -(r[RANK_KEY] or 0.0), r["name"] or ""))
+        rank_key = family_named(groups[key][0].get("family")).rank_key
+        members = sorted(groups[key], key=lambda r: (not r["rankable"], -(r.get(rank_key) or 0.0), r["name"] or ""))
         rank, previous = 0, None
         for position, row in enumerate(members, start=1):
             if row["rankable"]:
-                if row[RANK_KEY] != previous:
-                    rank, previous = position, row[RANK_KEY]
+                if row.get(rank_key) != previous:
+                    rank, previous = position, row.get(rank_key)
                 row["rank"] = rank
             else:
                 row["rank"] = None
+        for row in members:  # ties share a rank and say so (the board shows "1=")
+            row["tied"] = row["rank"] is not None and sum(r["rank"] == row["rank"] for r in members) > 1
             row["group"] = number
             out.append(row)
     return out
@@ -243,7 +240,9 @@ def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def group_title(row: dict[str, Any]) -> str:
     """A heading for a row's comparable group: task, track and which records it covers."""
-    track = "verified (re-judged)" if row["track"] == "verified" else f"{row['track']} (not re-judged)"
+    judged = row.get("family", "privasis") == "privasis"
+    track = (("verified (re-judged)" if judged else "verified (recomputed from the shipped documents)")
+             if row["track"] == "verified" else f"{row['track']} (not re-judged)" if judged else str(row["track"]))
     if row["partial"]:
         of = f" of {row['task_records']}" if row.get("task_records") else ""
         records = f"partial runs: {row['records_loaded'] or row['records']}{of} records, ranked only among themselves"

@@ -23,5 +23,6 @@ def schema_errors(data: Any, version: str, where: str) -> list[str]:
     lines = []
     for error in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
         path = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-        lines.append(f"{where}: {path}: {error.message} (schema {version})")
+        message = error.message if len(error.message) <= 300 else error.message[:297] + "..."  # never echo a huge value
+        lines.append(f"{where}: {path}: {message} (schema {version})")
     return lines

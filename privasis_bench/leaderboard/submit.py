@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,13 +13,14 @@ from privasis_bench.fsutil import read_text
 from privasis_bench.leaderboard import naming
 from privasis_bench.leaderboard.claims import DerivedCounts, why_not_passed
 from privasis_bench.leaderboard.provenance import (SUBMISSION_NAME, TRACKS, judge_pin_problems, portable_results,
-                                                   sha256_file, submission_record)
+                                                   submission_record)
 from privasis_bench.protocol.testee_prompt import expected_config_hash
 from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.results.files import (RESULTS_NAME, SAMPLES_NAME, atomic_write_text, dumps_json, load_results,
                                           load_sample_rows, task_dirs)
 from privasis_bench.leaderboard.entry_facts import rankable
 from privasis_bench.leaderboard.task_source import custom_inputs, shipped_task
+from privasis_bench.leaderboard.preverify import unverifiable
 
 class SubmissionError(PrivasisError):
     """A run cannot be submitted as it is."""
@@ -43,6 +46,19 @@ def refuse_name_collisions(root: Path, name: str) -> None:
         if naming.folded(other_name) == mine:
             raise SubmissionError(f"--name {name!r}: the entry {other_name!r} ({other}) already holds this name (names "
                                   "are compared ignoring case, punctuation and Unicode width); choose another name")
+
+
+def refuse_other_owner(folder: Path, name: str, owner: str | None) -> None:
+    """Refuse adding a task under a name whose existing tasks (in ``folder``) name another owner."""
+    mine = owner or name.split("/")[0]
+    for existing in sorted(folder.glob(f"*/{SUBMISSION_NAME}")) if folder.is_dir() else []:
+        try:
+            theirs = naming.owner_of(json.loads(existing.read_text(encoding="utf-8")))
+        except (OSError, ValueError, AttributeError):
+            continue
+        if theirs is not None and theirs != mine:
+            raise SubmissionError(f"--owner {mine!r}: the name {name!r} belongs to owner {theirs!r} ({existing}); a "
+                                  "name belongs to whoever first added any task under it")
 
 
 def check_submittable(task_dir: Path, results: dict, *, track: str, reference: bool) -> str | None:
@@ -76,7 +92,7 @@ def check_submittable(task_dir: Path, results: dict, *, track: str, reference: b
     if expected != task_info.get("config_hash"):
         raise SubmissionError(f"{where}: task.config_hash differs from the shipped task {task.task!r} "
                               f"({task_info.get('config_hash')} vs {expected}); re-run with the shipped task")
-    if track == "verified":
+    if track == "verified" and task.judge is not None:  # a span-scored task has no judge to pin
         problems = judge_pin_problems(task, results.get("judge") or {})
         if problems:
             raise SubmissionError(f"{where}: not eligible for the verified track: {problems[0]} (use --track self-reported)")
@@ -102,15 +118,23 @@ class _Staged:
 
 
 def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", reference: bool = False,
-               label: str | None = None, root: str | Path = "submissions", replace: bool = False) -> list[Path]:
+               label: str | None = None, root: str | Path = "submissions", replace: bool = False,
+               owner: str | None = None) -> list[Path]:
     """Write one submission folder per task of ``run_dir`` (all checked before any is written); returns them.
 
-    An entry already submitted under ``name`` for a task is refused unless ``replace`` is given.
+    An entry already submitted under ``name`` for a task is refused unless ``replace`` is given. Each staged folder
+    is verified exactly as ``leaderboard verify`` would (:func:`.preverify.unverifiable`) before anything is
+    written: submit refuses what verify would refuse, for every task family.
     """
     if track not in TRACKS:
         raise SubmissionError(f"--track must be one of {', '.join(TRACKS)}, not {track!r}")
     folder = Path(root) / submission_dir_name(name)
     refuse_name_collisions(Path(root), name)
+    try:
+        naming.check_owner(owner)
+    except naming.EntryNameError as exc:
+        raise SubmissionError(str(exc)) from None
+    refuse_other_owner(folder, name, owner)
     staged: list[_Staged] = []
     for task_dir in task_dirs(run_dir):
         results = load_results(task_dir)
@@ -127,12 +151,16 @@ def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", 
         raise SubmissionError(f"{taken[0]}: an entry named {name!r} is already submitted for this task; pass --replace "
                               "to overwrite it, or choose another --name")
     for item in staged:
+        hashes = {fname: hashlib.sha256(text.encode("utf-8")).hexdigest() for fname, text in item.files.items()}
+        record = submission_record(item.results, name=name, track=track, reference=reference, label=label,
+                                   files=hashes, records=item.records, task_hash=item.task_hash, owner=owner)
+        item.files[SUBMISSION_NAME] = dumps_json(record)
+        refuse_leaks({str(item.out / SUBMISSION_NAME): item.files[SUBMISSION_NAME]})
+    problems = unverifiable([(item.out, item.files) for item in staged])
+    if problems:
+        more = f" (and {len(problems) - 1} more; `privasis-bench leaderboard verify` lists them all)" if len(problems) > 1 else ""
+        raise SubmissionError(f"refusing what leaderboard verify would refuse: {problems[0]}{more}")
+    for item in staged:
         for fname, text in item.files.items():
             atomic_write_text(item.out / fname, text)
-        hashes = {fname: sha256_file(item.out / fname) for fname in item.files}
-        record = submission_record(item.results, name=name, track=track, reference=reference, label=label,
-                                   files=hashes, records=item.records, task_hash=item.task_hash)
-        text = dumps_json(record)
-        refuse_leaks({str(item.out / SUBMISSION_NAME): text})
-        atomic_write_text(item.out / SUBMISSION_NAME, text)
     return [item.out for item in staged]

@@ -8,7 +8,7 @@ files the run read when they are still at the same place).
 
 from __future__ import annotations
 
-from html import escape
+from privasis_bench.leaderboard.escaping import escape
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,8 @@ from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.records import TabDocument
 from privasis_bench.tasks.registry import load_task
 
-_STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}pre{white-space:pre-wrap;line-height:1.5}
+_STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;overflow-wrap:anywhere}
+pre{white-space:pre-wrap;line-height:1.5}@media (max-width:700px){body{margin:.6em}}
 mark.masked{background:#cfe8cf}mark.missed{background:#f6c4c4;outline:1px solid #c33}
 mark.partial{background:#f9e3b4;outline:1px solid #c90}.sub{color:#666;font-size:90%}
 section{border-top:1px solid #ccc;margin-top:1.5em}table{border-collapse:collapse}td{padding:0 .8em 0 0}"""
@@ -72,8 +73,8 @@ def _section(row: dict[str, Any], doc: TabDocument | None) -> str:
     return head + f"<p class='sub'>{escape(measures)} · {len(row.get('missed') or [])} missed mention(s)</p>" + body + output + "</section>"
 
 
-def write_tab_viewer(task_dir: Path, out: Path) -> Path:
-    """Write the TAB page of one task directory to ``out``; returns ``out``."""
+def write_tab_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None) -> Path:
+    """Write the TAB page of one task directory to ``out`` (``back``: the board's address); returns ``out``."""
     results = load_results(task_dir)
     rows = load_sample_rows(task_dir)
     docs = gold_documents(results)
@@ -81,9 +82,12 @@ def write_tab_viewer(task_dir: Path, out: Path) -> Path:
     summary = "".join(f"<tr><td>{escape(k)}</td><td>{m[k]:.3f}</td></tr>" for k in
                       ("token_recall", "mention_recall", "recall_direct_entities", "recall_quasi_entities",
                        "token_precision", "mention_precision", "token_f1") if isinstance(m.get(k), float))
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(results['task']['name'])} — "
-            f"{escape(str(results['model']['label']))}</title><style>{_STYLE}</style></head><body>"
-            f"<h1>{escape(results['task']['name'])} <span class='sub'>model {escape(str(results['model']['label']))} · "
+    heading = escape(title) if title else escape(results['task']['name'])
+    back_link = f"<p><a href='{escape(back)}'>← back to the board</a></p>" if back else ""
+    page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><meta name='viewport' "
+            f"content='width=device-width, initial-scale=1'><title>{heading} — "
+            f"{escape(str(results['model']['label']))}</title><style>{_STYLE}</style></head><body>{back_link}"
+            f"<h1>{heading} <span class='sub'>model {escape(str(results['model']['label']))} · "
             f"TAB scorer</span></h1><table>{summary}</table>"
             "<p class='sub'><mark class='masked'>masked</mark> <mark class='missed'>missed identifier</mark> "
             "<mark class='partial'>partly masked identifier</mark></p>"

@@ -20,9 +20,11 @@ from privasis_bench.leaderboard.claims import (DerivedCounts, answer_problems, c
                                                harness_problems, label_problems, transport_problems)
 from privasis_bench.leaderboard.data_source import task_records
 from privasis_bench.leaderboard.entry_facts import board_facts, rankable
+from privasis_bench.leaderboard.families import Family, UnknownFamily, family_of
+from privasis_bench.leaderboard.text_bounds import free_text_problems
 from privasis_bench.leaderboard.judge_cuts import flag_problems
-from privasis_bench.leaderboard.ownership import content_digest, folder_problems, ownership_problems
-from privasis_bench.leaderboard.provenance import SCHEMA_VERSIONS, SUBMISSION_NAME, judge_pin_problems
+from privasis_bench.leaderboard.ownership import folder_problems, ownership_problems
+from privasis_bench.leaderboard.provenance import SUBMISSION_NAME, judge_pin_problems
 from privasis_bench.leaderboard.records_check import record_problems
 from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.leaderboard.schema import schema_errors
@@ -34,6 +36,8 @@ from privasis_bench.tasks.config import TASK_NAME, TaskConfig
 
 #: The shipped task whose limits (budgets, bootstrap settings) bind an entry made with a task file of its own.
 REFERENCE_TASK = "privasis_vanilla"
+#: The same, per task family (see :mod:`.families`).
+REFERENCE_TASKS = {"privasis": REFERENCE_TASK, "tab": "tab_test"}
 
 #: Fields submission.json repeats from results.json: (submission path, results path).
 _MIRRORED = (
@@ -58,7 +62,9 @@ class Verified:
     custom: list[str] = field(default_factory=list)  # inputs of the user's own (task file, data files, judge prompts)
     task_records: int | None = None  # records the whole shipped task holds (None: not read)
     agreement: dict[str, Any] | None = None  # the re-judge's outcome (see rejudge.Agreement.as_dict)
-    content: str | None = None  # canonical digest of the samples' rows (see ownership.content_digest)
+    content: str | None = None  # digest of what the board scores (see scored_content)
+    family: str = "privasis"  # the task family (its scorer; see families)
+    family_facts: dict[str, Any] = field(default_factory=dict)  # facts the family's recompute derived
 
     @property
     def ok(self) -> bool:
@@ -66,8 +72,8 @@ class Verified:
 
     def facts(self) -> dict[str, Any]:
         """The per-entry fields the board data carries (see :mod:`.entry_facts`)."""
-        return board_facts(results=self.results, counts=self.counts, task_records=self.task_records,
-                           custom=self.custom, agreement=self.agreement)
+        return {**board_facts(results=self.results, counts=self.counts, task_records=self.task_records,
+                              custom=self.custom, agreement=self.agreement), **self.family_facts}
 
 
 def get(data: Any, dotted: str) -> Any:
@@ -157,11 +163,16 @@ def _verify(v: Verified, data_dir: str | Path | None) -> None:
     if v.problems:
         return
     v.submission, v.results = sub, res
-    v.content = content_digest(sorted(rows, key=lambda r: str(r.get("record_id"))))
+    try:
+        fam = family_of(res)
+    except UnknownFamily as exc:
+        v.problems.append(f"{folder / RESULTS_NAME}: {exc}")
+        return
+    v.family, v.content = fam.name, fam.call("content", rows, res)
     versions = sub.get("schema_versions")
-    if versions != SCHEMA_VERSIONS:
+    if versions != dict(fam.schema_versions):
         v.problems.append(f"{folder / SUBMISSION_NAME}: schema_versions is {str(versions)[:200]}; this harness verifies "
-                          f"{SCHEMA_VERSIONS!r} (re-submit with this version)")
+                          f"{dict(fam.schema_versions)!r} for {fam.name} entries (re-submit with this version)")
         return
     v.problems += schema_errors(sub, versions["submission"], str(folder / SUBMISSION_NAME))
     v.problems += schema_errors(res, versions["results"], str(folder / RESULTS_NAME))
@@ -181,7 +192,11 @@ def _verify(v: Verified, data_dir: str | Path | None) -> None:
         if not v.custom:
             v.problems.append(f"{folder / RESULTS_NAME}: task.name: {exc}")
             return
-        task = shipped_task(REFERENCE_TASK)  # a task of the user's own is held to the official task's limits
+        task = shipped_task(REFERENCE_TASKS.get(fam.name, REFERENCE_TASK))  # held to the official task's limits
+    if task.scorer != fam.name:  # the family follows the task, never a results file's claim alone
+        v.problems.append(f"{folder / RESULTS_NAME}: the run is scored as {fam.name} but task {task.task!r} uses the "
+                          f"{task.scorer} scorer")
+        return
     bounded = bootstrap_problems(res, task) + text_problems(rows, task)
     if bounded:
         v.problems += [f"{folder / (RESULTS_NAME if p.startswith('metrics') else SAMPLES_NAME)}: {p}" for p in bounded]
@@ -189,6 +204,10 @@ def _verify(v: Verified, data_dir: str | Path | None) -> None:
     v.problems += folder_problems(folder, sub)
     _file_checks(folder, sub, texts, v.problems)
     _provenance_checks(folder, sub, res, v.problems)
+    v.problems += free_text_problems(folder, sub, res)
+    if fam.recompute is not None:
+        _family_checks(v, fam, task, rows)
+        return
     v.counts = derive_counts(rows)
     v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in claim_problems(res, v.counts)]
     v.problems += [f"{folder / SAMPLES_NAME}: {p}" for p in answer_problems(rows) + flag_problems(rows)]
@@ -204,6 +223,24 @@ def _verify(v: Verified, data_dir: str | Path | None) -> None:
     outcome = rescore_task(folder)
     v.problems += [f"{folder / SAMPLES_NAME}: {c}" for c in outcome.contradictions]
     v.problems += [f"{folder / RESULTS_NAME}: {d}" for d in number_differences(res["metrics"], outcome.results["metrics"])]
+
+
+def _family_checks(v: Verified, fam: Family, task: TaskConfig, rows: list[dict[str, Any]]) -> None:
+    """A family with its own recompute (see :mod:`.families`): shared metadata checks, then its numbers again."""
+    folder, res, sub = v.path, v.results, v.submission
+    v.problems += [f"{folder / SUBMISSION_NAME}: {p}" for p in harness_problems(sub)]
+    v.problems += [f"{folder}/{p}" for p in transport_problems(sub, res)]
+    v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in label_problems(res)]
+    if v.custom and sub["track"] == "verified":
+        v.problems.append(f"{folder / SUBMISSION_NAME}: track is verified but the run used {', '.join(v.custom)} "
+                          "of its own (only self-reported; the verifier checks shipped tasks and data)")
+    elif not v.custom and res["task"].get("config_hash") != task.config_hash():
+        v.problems.append(f"{folder / RESULTS_NAME}: task.config_hash {res['task'].get('config_hash')!r} is not the "
+                          f"hash of the shipped task {task.task!r} ({task.config_hash()})")
+    problems, metrics = fam.call("recompute", v, task, rows, bool(v.custom))
+    v.problems += [f"{folder / SAMPLES_NAME}: {p}" for p in problems]
+    if metrics is not None:
+        v.problems += [f"{folder / RESULTS_NAME}: {d}" for d in number_differences(res["metrics"], metrics)]
 
 
 def _task_checks(v: Verified, task: TaskConfig, rows: list[dict[str, Any]], data_dir: str | Path | None) -> None:

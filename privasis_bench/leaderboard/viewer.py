@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from html import escape
+from privasis_bench.leaderboard.escaping import escape
 from pathlib import Path
 from typing import Any
 
@@ -189,8 +189,13 @@ def _options(values: list[str]) -> str:
     return "<option value=''>all</option>" + "".join(f"<option value='{escape(v)}'>{escape(v)}</option>" for v in values)
 
 
-def render_viewer(task_dir: str | Path, title: str | None = None) -> str:
-    """The viewer page of one task directory (results.json + samples.jsonl)."""
+def back_link(href: str | None) -> str:
+    """The link back to the board a board's viewer page carries ('' for a page written on its own)."""
+    return f"<p class='back'><a href='{escape(href)}'>← back to the board</a></p>" if href else ""
+
+
+def render_viewer(task_dir: str | Path, title: str | None = None, back: str | None = None) -> str:
+    """The viewer page of one task directory (results.json + samples.jsonl); ``back``: the board's address."""
     results, rows = load_results(task_dir), load_sample_rows(task_dir)
     originals = original_records(results)
     variant = results.get("instruction") or "base"
@@ -201,6 +206,7 @@ def render_viewer(task_dir: str | Path, title: str | None = None) -> str:
         template("viewer.html"),
         style=template("style.css") + template("viewer.css"),
         title=escape(title),
+        back=back_link(back),
         meta=escape(f"model {results['model']['label']} · judge {results['judge']['label']} · parse mode "
                     f"{results.get('parse_mode')} · {len(rows)} records"),
         summary=escape(summary),
@@ -211,7 +217,7 @@ def render_viewer(task_dir: str | Path, title: str | None = None) -> str:
     )
 
 
-def write_viewer(task_dir: str | Path, out: str | Path, title: str | None = None) -> Path:
+def write_viewer(task_dir: str | Path, out: str | Path, title: str | None = None, back: str | None = None) -> Path:
     """Write the viewer page of ``task_dir`` to ``out``; returns ``out``."""
-    atomic_write_text(out, render_viewer(task_dir, title))
+    atomic_write_text(out, render_viewer(task_dir, title, back))
     return Path(out)

@@ -118,7 +118,13 @@ def test_a_user_task_named_like_a_shipped_one_is_refused_on_the_include_path(tmp
 
 
 def test_a_second_submit_under_one_name_needs_replace(tmp_path, monkeypatch, capsys):
-    code, _, err = run_main([*RUN, "-t", "privasis_sample", "--limit", "2", "-o", str(tmp_path / "run")], monkeypatch, capsys)
+    code, _, err = run_main([*RUN, "-t", "privasis_sample", "--limit", "2", "-o", str(tmp_path / "own")], monkeypatch, capsys)
+    assert code == 0, err  # bootstrap settings of its own: submit refuses what verify would refuse, writing nothing
+    code, _, err = run_main(["submit", str(tmp_path / "own"), "--name", "me/model", "--submissions-dir",
+                             str(tmp_path / "subs")], monkeypatch, capsys)
+    assert code == 2 and "would refuse" in err and "metrics.bootstrap.samples is 20" in err and not (tmp_path / "subs").exists()
+    code, _, err = run_main([*RUN[:-2], "-t", "privasis_sample", "--limit", "2", "-o", str(tmp_path / "run")],
+                            monkeypatch, capsys)
     assert code == 0, err
     submit = ["submit", str(tmp_path / "run"), "--name", "me/model", "--submissions-dir", str(tmp_path / "subs")]
     assert run_main(submit, monkeypatch, capsys)[0] == 0

@@ -29,10 +29,9 @@ def test_build_twice_is_byte_identical_and_ranks_verified_entries(made, tmp_path
     first = _snapshot(out)
     invoke("leaderboard", "build", "--submissions-dir", str(subs), "-o", str(out))
     assert _snapshot(out) == first
-    # The TAB section is always written (empty here: these submissions hold no TAB run).
-    assert set(first) == {"privasis.json", "README.md", "index.html", "tab.json", "tab.md",
+    # One board for every family: no separate TAB files.
+    assert set(first) == {"privasis.json", "README.md", "index.html",
                           f"view/baselines__identity__{TASK}.html", f"view/baselines__regex-scrubber__{TASK}.html"}
-    assert json.loads(first["tab.json"])["entries"] == []
     board = json.loads(first["privasis.json"])
     sample = [e for e in board["entries"] if e["task"] == TASK]
     for group in {e["group"] for e in sample}:  # best first within each comparable group

@@ -1,0 +1,56 @@
+"""Content identity: the digest of what the board scores, never of the bytes a submitter wrote around it.
+
+Two entries are one set of outputs when these digests are equal (:mod:`.ownership`). Only the fields scoring reads
+go in, each family its own (:mod:`.families`), so an unknown field, a reordered key, a padding string or a row
+order cannot make a copy "new content":
+
+* Privasis: per record (in record-id order) the model output, whether it failed, and every judge answer the
+  verdicts are derived from (target guesses and comparisons, keep inclusion answers), by attribute name.
+* TAB: per document (in id order) the output text, and the reported spans only for a span masker's rows (the
+  verifier ignores every other row's spans).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Iterable
+
+_TARGET = ("name", "value", "guess", "guess_raw", "original_guess", "original_guess_raw", "compare_answer",
+           "compare_answer_raw")
+_KEEP = ("name", "value", "guess", "guess_raw", "inclusion_answer", "inclusion_answer_raw")
+
+
+def digest(items: Iterable[Any]) -> str:
+    """sha256 over the items as canonical JSON, one a line."""
+    h = hashlib.sha256()
+    for item in items:
+        h.update(json.dumps(item, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def _pick(item: Any, keys: tuple[str, ...]) -> Any:
+    return [item.get(k) for k in keys] if isinstance(item, dict) else None
+
+
+def _items(row: dict[str, Any], kind: str, keys: tuple[str, ...]) -> list[Any]:
+    values = row.get(kind)
+    picked = [_pick(i, keys) for i in values] if isinstance(values, list) else []
+    return sorted(picked, key=lambda p: json.dumps(p, sort_keys=True, default=str))
+
+
+def privasis_content(rows: list[dict[str, Any]], results: dict[str, Any] | None = None) -> str:
+    """The digest of a Privasis entry's scored content (see the module docstring)."""
+    items = [[str(r.get("record_id")), r.get("output"), bool(r.get("output_failed")),
+              _items(r, "targets", _TARGET), _items(r, "keep", _KEEP)] for r in rows]
+    return digest(sorted(items, key=lambda i: i[0]))
+
+
+def tab_content(rows: list[dict[str, Any]], results: dict[str, Any] | None = None) -> str:
+    """The digest of a TAB entry's scored content (see the module docstring)."""
+    from privasis_bench.leaderboard.tab_family import span_masker
+
+    masker = span_masker(results or {})
+    items = [[str(r.get("id")), r.get("output"), r.get("masked_spans") if masker else None] for r in rows]
+    return digest(sorted(items, key=lambda i: i[0]))
