@@ -139,6 +139,8 @@ class TabScorer:
                 row.update(masked_spans=[list(s) for s in spans], span_source=source,
                            counts=dict(tally.counts), by_type=tally.by_type, missed=tally.missed,
                            measures=_rounded(pooled(tally)))
+                if source == "system" and out is not None and out.replacements is not None:
+                    row["replacements"] = list(out.replacements)  # what the tool wrote in each masked span
             rows.append(row)
         metrics = summarize(tallies, bootstrap_samples=bootstrap_samples, seed=seed, confidence=confidence)
         metrics["documents"] = len(self.documents)
