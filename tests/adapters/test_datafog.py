@@ -68,3 +68,35 @@ def test_missing_extra_says_what_to_install(monkeypatch):
 
 def test_board_sentence():
     assert "rule-based" in board_descriptions()["datafog"]
+
+
+def test_run_on_tab_sample_records_the_tool_and_what_it_wrote(tmp_path, monkeypatch, capsys):
+    import json
+
+    from cli_main import run_main
+
+    code, out, err = run_main(["run", "-m", "datafog:,strategy=mask", "-t", "tab_sample", "-o", str(tmp_path / "run"),
+                               "--no-progress", "--no-cache"], monkeypatch, capsys)
+    assert code == 0, err
+    task = tmp_path / "run" / "tab_sample"
+    backend = json.loads((task / "results.json").read_text())["model"]["backend"]
+    assert backend == {"tool": "datafog", "version": importlib.metadata.version("datafog"), "engine": "regex",
+                       "entities": "all", "strategy": "mask", "locale": "us"}
+    rows = [json.loads(line) for line in (task / "samples.jsonl").read_text().splitlines()]
+    masked = [r for r in rows if r.get("masked_spans")]
+    assert masked and all(r["span_source"] == "system" for r in rows)
+    for row in masked:  # each replacement is the mask DataFog wrote over exactly that span
+        assert [len(w) for w in row["replacements"]] == [e - s for s, e in row["masked_spans"]]
+        assert set("".join(row["replacements"])) == {"*"}
+    journal = [json.loads(line) for line in (task / "sanitized.jsonl").read_text().splitlines()]
+    assert all(len(j["spans"]) == len(j["replacements"]) for j in journal)
+
+
+def test_bad_argument_on_the_command_line_exits_2_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    from cli_main import run_main
+
+    code, out, err = run_main(["run", "-m", "datafog:,strategy=shred", "-t", "tab_sample", "-o", str(tmp_path / "run"),
+                               "--no-progress", "--no-cache"], monkeypatch, capsys)
+    assert code == 2 and "strategy must be one of token, mask, hash, pseudonymize, not 'shred'" in err
+    assert "Traceback" not in out + err
+    assert not [p for p in (tmp_path / "run").rglob("*") if p.is_file()]  # (the CLI may leave the empty -o directory)
