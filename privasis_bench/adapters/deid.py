@@ -49,16 +49,6 @@ def choices(provider: str, name: str, value: Any, accepted: Sequence[str]) -> li
     return items
 
 
-def flag(provider: str, name: str, value: Any) -> bool:
-    """A true/false argument."""
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise ModelSpecError(f"{provider}: {name} must be true or false, not {value!r}")
-
-
 def version_of(distribution: str) -> str | None:
     """The installed version of a distribution, or None."""
     try:
