@@ -161,6 +161,9 @@ class Adapter:
     deterministic: ClassVar[bool] = False
     #: Name of the pip extra that provides this adapter's dependencies, if any.
     extra: ClassVar[str | None] = None
+    #: One sentence a board can show about what kind of system this is (instruction-blind, rule-based, NER-based);
+    #: empty for model back-ends. Read through ``registry.board_descriptions()``.
+    description: ClassVar[str] = ""
 
     def __init__(self, model: str, **args: Any) -> None:
         self.model = model

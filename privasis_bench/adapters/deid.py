@@ -96,8 +96,6 @@ class DeidAdapter(Adapter):
 
     batched = True
     deterministic = True
-    #: One sentence for the board: what kind of tool this is (instruction-blind, rule-based or NER-based).
-    description: ClassVar[str] = ""
     accepted_args: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, model: str = "", **args: Any) -> None:

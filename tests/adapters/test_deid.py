@@ -44,4 +44,4 @@ def test_board_descriptions_load_no_tool_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     names, loaded = json.loads(out.stdout.strip().splitlines()[-1])
-    assert {"presidio", "scrubadub", "spacy-ner", "datafog"} <= set(names) and loaded == []
+    assert {"presidio", "scrubadub", "spacy-ner", "datafog", "regex-scrubber"} <= set(names) and loaded == []
