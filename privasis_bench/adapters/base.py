@@ -97,6 +97,9 @@ class ChatResult:
     #: Character spans of the request's record text that a masking system replaced, when it knows them
     #: (regex-scrubber, presidio); None for systems that rewrite freely (span scorers then align the text).
     spans: list[tuple[int, int]] | None = None
+    #: What the system wrote in place of each of ``spans`` (same order), when it says so (the de-identification
+    #: tools: ``<PERSON>``, ``****``, a synthetic name); None when unknown.
+    replacements: list[str] | None = None
 
     @property
     def ok(self) -> bool:
@@ -113,6 +116,8 @@ class ChatResult:
         }
         if self.spans is not None:
             out["spans"] = [list(s) for s in self.spans]
+        if self.replacements is not None:
+            out["replacements"] = list(self.replacements)
         return out
 
 
@@ -162,6 +167,9 @@ class Adapter:
     deterministic: ClassVar[bool] = False
     #: Name of the pip extra that provides this adapter's dependencies, if any.
     extra: ClassVar[str | None] = None
+    #: One sentence a board can show about what kind of system this is (instruction-blind, rule-based, NER-based);
+    #: empty for model back-ends. Read through ``registry.board_descriptions()``.
+    description: ClassVar[str] = ""
 
     def __init__(self, model: str, **args: Any) -> None:
         self.model = model

@@ -287,6 +287,8 @@ class RegexScrubberBaseline(_Baseline):
     provider = "regex-scrubber"
     reports_spans = True
     accepted_args = ("names",)
+    description = ("This project's regex scrubber: instruction-blind and rule-based; regular expressions remove contact "
+                   "details, dates, amounts and ids, and with names=true capitalised name pairs.")
 
     def output(self, request: ChatRequest) -> str:
         return regex_scrub(self._record(request).text, names=bool(self.args.get("names", False)))

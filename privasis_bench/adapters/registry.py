@@ -52,7 +52,13 @@ BUILTIN_PROVIDERS: dict[str, BuiltinProvider] = {
     "intact": BuiltinProvider("privasis_bench.recipes.intact_adapter:IntactAdapter", None, None,
                               "inference-guided generalization around any model: intact:<provider:model>"),
     "presidio": BuiltinProvider("privasis_bench.adapters.presidio_adapter:PresidioAdapter", "presidio", "presidio_analyzer",
-                                "Microsoft Presidio (spaCy NER + patterns): anonymizes every entity, ignores the instruction"),
+                                "Microsoft Presidio (spaCy NER + patterns, or patterns only): anonymizes every entity, ignores the instruction"),
+    "scrubadub": BuiltinProvider("privasis_bench.adapters.scrubadub_adapter:ScrubadubAdapter", "scrubadub", "scrubadub",
+                                 "scrubadub (regex + phone-number detectors): replaces contact details and identifiers"),
+    "spacy-ner": BuiltinProvider("privasis_bench.adapters.spacy_ner_adapter:SpacyNerAdapter", "spacy-ner", "spacy",
+                                 "spaCy NER masker (TAB's baseline): every named entity replaced by its type"),
+    "datafog": BuiltinProvider("privasis_bench.adapters.datafog_adapter:DataFogAdapter", "datafog", "datafog",
+                               "DataFog's regex engine: redacts e-mails, phones, SSNs, cards, IPs, dates, ZIP codes"),
     "identity": BuiltinProvider("privasis_bench.adapters.baselines:IdentityBaseline", None, None,
                                 "baseline: returns the original text"),
     "empty": BuiltinProvider("privasis_bench.adapters.baselines:EmptyBaseline", None, None,
@@ -163,6 +169,21 @@ def build_adapter(spec: ModelSpec) -> Adapter:
         return cls(spec.model, **spec.adapter_args())
     except (TypeError, ValueError) as exc:
         raise ModelSpecError(f"{spec.provider}: bad model arguments for {spec}: {exc}") from exc
+
+
+def board_descriptions() -> dict[str, str]:
+    """Provider -> the one sentence a board shows about what kind of system it is (instruction-blind, rule-based,
+    NER-based), for every built-in provider whose adapter class sets ``description``; read without loading any
+    tool's library."""
+    out: dict[str, str] = {}
+    for name, b in BUILTIN_PROVIDERS.items():
+        try:
+            sentence = getattr(_import_target(b.target), "description", "")
+        except Exception:  # noqa: BLE001 - a provider whose module cannot load has nothing to show
+            continue
+        if isinstance(sentence, str) and sentence:
+            out[name] = sentence
+    return out
 
 
 def list_providers() -> list[ProviderInfo]:

@@ -18,7 +18,8 @@ TRANSPORT_ARGS = frozenset({"base_url", "api_base", "timeout", "max_retries", "o
 CACHE_NAMESPACE_ARG = "cache_namespace"
 
 #: Providers that need no model name: ``identity``, ``identity:`` and ``identity:anything`` all parse.
-MODELLESS_PROVIDERS = frozenset({"identity", "empty", "reference", "mask-targets", "regex-scrubber", "presidio"})
+MODELLESS_PROVIDERS = frozenset({"identity", "empty", "reference", "mask-targets", "regex-scrubber", "presidio", "scrubadub",
+                                 "spacy-ner", "datafog"})
 
 
 def _coerce(value: str) -> Any:

@@ -14,3 +14,5 @@ class SystemOutput:
     text: str | None
     spans: Sequence[Sequence[int]] | None = None
     error: str | None = None
+    #: What the system wrote in place of each of ``spans`` (same order), when it says (the de-identification tools).
+    replacements: Sequence[str] | None = None

@@ -103,6 +103,7 @@ def result_from_dict(data: dict[str, Any]) -> ChatResult:
         cached=bool(data.get("cached", False)),
         attempts=int(data.get("attempts", 1) or 1),
         spans=[(int(s), int(e)) for s, e in data["spans"]] if data.get("spans") is not None else None,
+        replacements=[str(r) for r in data["replacements"]] if data.get("replacements") is not None else None,
     )
 
 

@@ -101,6 +101,7 @@ def copy_result(result: ChatResult, *, cached: bool | None = None, usage: Usage 
         cached=result.cached if cached is None else cached,
         attempts=result.attempts,
         spans=list(result.spans) if result.spans is not None else None,
+        replacements=list(result.replacements) if result.replacements is not None else None,
     )
 
 

