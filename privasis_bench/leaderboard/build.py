@@ -150,9 +150,9 @@ def _verified(submissions: Path, out_dir: Path) -> tuple[list[Verified], dict[st
     if not outcomes:
         raise PrivasisError(f"no submission found under {submissions} (a submission folder holds submission.json; "
                             "publish a run with `privasis-bench submit RUN --name ORG/MODEL`)")
+    apply_to_board(report, outcomes)  # also says, per entry without an agreement, why it was not re-judged
     if report is None:
         return outcomes, None
-    apply_to_board(report, outcomes)
     return outcomes, {"report": REPORT_NAME, "seed": report.seed}
 
 

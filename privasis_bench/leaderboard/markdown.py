@@ -49,6 +49,8 @@ def _row_cells(e: dict[str, Any]) -> list[Any]:
         notes.append(f"re-judge agreement {agreement['rate']:.1f}%")
     elif isinstance(agreement, (int, float)):
         notes.append(f"re-judge agreement {agreement:.1f}%")
+    notes += [e.get("rejudge_note"), f"scoring: {e['scoring_preset']}" if e.get("scoring_preset") else None,
+              *(f"self-reported: {t}" for t in e.get("self_reported") or [])]
     if e.get("harness_version"):
         notes.append(f"harness {e['harness_version']}")
     cells: list[Any] = ["–" if e.get("rank") is None else e["rank"], e.get("name"), e.get("records")]

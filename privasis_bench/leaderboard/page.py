@@ -68,6 +68,8 @@ def _entry_cell(e: dict[str, Any]) -> str:
     if e.get("partial"):
         tags.append((f"partial: {e.get('records_loaded') or e['records']} of {e.get('task_records') or '?'} records", "tag warn"))
     tags.append((_agreement(e), "tag ok"))
+    tags += [(f"scoring: {e['scoring_preset']}" if e.get("scoring_preset") else None, "tag"),
+             (e.get("rejudge_note"), "tag warn")]
     notes = " ".join(f"<span class='{cls}'>{escape(str(text))}</span>" for text, cls in tags if text)
     tolerated = "".join(f"<li>{escape(t)}</li>" for t in e.get("tolerated") or [])
     version = f" · harness {escape(str(e['harness_version']))}" if e.get("harness_version") else ""
@@ -77,6 +79,8 @@ def _entry_cell(e: dict[str, Any]) -> str:
     return (f"<td class='entry' data-label='Entry' data-v='{escape(e['name'] or '')}'><b>{escape(e['name'] or '')}</b> "
             f"{notes}<div class='sub'>{escape(e['model'])} · judge {escape(str(e['judge']))}{version}</div>{rejudged}"
             + (f"<ul class='tolerated' title='conditions this run tolerated'>{tolerated}</ul>" if tolerated else "")
+            + "".join(f"<div class='sub self-reported'>self-reported: {escape(str(t))}</div>"
+                      for t in e.get("self_reported") or [])
             + "</td>")
 
 

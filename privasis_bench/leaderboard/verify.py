@@ -25,6 +25,7 @@ from privasis_bench.leaderboard.ownership import content_digest, folder_problems
 from privasis_bench.leaderboard.provenance import SCHEMA_VERSIONS, SUBMISSION_NAME, judge_pin_problems
 from privasis_bench.leaderboard.records_check import record_problems
 from privasis_bench.leaderboard.scan import scan_text
+from privasis_bench.leaderboard.setting_claims import setting_problems
 from privasis_bench.leaderboard.schema import schema_errors
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
 from privasis_bench.protocol.testee_prompt import expected_config_hash
@@ -59,6 +60,7 @@ class Verified:
     task_records: int | None = None  # records the whole shipped task holds (None: not read)
     agreement: dict[str, Any] | None = None  # the re-judge's outcome (see rejudge.Agreement.as_dict)
     content: str | None = None  # canonical digest of the samples' rows (see ownership.content_digest)
+    rejudge_note: str | None = None  # why the board shows no re-judge agreement (see rejudge_report.not_rejudged)
 
     @property
     def ok(self) -> bool:
@@ -195,6 +197,7 @@ def _verify(v: Verified, data_dir: str | Path | None) -> None:
     v.problems += [f"{folder / SUBMISSION_NAME}: {p}" for p in harness_problems(sub)]
     v.problems += [f"{folder}/{p}" for p in transport_problems(sub, res)]
     v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in label_problems(res)]
+    v.problems += setting_problems(folder, sub, res)  # preset, mirrored labels, label bound (see setting_claims)
     if v.custom:
         if sub["track"] == "verified":
             v.problems.append(f"{folder / SUBMISSION_NAME}: track is verified but the run used {', '.join(v.custom)} "
