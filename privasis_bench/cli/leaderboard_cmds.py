@@ -156,6 +156,18 @@ def build(
         raise typer.Exit(1)
 
 
+@board.command("pin-data")
+def pin_data(
+    task: str = typer.Argument(..., help="A shipped hub task (e.g. privasis_vanilla)."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=f"Where the local copy is (default: ${DATA_DIR_ENV} or data/verify)."),
+) -> None:
+    """Print the pinned_data.json entry (record-id hash, content hash, record digests) of a checked local copy."""
+    from privasis_bench.leaderboard.data_source import local_pin
+    from privasis_bench.leaderboard.task_source import shipped_task
+
+    print(dumps_json({task: local_pin(shipped_task(task), data_dir)}), end="")
+
+
 @board.command("tab")
 def tab_board(
     submissions: Path = typer.Option(Path("submissions/tab"), "--submissions-dir", help="Where TAB runs live (<entry>/<task>/)."),

@@ -306,6 +306,9 @@ def test_every_hub_task_pins_a_dataset_commit_and_verify_reads_a_checked_local_c
     with pytest.raises(data_source.DataUnavailable, match="is not the pinned"):
         data_source.task_records(task, limit=None, directory=tmp_path)
     pins[task.task]["ids_hash"] = real
+    with pytest.raises(data_source.DataUnavailable, match="no content hash pinned yet"):
+        data_source.task_records(task, limit=None, directory=tmp_path)
+    pins[task.task] = data_source.local_pin(task, tmp_path)
     monkeypatch.setenv(data_source.DATA_DIR_ENV, str(tmp_path))
     loaded, total = data_source.task_records(task, limit=5)
     assert total == 29 and len(loaded.records) == 5
