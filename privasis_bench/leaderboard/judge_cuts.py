@@ -25,7 +25,7 @@ rows hold:
 * rows that record judge answers without ``cut_answers`` are refused (:func:`flag_problems`, naming the record);
 * a judged run whose usage lacks ``asked``, ``cached``, ``failed`` or ``truncated`` is refused (every run records
   them);
-* ``killed_invocations`` must be the number of invocations whose ``ended`` is not ``completed``; with a killed
+* ``killed_invocations`` must be the number of invocations listed with ``ended`` "killed"; with a killed
   invocation the usage is incomplete, so the two relations are not applied and the board says the count is
   self-reported (:func:`self_reported`).
 
@@ -60,7 +60,7 @@ class RecordedUsage:
     cached: int | None
     failed: int | None
     killed_invocations: int
-    killed_listed: int | None = None  # invocations whose ``ended`` is not "completed" (None: no list recorded)
+    killed_listed: int | None = None  # invocations listed with ``ended`` "killed" (None: no list recorded)
 
 
 def _entries(row: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str, Any], tuple[str, ...]]]:
@@ -117,8 +117,8 @@ def recorded_usage(results: Mapping[str, Any]) -> RecordedUsage:
     total = (results.get("usage_cumulative") or {}).get("total") or {}
     usage = total.get("usage") if isinstance(total.get("usage"), Mapping) else results.get("usage") or {}
     judge = usage.get("judge") if isinstance(usage.get("judge"), Mapping) else {}
-    listed = total.get("invocations")
-    killed_listed = (sum(isinstance(i, Mapping) and i.get("ended") != "completed" for i in listed)
+    listed = (results.get("usage_cumulative") or {}).get("invocations")
+    killed_listed = (sum(isinstance(i, Mapping) and i.get("ended") == "killed" for i in listed)
                      if isinstance(listed, list) else None)
     return RecordedUsage(truncated=_count(judge.get("truncated")), asked=_count(judge.get("asked")),
                          cached=_count(judge.get("cached")), failed=_count(judge.get("failed")),
@@ -156,7 +156,7 @@ def cut_problems(results: Mapping[str, Any], cuts: RowCuts) -> list[str]:
                 "judge answers cannot be checked without it)"]
     if usage.killed_listed is not None and usage.killed_listed != usage.killed_invocations:
         return [f"usage_cumulative.total.killed_invocations is {usage.killed_invocations} but "
-                f"{usage.killed_listed} invocation(s) are listed as not completed"]
+                f"{usage.killed_listed} invocation(s) are listed as killed"]
     if usage.killed_invocations:
         return []  # the usage is incomplete: the re-judge's comparison checks, the board says self-reported
     assert usage.asked is not None and usage.failed is not None and usage.cached is not None
