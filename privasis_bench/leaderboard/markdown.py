@@ -77,12 +77,12 @@ def markdown_board(entries: list[dict[str, Any]]) -> str:
 
 
 def _rejudge_note(rejudge: Any) -> list[str]:
-    """Where the re-judge agreement in the notes comes from, with the report's seed (nothing without a report)."""
+    """Where the re-judge agreement in the notes comes from (nothing without a report)."""
     if not isinstance(rejudge, dict):
         return []
     return [f"Re-judge agreement (in the notes) comes from `{REPORT_NAME}`, written by `privasis-bench leaderboard verify\n"
-            f"submissions --report leaderboards/{REPORT_NAME}` with seed {md_cell(rejudge.get('seed'))}; CI re-asks the "
-            "judge with that seed\n(`--check-report`) and fails when a number differs.\n\n"]
+            f"... --report leaderboards/{REPORT_NAME}`, each with the seed it was re-judged with; CI re-asks the judge "
+            "with that seed\n(`--check-report`) and fails when a number differs or a verified entry is missing.\n\n"]
 
 
 def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built: dict[str, Any]) -> str:

@@ -144,11 +144,11 @@ def _options(values: list[str]) -> str:
 
 
 def _rejudge_note(rejudge: Any) -> str:
-    """Where the re-judge agreement comes from, with the committed report's seed ('' without a report)."""
+    """Where the re-judge agreement comes from ('' without a report)."""
     if not isinstance(rejudge, dict):
         return ""
-    return (f" · re-judge agreement from {escape(str(rejudge.get('report')))} (seed {escape(str(rejudge.get('seed')))}; "
-            "CI re-asks the judge with that seed)")
+    return (f" · re-judge agreement from {escape(str(rejudge.get('report')))} (each with its seed; CI re-asks the "
+            "judge with that seed)")
 
 
 def render_board(entries: list[dict[str, Any]], reported: dict[str, Any], built: dict[str, Any]) -> str:

@@ -66,12 +66,12 @@ def test_the_board_shows_each_entry_agreement_from_the_committed_report(subs, ju
     assert rows[SCRUBBER]["rejudge_agreement"] == committed and rows[IDENTITY]["rejudge_agreement"] is None
     assert set(committed) >= {"judge", "seed", "sample_size", "pool", "asked", "agreed", "by_kind"}
     assert committed["seed"] == 7 and committed["judge"] == "llamacpp:smollm2" and committed["sample_size"] == 90
-    assert board["built"]["rejudge"] == {"report": "rejudge.json", "seed": 7}
+    assert board["built"]["rejudge"] == {"report": "rejudge.json"}  # each agreement carries its own seed
     line = (f"re-judged by llamacpp:smollm2 (seed 7): {committed['agreed']}/{committed['asked']} agree (100.0%) of "
             f"{committed['pool']} judged attributes [")
-    assert line in (out / "index.html").read_text() and "(seed 7; CI re-asks the judge" in (out / "index.html").read_text()
+    assert line in (out / "index.html").read_text() and "(each with its seed; CI re-asks the judge" in (out / "index.html").read_text()
     markdown = (out / "README.md").read_text()
-    assert line.replace("[", "\\[") in markdown and "with seed 7" in markdown
+    assert line.replace("[", "\\[") in markdown and "each with the seed it was re-judged with" in markdown
     assert check_board(subs, out) == []  # the report is an input the build keeps: the rebuild equals the board
     first = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     build_board(subs, out)
