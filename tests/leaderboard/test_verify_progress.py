@@ -22,7 +22,7 @@ def test_verify_prints_progress_lines_naming_the_entry_and_stops_when_done(subs,
     monkeypatch.setattr(runner_mod, "build_adapter", lambda spec: SlowJudge(spec.model))
     monkeypatch.setenv(LINE_INTERVAL_ENV, "0.05")
     result = invoke("leaderboard", "verify", str(scrubber_dir(subs)), "--seed", "3")
-    text = result.output + (result.stderr if result.stderr_bytes is not None else "")
+    text = result.output  # stdout and stderr as the user sees them, in order
     lines = text.splitlines()
     start = lines.index(f"rejudge {scrubber_dir(subs)}: asking the judge about up to 90 judged attributes")
     moving = [n for n, line in enumerate(lines) if line.startswith("[rejudge baselines/regex-scrubber on privasis_sample]")]
