@@ -17,7 +17,7 @@ from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board, check_board
 from privasis_bench.leaderboard.data_source import DATA_DIR_ENV
 from privasis_bench.leaderboard.rejudge import sample_size
-from privasis_bench.leaderboard.rejudge_report import merged, read_raw, read_report
+from privasis_bench.leaderboard.rejudge_report import ReportError, merged, read_raw, read_report
 from privasis_bench.leaderboard.submit import submit_run
 from privasis_bench.leaderboard.verify import verify_paths, verify_report
 from privasis_bench.leaderboard.viewer import write_viewer
@@ -86,7 +86,10 @@ def verify(
     if rejudge_n is not None and 0 < rejudge_n < sample_size():
         _say(f"note: --rejudge {rejudge_n} is below the error model's {sample_size()}: an entry with 5% of its "
              "decisions forged is no longer rejected with probability >= 99%")
-    previous = read_raw(report) if report is not None and report.exists() else None  # a bad one fails first
+    try:  # --report merges into an existing report: a bad one fails first, before any judge call
+        previous = read_raw(report) if report is not None and report.exists() else None
+    except ReportError as exc:
+        raise ReportError(f"{exc} (--report updates an existing report; remove the file to write a new one)") from None
     checkable = {v.path for v in outcomes if v.ok and not v.custom}
     session = JudgeSession(judge_args, data_dir)
     try:
