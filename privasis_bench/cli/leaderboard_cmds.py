@@ -19,7 +19,7 @@ from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board, check_board
 from privasis_bench.leaderboard.data_source import DATA_DIR_ENV
 from privasis_bench.leaderboard.rejudge import sample_size
-from privasis_bench.leaderboard.rejudge_report import read_report
+from privasis_bench.leaderboard.rejudge_report import ReportError, merged, read_raw, read_report
 from privasis_bench.leaderboard.submit import submit_run
 from privasis_bench.leaderboard.verify import verify_paths, verify_report
 from privasis_bench.leaderboard.viewer import write_viewer
@@ -59,18 +59,22 @@ def verify(
     paths: Optional[List[Path]] = typer.Argument(None, help="Submission folders or a directory of them (default: submissions/)."),
     rejudge_n: Optional[int] = typer.Option(
         None, "--rejudge", min=0, max=100000,
-        help="Re-ask the judge about N judged attributes per submission (default: the size the error model sets for "
-             "--max-disagreements with the pinned judge on verified-track entries, 0 for self-reported ones)."),
+        help="Re-ask the judge about N judged attributes per submission (default: the error model's 90 with the pinned "
+             "judge on verified-track entries, 0 for self-reported ones)."),
     max_disagreements: int = typer.Option(
         0, "--max-disagreements", min=0, max=20,
-        help="Reject a re-judged submission when more re-asked decisions differ; the default sample size grows with it "
-             "so that 10% disagreement is still caught with probability >= 95% (docs/publishing.md)."),
+        help="Excuse up to this many disagreements on which the judge itself is unstable (asked twice more, it answers "
+             "differently); a disagreement it reproduces every time always rejects (docs/publishing.md)."),
     judge: Optional[str] = typer.Option(None, "--judge", help="Judge spec for re-judging self-reported entries (verified ones use the pinned judge)."),
     judge_args: Optional[str] = typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2 (e.g. base_url): the verifier's own, never a submission's."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, max=2**32 - 1,
                                        help="Seed choosing the attributes to re-judge (default: fresh and printed; pass it to repeat a check)."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=f"Local copies of hub task data (default: ${DATA_DIR_ENV} or data/verify)."),
-    report: Optional[Path] = typer.Option(None, "--report", help="Also write every entry's outcome and board facts (agreement, partial, ...) as JSON."),
+    report: Optional[Path] = typer.Option(
+        None, "--report",
+        help="Also write every entry's outcome and board facts (agreement, partial, ...) as JSON. An existing report "
+             "(leaderboards/rejudge.json) is updated: the entries verified now replace theirs, the others are kept. "
+             "Never written over an existing file when an entry or the --check-report check fails."),
     check_report: Optional[Path] = typer.Option(
         None, "--check-report",
         help="Also check a committed re-judge report (leaderboards/rejudge.json): re-ask each of its entries with the "
@@ -84,17 +88,22 @@ def verify(
                             "(a submission folder holds submission.json; publish a run with `privasis-bench submit`)")
     seed = secrets.randbits(32) if seed is None else seed
     _say(f"rejudge seed {seed} (repeat this exact check with --seed {seed})")
-    if rejudge_n is not None and 0 < rejudge_n < sample_size(max_disagreements):
-        _say(f"note: --rejudge {rejudge_n} is below the error model's {sample_size(max_disagreements)} for "
-             f"--max-disagreements {max_disagreements}: a 10% disagreement is no longer caught with probability >= 95%")
+    if rejudge_n is not None and 0 < rejudge_n < sample_size():
+        _say(f"note: --rejudge {rejudge_n} is below the error model's {sample_size()}: an entry with 5% of its "
+             "decisions forged is no longer rejected with probability >= 99%")
+    try:  # --report merges into an existing report: a bad one fails first, before any judge call
+        previous = read_raw(report) if report is not None and report.exists() else None
+    except ReportError as exc:
+        raise ReportError(f"{exc} (--report updates an existing report; remove the file to write a new one)") from None
     checkable = {v.path for v in outcomes if v.ok and not v.custom}
     session = JudgeSession(judge_args, data_dir)
     try:
         for v in outcomes:
             verified_track = v.submission.get("track") == "verified"
-            n = rejudge_n if rejudge_n is not None else (sample_size(max_disagreements) if verified_track else 0)
+            n = rejudge_n if rejudge_n is not None else (sample_size() if verified_track else 0)
             note = None
             if n and v.ok and not v.custom and v.family == DEFAULT_SCORER:  # only judged families are re-asked
+                _say(f"rejudge {v.path}: asking the judge about up to {n} judged attributes")
                 if not verified_track and not judge:
                     raise PrivasisError("--rejudge on a self-reported submission needs --judge SPEC (the judge to re-ask)")
                 note = rejudged(v, session, n=n, judge=None if verified_track else judge, seed=seed,
@@ -109,16 +118,20 @@ def verify(
     finally:
         session.close()
     failed = sum(not v.ok for v in outcomes)
-    if report is not None:
-        atomic_write_text(report, dumps_json(verify_report(outcomes, seed)))
     _say(f"{len(outcomes) - failed} verified, {failed} rejected")
     if checked is not None:
         for line in checked.problems:
             _say(f"FAIL {line}")
-        _say(f"{check_report}: {checked.checked} committed re-judge(s) re-asked with the report's seed "
-             f"{committed.seed}, {len(checked.problems)} problem(s), {checked.calls} judge call(s) beyond the "
-             "fresh-seed check")
-    if failed or (checked is not None and checked.problems):
+        _say(f"{check_report}: {checked.checked} committed re-judge(s) re-asked with their own seeds, "
+             f"{len(checked.problems)} problem(s), {checked.calls} judge call(s) beyond the fresh-seed check")
+    bad = failed or (checked is not None and checked.problems)
+    if report is not None:
+        if bad and report.exists():  # a failed check never replaces what is committed
+            _say(f"{report}: not written (an entry or the report check failed); the existing file is kept")
+        else:
+            atomic_write_text(report, dumps_json(merged(previous, verify_report(outcomes, seed))))
+            _say(f"-> {report}" + (" (updated: entries verified now replaced, others kept)" if previous else ""))
+    if bad:
         raise typer.Exit(1)
 
 
@@ -149,6 +162,18 @@ def build(
         _say(f"{len(files.rejected)} submission(s) failed verification and are not on the board; see "
              "`privasis-bench leaderboard verify` for every problem, fix or remove them, then build again")
         raise typer.Exit(1)
+
+
+@board.command("pin-data")
+def pin_data(
+    task: str = typer.Argument(..., help="A shipped hub task (e.g. privasis_vanilla)."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=f"Where the local copy is (default: ${DATA_DIR_ENV} or data/verify)."),
+) -> None:
+    """Print the pinned_data.json entry (record-id hash, content hash, record digests) of a checked local copy."""
+    from privasis_bench.leaderboard.data_source import local_pin
+    from privasis_bench.leaderboard.task_source import shipped_task
+
+    print(dumps_json({task: local_pin(shipped_task(task), data_dir)}), end="")
 
 
 def view(

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Optional
 
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.engine.answers import AnswerPolicy
 from privasis_bench.engine.executor import Engine
 from privasis_bench.leaderboard.data_source import task_records
-from privasis_bench.leaderboard.rejudge import Agreement, AnswerMemo, rejudge, settings_for
+from privasis_bench.leaderboard.rejudge import Agreement, AnswerMemo, rejudge, settings_for, work_problems
 from privasis_bench.leaderboard.rejudge_report import RejudgeReport, difference, summary
 from privasis_bench.leaderboard.task_source import shipped_task
 from privasis_bench.leaderboard.verify import Verified
@@ -37,26 +38,39 @@ class JudgeSession:
         """Judge requests sent so far (answers found in the memo are not counted)."""
         return sum(m.calls for m in self._memos.values())
 
+    desc = "rejudge"  # what the progress lines name (the entry being re-judged)
+
     def _memo(self, spec: ModelSpec) -> AnswerMemo:
         key = spec.key()
         if key not in self._memos:
-            engine = EngineOptions(cache=None, progress=False).engine(spec, "judge")
+            # progress: a line every 30 s on stderr outside a terminal (CI), naming the entry; none once it is done
+            engine = EngineOptions(cache=None, progress=True).engine(spec, "judge")
+            # the recorded verdicts kept cut and empty answers as they were: read the judge's answers the same way
+            # (a cut answer is compared through cut_answers, never retried into a failure)
+            engine.answers = AnswerPolicy(empty="accept", truncated="accept")
             self._engines[key] = engine
-            self._memos[key] = AnswerMemo(lambda reqs: engine.run(reqs, desc="rejudge"), engine.spec_key)
+            self._memos[key] = AnswerMemo(lambda reqs: engine.run(reqs, desc=self.desc), engine.spec_key)
         return self._memos[key]
 
     def rejudge(self, v: Verified, *, n: int, judge: Optional[str], seed: int,
-                max_disagreements: int) -> tuple[Agreement, str]:
+                max_disagreements: int) -> tuple[Agreement | None, str | list[str]]:
         """Re-ask ``n`` of ``v``'s judged attributes drawn with ``seed`` (the pinned judge when ``judge`` is None);
-        returns the agreement and the judge's key."""
+        returns the agreement and the judge's identity (never a transport setting such as ``base_url``), or None
+        and the reasons when the entry is over the re-judge's work bound (it then fails closed)."""
         task = shipped_task(v.results["task"]["name"])  # verify accepted only shipped tasks for this entry
         args = self.judge_args if judge else (self.judge_args or task.judge.model_args)
         spec = ModelSpec.parse(judge or task.judge.model, args)
+        rows = load_sample_rows(v.path)
+        over = work_problems(rows, task)
+        if over:
+            return None, over
         loaded, _ = task_records(task, limit=v.results["dataset"].get("limit"), directory=self.data_dir)
-        got = rejudge(load_sample_rows(v.path), {r.id: r for r in loaded.records}, settings_for(task, v.results), n=n,
+        memo = self._memo(spec)
+        self.desc = f"rejudge {str(v.submission.get('name'))[:80]} on {task.task}"
+        got = rejudge(rows, {r.id: r for r in loaded.records}, settings_for(task, v.results), n=n,
                       seed=seed, max_disagreements=max_disagreements, entry=f"{v.submission.get('name')}:{task.task}",
-                      runner=self._memo(spec), prompts=JudgePrompts.load(task.judge.templates))
-        return got, spec.key()
+                      runner=memo, fresh=memo.fresh, prompts=JudgePrompts.load(task.judge.templates))
+        return got, spec.cache_identity()
 
     def close(self) -> None:
         """Release every engine (a local judge model is unloaded)."""
@@ -69,12 +83,19 @@ def rejudged(v: Verified, session: JudgeSession, *, n: int, judge: Optional[str]
              max_disagreements: int) -> str:
     """The fresh-seed check of one entry: sets its agreement, adds a problem when it fails; returns the note lines."""
     got, key = session.rejudge(v, n=n, judge=judge, seed=seed, max_disagreements=max_disagreements)
+    if got is None:  # over the work bound: fails closed, never re-judged, no agreement
+        v.problems += [f"{v.path / 'samples.jsonl'}: {line}" for line in key]
+        return "not re-judged: over the re-judge's work bound"
+    assert isinstance(key, str)
     v.agreement = got.as_dict(key)
     rate = "" if got.rate is None else f" ({got.rate:.1f}%)"
     if not got.passed:
+        why = (f"{got.firm} firm disagreement(s) (the judge gives the same other answer every time it is asked)"
+               if got.firm else f"{got.unstable} unstable disagreement(s), over --max-disagreements {max_disagreements}"
+               if got.unstable > max_disagreements else "10% or more of the whole pool differ")
         v.problems.append(f"{v.path / 'samples.jsonl'}: re-judged with {key}: {got.agreed}/{got.asked} of "
-                          f"{got.pool} judged attributes agree{rate}, more than --max-disagreements {max_disagreements} "
-                          "differ (the recorded judge answers are not the pinned judge's)")
+                          f"{got.pool} judged attributes agree{rate}; {why} (the recorded judge answers are not the "
+                          "pinned judge's)")
     kinds = ", ".join(f"{k} {a[1]}/{a[0]}" for k, a in sorted(got.by_kind.items()))
     lines = [f"rejudge with {key}: {got.agreed}/{got.asked} agree{rate} of {got.pool} judged attributes"
              + (f" [{kinds}]" if kinds else "")] + [f"  {d}" for d in got.disagreements]
@@ -92,30 +113,56 @@ class ReportCheck:
 
 def check_report(report: RejudgeReport, outcomes: list[Verified], session: JudgeSession, *, checkable: set[Path],
                  judge: Optional[str]) -> ReportCheck:
-    """Re-ask every re-judged entry of ``report`` with the report's own seed and sample size; a line for each entry
-    whose committed numbers differ (or that names no submission). ``checkable``: the entries that passed verify's
-    file checks (the others fail on their own)."""
+    """Check a committed report against the submissions; a line for each entry it cannot stand for.
+
+    Every entry that passed verify must be in the report; an agreement may stand only for an entry the verifier
+    re-asks (never one with inputs of its own, such as its own judge prompts), and every verified-track entry the
+    verifier re-asks must carry one. Each agreement is re-asked with the report's own seed and sample size and must
+    give the committed numbers. ``checkable``: the entries that passed verify's file checks (others fail on their own).
+    """
     by_key = {(str(v.submission.get("name")), str((v.submission.get("task") or {}).get("name"))): v
               for v in outcomes if v.submission}
     before, checked, problems = session.calls, 0, []
+    listed = set()
     for entry in report.entries:
         v = by_key.get((entry.name, entry.task))
+        where = f"{report.path}: {entry.name} on {entry.task}"
         if v is None:
             problems.append(f"{report.path}: {entry.where} names {entry.name!r} on {entry.task}, which is not among "
                             "the verified submissions")
             continue
+        listed.add(v.path)
         committed = entry.agreement
-        if committed is None or v.path not in checkable:
+        if v.custom and committed is not None:
+            problems.append(f"{where}: the report holds a re-judge agreement, but the entry uses "
+                            f"{', '.join(v.custom)} of its own, which the verifier cannot re-ask (an agreement stands "
+                            "only for an entry the verifier re-asked)")
+            continue
+        if v.path not in checkable:
             continue
         verified_track = v.submission.get("track") == "verified"
+        if committed is None:
+            if verified_track:
+                problems.append(f"{where}: the report holds no re-judge agreement for a verified-track entry (write it "
+                                "with `leaderboard verify ... --report`)")
+            continue
         if not verified_track and not judge:
-            problems.append(f"{report.path}: {entry.name} on {entry.task}: {summary(committed.as_dict())}; pass "
-                            "--judge SPEC to check a self-reported entry's re-judge")
+            problems.append(f"{where}: {summary(committed.as_dict())}; pass --judge SPEC to check a self-reported "
+                            "entry's re-judge")
             continue
         got, key = session.rejudge(v, n=committed.sample_size, judge=None if verified_track else judge,
                                    seed=committed.seed, max_disagreements=committed.max_disagreements)
         checked += 1
+        if got is None:
+            problems.append(f"{where}: cannot be re-asked: {key[0]}")
+            continue
+        assert isinstance(key, str)
         differs = difference(committed, got.as_dict(key))
         if differs:
-            problems.append(f"{report.path}: {entry.name} on {entry.task}: {differs}")
+            problems.append(f"{where}: {differs}")
+    for v in outcomes:
+        if v.ok and v.path not in listed:
+            problems.append(f"{report.path}: {v.submission.get('name')} on {(v.submission.get('task') or {}).get('name')} "
+                            f"({v.path}) passed verify but is not in the report (every verified entry must be; write it "
+                            "again with `leaderboard verify submissions --report`)")
     return ReportCheck(checked, problems, session.calls - before)

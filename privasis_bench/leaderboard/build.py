@@ -12,7 +12,8 @@ directory that the build does not generate (such as ``seed_sample_board.sh``) ar
 
 Re-judge agreement comes from the committed report ``rejudge.json`` in the board directory (an input the build
 keeps, written by ``leaderboard verify --report``; see :mod:`.rejudge_report`): each entry's agreement goes into
-``privasis.json``, ``README.md`` and ``index.html``, with the report's seed. Without that file no entry shows one.
+``privasis.json``, ``README.md`` and ``index.html``, each with the seed it was re-judged with. Without that file no
+entry shows one, and every entry says why it was not re-judged.
 """
 
 from __future__ import annotations
@@ -157,10 +158,10 @@ def _verified(submissions: Path, out_dir: Path) -> tuple[list[Verified], dict[st
     if not outcomes:
         raise PrivasisError(f"no submission found under {submissions} (a submission folder holds submission.json; "
                             "publish a run with `privasis-bench submit RUN --name ORG/MODEL`)")
+    apply_to_board(report, outcomes)  # also says, per entry without an agreement, why it was not re-judged
     if report is None:
         return outcomes, None
-    apply_to_board(report, outcomes)
-    return outcomes, {"report": REPORT_NAME, "seed": report.seed}
+    return outcomes, {"report": REPORT_NAME}  # each agreement carries the seed it was re-judged with
 
 
 def _stage_dir(out_dir: Path) -> Path:

@@ -23,6 +23,9 @@ from privasis_bench.protocol.labels import off_label_answers
 from privasis_bench.protocol.verdicts import RecordVerdict
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
+#: A whole privasis-bench version (PEP 440 release with optional pre/post/dev parts and a short local part): the
+#: recorded version must be exactly this, never a version followed by free text.
+_WHOLE_VERSION = re.compile(r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?")
 #: (cleaned field, raw field, lower-cased?) of the judge answers a samples row records.
 TARGET_ANSWERS = (("guess", "guess_raw", True), ("original_guess", "original_guess_raw", True),
                   ("compare_answer", "compare_answer_raw", False))
@@ -127,7 +130,7 @@ def harness_problems(submission: Mapping[str, Any]) -> list[str]:
     problems = []
     version = str((submission.get("harness") or {}).get("version") or "")
     match, mine = _VERSION.match(version), _VERSION.match(__version__)
-    if not match:
+    if not match or len(version) > 64 or not _WHOLE_VERSION.fullmatch(version):
         problems.append(f"harness.version {version!r} is not a privasis-bench version")
     elif mine and tuple(map(int, match.groups())) > tuple(map(int, mine.groups())):
         problems.append(f"harness.version {version} is newer than this verifier ({__version__}): upgrade to verify it")

@@ -4,8 +4,9 @@ CI runs offline, so a task whose records live on the hub (Privasis-Zero, pinned 
 YAML) is verified from a local copy: ``<data dir>/<task name>.jsonl`` (or ``.json``/``.parquet``), one row per
 record exactly as the pinned dataset revision holds them. The data directory is ``--data-dir`` or the environment
 variable ``PRIVASIS_BENCH_DATA_DIR`` (default ``data/verify`` under the working directory). The copy is accepted only
-when the sha256 over its ordered record ids equals the hash pinned in ``pinned_data.json`` for that task and
-revision, so a stale or edited copy never stands in for the real records.
+when the sha256 over its ordered record ids *and* the content hash over every record's scored fields
+(:mod:`.data_pin`) equal the hashes pinned in ``pinned_data.json`` for that task and revision, so a stale or edited
+copy (same ids, other targets) never stands in for the real records; an edited record is named.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from privasis_bench.data.loading import LoadedRecords, load_records, with_data_files
 from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.data_pin import content_hash, first_difference, pin
 from privasis_bench.tasks.config import TaskConfig
 
 DATA_DIR_ENV = "PRIVASIS_BENCH_DATA_DIR"
@@ -76,4 +78,23 @@ def task_records(task: TaskConfig, *, limit: int | None, directory: str | Path |
     if full.ids_hash != pin["ids_hash"]:
         raise DataUnavailable(f"{path}: record-id hash {full.ids_hash} is not the pinned {pin['ids_hash']} of "
                               f"{task.dataset.describe()} (a different or edited copy)")
+    got = content_hash(full.records)
+    if not pin.get("content_hash"):
+        raise DataUnavailable(f"task {task.task!r}: no content hash pinned yet for revision {pin['revision']} (the local "
+                              f"copy {path} gives {got}; a maintainer pins it with `privasis-bench leaderboard pin-data`)")
+    if got != pin["content_hash"]:
+        raise DataUnavailable(f"{path}: {first_difference(full.records, pin)} of {task.dataset.describe()} (content "
+                              f"hash {got}, pinned {pin['content_hash']}: an edited copy is never used)")
     return (full if limit is None else load_records(local, limit=limit)), len(full)
+
+
+def local_pin(task: TaskConfig, directory: str | Path | None = None) -> dict[str, Any]:
+    """The ``pinned_data.json`` entry for the local copy of a hub task (for a maintainer who checked the copy)."""
+    if task.dataset.data_files:
+        raise DataUnavailable(f"task {task.task!r} reads shipped data files; only hub tasks are pinned")
+    where = data_dir(directory)
+    path = _local_file(task, where)
+    if path is None:
+        raise DataUnavailable(f"no local copy of {task.dataset.describe()}: place it as {where / task.task}.jsonl")
+    full = load_records(with_data_files(task, [str(path)]))
+    return pin(list(full.records), task.dataset.revision, full.ids_hash)

@@ -20,9 +20,19 @@ rows hold:
 * when no answer came from the cache (``cached`` 0) and every answered question is recorded once
   (``asked - failed`` equals the answers in the rows), the two counts are equal.
 
-:func:`cut_problems` checks both when the rows carry the flags and the usage carries those counters (never for a
-run with an invocation ended by a kill, whose last calls may be missing from the usage). Rows without the field
-(written before it existed) fall back to the recorded count.
+:func:`cut_problems` checks both when no invocation was killed. Nothing switches the checks off silently:
+
+* rows that record judge answers without ``cut_answers`` are refused (:func:`flag_problems`, naming the record);
+* a judged run whose usage lacks ``asked``, ``cached``, ``failed`` or ``truncated`` is refused (every run records
+  them);
+* ``killed_invocations`` must be the number of invocations listed with ``ended`` "killed"; with a killed
+  invocation the usage is incomplete, so the two relations are not applied and the board says the count is
+  self-reported (:func:`self_reported`).
+
+What the verifier can know: both the rows and the usage are the submitter's files, so agreeing counts only show
+the files are consistent. The re-judge (:mod:`.rejudge`) is the independent check: for every attribute it re-asks it
+compares the answers the pinned judge cuts at the budget with the row's ``cut_answers``, and a difference counts as a
+disagreement. Outside that sample the cut flags stay self-reported, and the board says so.
 """
 
 from __future__ import annotations
@@ -45,11 +55,12 @@ class RowCuts:
 class RecordedUsage:
     """The judge usage results.json records over the whole run (every invocation)."""
 
-    truncated: int
+    truncated: int | None
     asked: int | None
     cached: int | None
     failed: int | None
     killed_invocations: int
+    killed_listed: int | None = None  # invocations listed with ``ended`` "killed" (None: no list recorded)
 
 
 def _entries(row: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str, Any], tuple[str, ...]]]:
@@ -83,9 +94,12 @@ def flag_problems(rows: Iterable[Mapping[str, Any]]) -> list[str]:
         rid = str(row.get("record_id"))[:80]
         for kind, item, fields in _entries(row):
             cut = item.get("cut_answers")
-            if not isinstance(cut, list):
-                continue
             where = f"record {rid} {'target' if kind == 'targets' else 'keep'}:{str(item.get('name'))[:60]}"
+            if not isinstance(cut, list):
+                if row.get("status") != "excluded" and any(item.get(name) is not None for name in fields):
+                    problems.append(f"{where}: records judge answers but no cut_answers (every row this harness "
+                                    "writes lists the answers cut at their budget, [] when none)")
+                continue
             if len(set(map(str, cut))) != len(cut):
                 problems.append(f"{where}: cut_answers names an answer twice")
             bad = [str(name)[:40] for name in cut if name not in fields or item.get(name) is None]
@@ -103,23 +117,50 @@ def recorded_usage(results: Mapping[str, Any]) -> RecordedUsage:
     total = (results.get("usage_cumulative") or {}).get("total") or {}
     usage = total.get("usage") if isinstance(total.get("usage"), Mapping) else results.get("usage") or {}
     judge = usage.get("judge") if isinstance(usage.get("judge"), Mapping) else {}
-    return RecordedUsage(truncated=_count(judge.get("truncated")) or 0, asked=_count(judge.get("asked")),
+    listed = (results.get("usage_cumulative") or {}).get("invocations")
+    killed_listed = (sum(isinstance(i, Mapping) and i.get("ended") == "killed" for i in listed)
+                     if isinstance(listed, list) else None)
+    return RecordedUsage(truncated=_count(judge.get("truncated")), asked=_count(judge.get("asked")),
                          cached=_count(judge.get("cached")), failed=_count(judge.get("failed")),
-                         killed_invocations=_count(total.get("killed_invocations")) or 0)
+                         killed_invocations=_count(total.get("killed_invocations")) or 0, killed_listed=killed_listed)
 
 
 def recorded_cut_answers(results: Mapping[str, Any]) -> int:
     """Cut judge answers as results.json records them (fresh calls over every invocation)."""
-    return recorded_usage(results).truncated
+    return recorded_usage(results).truncated or 0
+
+
+def _judged(results: Mapping[str, Any]) -> bool:
+    return (results.get("judge") or {}).get("mode") == "model"
+
+
+def self_reported(results: Mapping[str, Any]) -> list[str]:
+    """What the board must label as self-reported about cut judge answers (empty for a run without a judge)."""
+    if not _judged(results):
+        return []
+    out = ["cut judge answers: checked only on the re-judged sample"]
+    killed = recorded_usage(results).killed_invocations
+    if killed:
+        out.append(f"judge usage incomplete ({killed} killed invocation(s)): cut-answer count not confirmed by usage")
+    return out
 
 
 def cut_problems(results: Mapping[str, Any], cuts: RowCuts) -> list[str]:
     """Where the flagged count cannot be what results.json's judge usage records (see the module docstring)."""
-    if cuts.flagged is None:
-        return []
+    if not _judged(results) or cuts.flagged is None:
+        return []  # a missing cut_answers is flag_problems' line, naming the record
     usage = recorded_usage(results)
-    if usage.asked is None or usage.failed is None or usage.cached is None or usage.killed_invocations:
-        return []
+    missing = [k for k in ("asked", "cached", "failed", "truncated") if getattr(usage, k) is None]
+    if missing:
+        return [f"usage.judge.{', '.join(missing)}: missing or not a count (every judged run records it; the cut "
+                "judge answers cannot be checked without it)"]
+    if usage.killed_listed is not None and usage.killed_listed != usage.killed_invocations:
+        return [f"usage_cumulative.total.killed_invocations is {usage.killed_invocations} but "
+                f"{usage.killed_listed} invocation(s) are listed as killed"]
+    if usage.killed_invocations:
+        return []  # the usage is incomplete: the re-judge's comparison checks, the board says self-reported
+    assert usage.asked is not None and usage.failed is not None and usage.cached is not None
+    assert usage.truncated is not None
     unrecorded = max(0, usage.asked - usage.failed - cuts.answers)
     exact = usage.cached == 0 and usage.asked - usage.failed == cuts.answers
     if exact and usage.truncated != cuts.flagged:

@@ -45,6 +45,8 @@ def _row_cells(e: dict[str, Any]) -> list[Any]:
         notes.append(f"re-judge agreement {agreement['rate']:.1f}%")
     elif isinstance(agreement, (int, float)):
         notes.append(f"re-judge agreement {agreement:.1f}%")
+    notes += [e.get("rejudge_note"), f"scoring: {e['scoring_preset']}" if e.get("scoring_preset") else None,
+              *(f"self-reported: {t}" for t in e.get("self_reported") or [])]
     if e.get("harness_version"):
         notes.append(f"harness {e['harness_version']}")
     fam = family_named(e.get("family"))
@@ -84,12 +86,12 @@ def markdown_board(entries: list[dict[str, Any]]) -> str:
 
 
 def _rejudge_note(rejudge: Any) -> list[str]:
-    """Where the re-judge agreement in the notes comes from, with the report's seed (nothing without a report)."""
+    """Where the re-judge agreement in the notes comes from (nothing without a report)."""
     if not isinstance(rejudge, dict):
         return []
     return [f"Re-judge agreement (in the notes) comes from `{REPORT_NAME}`, written by `privasis-bench leaderboard verify\n"
-            f"submissions --report leaderboards/{REPORT_NAME}` with seed {md_cell(rejudge.get('seed'))}; CI re-asks the "
-            "judge with that seed\n(`--check-report`) and fails when a number differs.\n\n"]
+            f"... --report leaderboards/{REPORT_NAME}`, each with the seed it was re-judged with; CI re-asks the judge "
+            "with that seed\n(`--check-report`) and fails when a number differs or a verified entry is missing.\n\n"]
 
 
 def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built: dict[str, Any]) -> str:

@@ -74,6 +74,8 @@ def _entry_cell(e: dict[str, Any]) -> str:
     got = e.get("rejudge_agreement")
     if isinstance(got, dict) and got.get("judge") is not None and not got.get("asked"):
         tags.append(("re-judge: nothing re-asked", "tag warn"))
+    tags += [(f"scoring: {e['scoring_preset']}" if e.get("scoring_preset") else None, "tag"),
+             (e.get("rejudge_note"), "tag warn")]
     notes = " ".join(f"<span class='{cls}'>{escape(str(text))}</span>" for text, cls in tags if text)
     tolerated = "".join(f"<li>{escape(t)}</li>" for t in e.get("tolerated") or [])
     version = f" · harness {escape(str(e['harness_version']))}" if e.get("harness_version") else ""
@@ -85,6 +87,8 @@ def _entry_cell(e: dict[str, Any]) -> str:
     return (f"<td class='entry' data-label='Entry' data-v='{escape(e['name'] or '')}'><b>{escape(e['name'] or '')}</b> "
             f"{notes}<div class='sub'>{escape(str(e['model']))} · {what}{version}</div>{rejudged}"
             + (f"<ul class='tolerated' title='conditions this run tolerated'>{tolerated}</ul>" if tolerated else "")
+            + "".join(f"<div class='sub self-reported'>self-reported: {escape(str(t))}</div>"
+                      for t in e.get("self_reported") or [])
             + "</td>")
 
 
@@ -159,11 +163,11 @@ def _options(values: list[str]) -> str:
 
 
 def _rejudge_note(rejudge: Any) -> str:
-    """Where the re-judge agreement comes from, with the committed report's seed ('' without a report)."""
+    """Where the re-judge agreement comes from ('' without a report)."""
     if not isinstance(rejudge, dict):
         return ""
-    return (f" · re-judge agreement from {escape(str(rejudge.get('report')))} (seed {escape(str(rejudge.get('seed')))}; "
-            "CI re-asks the judge with that seed)")
+    return (f" · re-judge agreement from {escape(str(rejudge.get('report')))} (each with its seed; CI re-asks the "
+            "judge with that seed)")
 
 
 def render_board(entries: list[dict[str, Any]], reported: dict[str, Any], built: dict[str, Any]) -> str:

@@ -1,22 +1,31 @@
 """The verified track's re-judge: re-ask the pinned judge about a fresh random sample of recorded judge decisions.
 
-Error model (docs/publishing.md states it with the numbers). Let *p* be the share of an entry's judged attributes
-whose recorded decision the pinned judge would not give. The verifier re-asks *n* of them, drawn with a seed nobody
-knows in advance (fresh on every run, printed so the check can be repeated with ``--seed``), and rejects the entry
-when more than *c* re-asked decisions differ (``--max-disagreements``, default 0). *n* is the smallest size with
-P(at most *c* of *n* differ | *p* = 10%) <= 5%: 29 for *c* = 0, 46 for *c* = 1, 61 for *c* = 2. So an entry that
-disagrees with the pinned judge on 10% or more of its judged attributes is rejected with probability >= 95%, while an
-honest entry (same judge, temperature 0: every re-asked decision is reproduced) always passes. Drawing without
-replacement from a finite pool only raises the rejection probability; when the pool holds *n* or fewer attributes,
-all are re-asked and the entry is rejected when more than *c* differ or 10% or more differ.
+Error model (docs/publishing.md states it with the numbers). A *forged* decision is one the submitter recorded but
+the pinned judge, asked again, firmly does not give. Let *p* be the share of an entry's judged attributes that are
+forged. The verifier re-asks *n* of them, drawn with a seed nobody knows in advance (fresh on every run, printed so
+the check can be repeated with ``--seed``). A re-asked decision agrees when the judge gives the recorded verdict
+*and* cuts the same answers at their budget (``cut_answers``). Each disagreement is re-asked twice more with fresh
+calls (never from the answer memo): when the three answers are the same the disagreement is *firm* and the entry is
+rejected; when they differ the judge itself is unstable on that decision and the disagreement is *excused*, up to
+``--max-disagreements`` of them. So the allowance never lets a decision through that the judge answers the same way
+every time, and a forgery passes one run only when no forged decision is drawn: P = (1 - p)^n. *n* is the smallest
+size with (1 - 5%)^n <= 1%: 90. Drawing without replacement from a finite pool only lowers that probability; a pool
+of *n* or fewer attributes is re-asked whole (then any firm disagreement, more than *c* excused ones, or 10% or more
+differing, rejects).
 
 The sample is stratified by decision kind (each judged leak tier, sanitized, retained, lost): every non-empty kind
 gets at least one draw and otherwise its share of *n* rounded up, so a forger cannot hide rewritten decisions in a
-rare kind (with *c* = 0 the bound above still holds: per-kind draws at least proportional can only catch more).
+rare kind (per-kind draws at least proportional can only catch more).
 Each chosen attribute is judged again on its own (the record reduced to that one attribute, the submitted output
 text, the shipped prompts and the *task's* answer budgets), through the same :class:`~privasis_bench.protocol.judge.Judge`
 a run uses. :class:`AnswerMemo` keeps every answer of one verify command in memory, so re-asking the same attributes
 (the committed report's check, :mod:`.rejudge_report`) costs no second judge call.
+
+Bounded work: an entry whose outputs are longer than :data:`REJUDGE_CHARS_PER_TOKEN` characters per token of the
+task's output budget is not re-judged at all and fails closed (:func:`work_problems`), so a padded entry cannot make
+every question the slowest possible; each re-asked attribute costs at most three questions, each answer is capped at
+the task's answer budgets, and only the first ``max_disagreements + 1`` disagreements are re-asked (the others count
+as firm).
 """
 
 from __future__ import annotations
@@ -33,19 +42,28 @@ from privasis_bench.protocol.judge import BatchRunner, Judge, JudgeInput, JudgeS
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.tasks.config import TaskConfig
 
-#: The error model: a disagreement rate of at least RATE is caught with probability at least POWER.
-RATE = 0.10
-POWER = 0.95
+#: The error model: an entry with a share RATE of forged decisions passes one run with probability at most 1 - POWER.
+RATE = 0.05
+POWER = 0.99
+#: A fully re-asked pool is rejected when this share of its decisions (or more) differs.
+WHOLE_POOL_RATE = 0.10
+#: Fresh re-asks of each disagreement (to tell a firm disagreement from an unstable judge).
+REASKS = 2
+#: Longest output the re-judge sends, in characters per token of the task's output budget (English text averages
+#: about 4; an output longer than this is padding, not text the model could have written within its budget).
+REJUDGE_CHARS_PER_TOKEN = 6
 #: The decision kinds the sample is stratified by.
 KINDS = ("target:inference", "target:proximity", "target:sanitized", "keep:retained", "keep:lost")
 
 
-def sample_size(max_disagreements: int = 0, rate: float = RATE, power: float = POWER) -> int:
-    """Smallest n with P(Binomial(n, rate) <= max_disagreements) <= 1 - power."""
-    n = max_disagreements + 1
-    while sum(math.comb(n, i) * rate**i * (1 - rate) ** (n - i) for i in range(max_disagreements + 1)) > 1 - power:
-        n += 1
-    return n
+def sample_size(rate: float = RATE, power: float = POWER) -> int:
+    """Smallest n with (1 - rate)^n <= 1 - power: a firm disagreement rejects, so no forged decision may be drawn."""
+    return max(1, math.ceil(math.log(1 - power) / math.log(1 - rate) - 1e-12))
+
+
+def pass_probability(n: int, forged_share: float) -> float:
+    """The chance that an entry with ``forged_share`` of its decisions forged passes one re-judge of ``n`` draws."""
+    return (1 - forged_share) ** n
 
 
 @dataclass
@@ -58,8 +76,14 @@ class Agreement:
     asked: int = 0
     agreed: int = 0
     max_disagreements: int = 0
+    unstable: int = 0  # disagreements excused: the judge's own fresh re-asks differ from each other
     by_kind: dict[str, list[int]] = field(default_factory=dict)  # kind -> [asked, agreed]
     disagreements: list[str] = field(default_factory=list)
+
+    @property
+    def firm(self) -> int:
+        """Disagreements the judge reproduces every time it is asked (each one rejects the entry)."""
+        return self.asked - self.agreed - self.unstable
 
     @property
     def rate(self) -> float | None:
@@ -68,14 +92,15 @@ class Agreement:
     @property
     def passed(self) -> bool:
         differ = self.asked - self.agreed
+        ok = self.firm == 0 and self.unstable <= self.max_disagreements
         if self.asked and self.asked >= self.pool:  # the whole pool was re-asked: the rate is known exactly
-            return differ <= self.max_disagreements and differ < RATE * self.pool
-        return differ <= self.max_disagreements
+            return ok and differ < WHOLE_POOL_RATE * self.pool
+        return ok
 
     def as_dict(self, judge: str) -> dict[str, Any]:
         """The board-data form: judge, seed, sample size, pool, asked, agreed, rate (%), rule, pass, per-kind counts."""
         return {"judge": judge, "seed": self.seed, "sample_size": self.sample_size, "pool": self.pool,
-                "asked": self.asked, "agreed": self.agreed,
+                "asked": self.asked, "agreed": self.agreed, "unstable": self.unstable,
                 "rate": None if self.rate is None else round(self.rate, 2),
                 "max_disagreements": self.max_disagreements, "passed": self.passed,
                 "by_kind": {k: {"asked": a, "agreed": g} for k, (a, g) in sorted(self.by_kind.items())}}
@@ -121,9 +146,42 @@ def settings_for(task: TaskConfig, results: dict[str, Any]) -> JudgeSettings:
                          inclusion_text="raw" if judge.get("inclusion_text") == "raw" else "after-think")
 
 
+def work_problems(rows: list[dict[str, Any]], task: TaskConfig) -> list[str]:
+    """Outputs longer than the re-judge sends (see :data:`REJUDGE_CHARS_PER_TOKEN`): the entry is not re-judged."""
+    limit = REJUDGE_CHARS_PER_TOKEN * task.generation.max_tokens
+    long = [(str(r.get("record_id"))[:80], len(r["output"])) for r in rows
+            if r.get("status") == "judged" and isinstance(r.get("output"), str) and len(r["output"]) > limit]
+    return [f"record {rid}: output has {size} characters, over the re-judge's bound of {limit} "
+            f"({REJUDGE_CHARS_PER_TOKEN} per token of the task's {task.generation.max_tokens}-token output budget): "
+            "the verifier does not re-judge it, so the entry cannot be verified" for rid, size in long[:5]]
+
+
+def _decision(verdict: Any, role: str) -> tuple[Any, tuple[str, ...]]:
+    """(the tier or retained flag, the answers cut at their budget) of a one-attribute verdict."""
+    item = verdict.targets[0] if role == "target" else verdict.keep[0]
+    return (item.tier if role == "target" else item.retained), tuple(sorted(item.cut_answers or ()))
+
+
+def _recorded(row: dict[str, Any], role: str, name: str) -> tuple[Any, tuple[str, ...]]:
+    entry = next(e for e in row["targets" if role == "target" else "keep"] if e["name"] == name)
+    cut = entry.get("cut_answers")
+    return (entry["tier"] if role == "target" else entry["retained"]), tuple(sorted(map(str, cut or ())))
+
+
+def _describe(decision: tuple[Any, tuple[str, ...]]) -> str:
+    value, cut = decision
+    return repr(value) + (f" (cut: {', '.join(cut)})" if cut else "")
+
+
 def rejudge(rows: list[dict[str, Any]], records: dict[str, Record], settings: JudgeSettings, *, n: int, seed: int,
-            max_disagreements: int, runner: BatchRunner, prompts: JudgePrompts, entry: str = "") -> Agreement:
-    """Re-judge a stratified sample of ``n`` judged attributes drawn with ``seed`` (mixed with ``entry``)."""
+            max_disagreements: int, runner: BatchRunner, prompts: JudgePrompts, entry: str = "",
+            fresh: BatchRunner | None = None) -> Agreement:
+    """Re-judge a stratified sample of ``n`` judged attributes drawn with ``seed`` (mixed with ``entry``).
+
+    ``fresh`` asks without the answer memo: each of the first ``max_disagreements + 1`` disagreements is re-asked
+    :data:`REASKS` times through it; one whose answers all agree is firm, else excused as unstable. Without
+    ``fresh`` every disagreement is firm.
+    """
     pool = judged_attributes(rows)
     chosen = draw(pool, n, random.Random(f"{seed}:{entry}"))
     by_id = {str(r.get("record_id")): r for r in rows}
@@ -133,23 +191,34 @@ def rejudge(rows: list[dict[str, Any]], records: dict[str, Record], settings: Ju
         if role == "target":
             attr = next(a for a in record.targets if a.name == name)
             reduced = dataclasses.replace(record, targets=(attr,), keep=())
-            expected.append(next(t["tier"] for t in row["targets"] if t["name"] == name))
         else:
             attr = next(a for a in record.keep if a.name == name)
             reduced = dataclasses.replace(record, targets=(), keep=(attr,))
-            expected.append(next(kv["retained"] for kv in row["keep"] if kv["name"] == name))
+        expected.append(_recorded(row, role, name))
         items.append(JudgeInput(reduced, row.get("output")))
     verdicts, _ = Judge(runner, prompts, settings).judge(items) if items else ([], None)
     agreement = Agreement(seed=seed, sample_size=n, pool=len(pool), asked=len(items), max_disagreements=max_disagreements)
-    for (kind, rid, role, name), want, verdict in zip(chosen, expected, verdicts):
-        got = verdict.targets[0].tier if role == "target" else verdict.keep[0].retained
+    differing = []
+    for (kind, rid, role, name), item, want, verdict in zip(chosen, items, expected, verdicts):
+        got = _decision(verdict, role)
         counts = agreement.by_kind.setdefault(kind, [0, 0])
         counts[0] += 1
         if got == want:
             agreement.agreed += 1
             counts[1] += 1
         else:
-            agreement.disagreements.append(f"record {rid} {role}:{name}: submitted {want!r}, re-asked judge gives {got!r}")
+            differing.append((rid, role, name, item, want, got))
+    for index, (rid, role, name, item, want, got) in enumerate(differing):
+        line = f"record {rid} {role}:{name}: submitted {_describe(want)}, re-asked judge gives {_describe(got)}"
+        if fresh is not None and index <= max_disagreements:
+            again = Judge(fresh, prompts, settings).judge([item] * REASKS)[0]
+            answers = [_decision(v, role) for v in again]
+            if any(a != got for a in answers):
+                agreement.unstable += 1
+                line += f" (unstable: asked again it gives {', '.join(_describe(a) for a in answers)}; excused)"
+            else:
+                line += f" (firm: the same when asked {REASKS} more times)"
+        agreement.disagreements.append(line)
     return agreement
 
 
@@ -177,3 +246,8 @@ class AnswerMemo:
             fresh = dict(zip(missing, self.run_batch(list(missing.values()))))
             self.answers.update({k: r for k, r in fresh.items() if r.ok})
         return [self.answers.get(k) or fresh[k] for k in keys]
+
+    def fresh(self, requests: list[ChatRequest]) -> list[ChatResult]:
+        """Ask again without the memo (counted in ``calls``; the answers are not kept)."""
+        self.calls += len(requests)
+        return self.run_batch(list(requests))

@@ -7,10 +7,12 @@ function of ``submissions/`` and this file.
 
 The file is untrusted like every submitted one: it is read with the project's bounded, strict JSON reader, every
 field is type- and range-checked, every agreement must be internally consistent (per-kind counts add up, the rate
-and the pass rule are what the counts give, one seed for the whole report) and must name an entry on the board, else
-:class:`ReportError` says so in one line naming the file and the entry. Whether the numbers are *true* is what
-``verify --check-report`` checks: it re-asks the judge with the report's own seed and compares
-(:func:`difference`).
+and the pass rule are what the counts give) and must name an entry on the board that the verifier can re-ask (never
+one with inputs of its own), else :class:`ReportError` says so in one line naming the file and the entry. Each entry
+carries the seed it was re-judged with: ``verify PATHS --report FILE`` on an existing report replaces the entries it
+verified and keeps the others (:func:`merged`), so a submitter's own verify reaches the board. Whether the numbers
+are *true* is what ``verify --check-report`` checks: it re-asks the judge with each entry's own seed and compares
+(:func:`difference`), and fails for a verified entry the report leaves out.
 """
 
 from __future__ import annotations
@@ -45,11 +47,12 @@ class ReportAgreement:
     agreed: int
     max_disagreements: int
     by_kind: tuple[tuple[str, int, int], ...]  # (kind, asked, agreed), sorted by kind
+    unstable: int = 0  # disagreements excused because the judge's own re-asks differ
 
     def agreement(self) -> Agreement:
         """The same numbers as a :class:`~.rejudge.Agreement` (its rate and pass rule)."""
         return Agreement(seed=self.seed, sample_size=self.sample_size, pool=self.pool, asked=self.asked,
-                         agreed=self.agreed, max_disagreements=self.max_disagreements,
+                         agreed=self.agreed, max_disagreements=self.max_disagreements, unstable=self.unstable,
                          by_kind={k: [a, g] for k, a, g in self.by_kind})
 
     def as_dict(self) -> dict[str, Any]:
@@ -110,9 +113,10 @@ def _agreement(data: Any, where: str, seed: int | None) -> ReportAgreement:
     got = ReportAgreement(judge=_text(data, "judge", where), seed=_count(data, "seed", where, _MAX_SEED),
                           sample_size=_count(data, "sample_size", where), pool=_count(data, "pool", where),
                           asked=_count(data, "asked", where), agreed=_count(data, "agreed", where),
-                          max_disagreements=_count(data, "max_disagreements", where, 20), by_kind=tuple(by_kind))
-    if seed is None or got.seed != seed:
-        raise ReportError(f"{where}.seed is {got.seed}, not the report's rejudge_seed {seed} (one verify run, one seed)")
+                          max_disagreements=_count(data, "max_disagreements", where, 20), by_kind=tuple(by_kind),
+                          unstable=_count(data, "unstable", where) if "unstable" in data else 0)
+    if got.unstable > got.asked - got.agreed:
+        raise ReportError(f"{where}.unstable is {got.unstable}, more than the {got.asked - got.agreed} disagreement(s)")
     if not got.agreed <= got.asked <= got.pool or (got.asked, got.agreed) != (sum(a for _, a, _ in by_kind),
                                                                             sum(g for _, _, g in by_kind)):
         raise ReportError(f"{where}: asked {got.asked}, agreed {got.agreed} and pool {got.pool} do not fit together "
@@ -165,31 +169,77 @@ def read_report(path: str | Path) -> RejudgeReport:
     return RejudgeReport(path, seed, entries)
 
 
-def apply_to_board(report: RejudgeReport, outcomes: Iterable[Any]) -> None:
-    """Give each verified outcome (``Verified``) on the board the agreement its report entry states.
+def apply_to_board(report: RejudgeReport | None, outcomes: Iterable[Any]) -> None:
+    """Give each verified outcome (``Verified``) on the board the agreement its report entry states, and a
+    ``rejudge_note`` to every one that shows none (why it was not re-judged).
 
-    Every report entry must name a submission the build verified, by name and task; one that does not is a
-    :class:`ReportError` naming it. A submission the build rejected stays off the board whatever the report says.
+    Every report entry must name a submission the build verified, by name and task, and an agreement may stand only
+    for an entry the verifier can re-ask (no inputs of its own); else a :class:`ReportError` naming it. A submission
+    the build rejected stays off the board whatever the report says.
     """
+    outcomes = list(outcomes)
     by_key = {(str(v.submission.get("name")), str((v.submission.get("task") or {}).get("name"))): v
               for v in outcomes if v.submission}
-    for entry in report.entries:
+    listed = set()
+    for entry in (report.entries if report is not None else ()):
         v = by_key.get((entry.name, entry.task))
         if v is None:
             raise ReportError(f"{report.path}: {entry.where} names {entry.name!r} on {entry.task}, which is not on the "
                               "board (write the report again with `privasis-bench leaderboard verify submissions "
                               f"--report {report.path}`)")
+        if entry.agreement is not None and v.custom:
+            raise ReportError(f"{report.path}: {entry.where} gives {entry.name!r} on {entry.task} a re-judge agreement, "
+                              f"but the entry uses {', '.join(v.custom)} of its own, which the verifier cannot re-ask")
+        listed.add(id(v))
         if v.ok:
             v.agreement = None if entry.agreement is None else entry.agreement.as_dict()
+    for v in outcomes:
+        if v.ok and v.agreement is None:
+            v.rejudge_note = not_rejudged(v, report, id(v) in listed)
+
+
+def not_rejudged(v: Any, report: RejudgeReport | None, listed: bool) -> str:
+    """Why an entry on the board shows no re-judge agreement (one short line)."""
+    if v.custom:
+        return f"not re-judged: uses {', '.join(v.custom)} of its own, which the verifier cannot re-ask"
+    if report is None:
+        return f"not re-judged: no committed re-judge report ({REPORT_NAME})"
+    if not listed:
+        return f"not re-judged: not in {REPORT_NAME} (verify it with --report)"
+    return ("not re-judged: self-reported track" if v.submission.get("track") != "verified"
+            else "not re-judged: no agreement in the report")
+
+
+def merged(previous: dict[str, Any] | None, fresh: dict[str, Any]) -> dict[str, Any]:
+    """A verify report (``fresh``) merged into an earlier committed one: entries of the same name and task are
+    replaced, the others kept while their folder still holds a submission (each keeps its own seed); entries sorted
+    by path."""
+    if previous is None:
+        return fresh
+    key = (lambda e: (str(e.get("name")), str(e.get("task"))))
+    mine = {key(e) for e in fresh["entries"]}
+    kept = [e for e in previous.get("entries") or [] if isinstance(e, dict) and key(e) not in mine
+            and (Path(str(e.get("path"))) / "submission.json").is_file()]  # a removed submission leaves the report
+    entries = sorted(kept + list(fresh["entries"]), key=lambda e: (str(e.get("path")), *key(e)))
+    return {**fresh, "entries": entries}
+
+
+def read_raw(path: str | Path) -> dict[str, Any]:
+    """A committed report's JSON after :func:`read_report` accepted it (what :func:`merged` builds on)."""
+    read_report(path)
+    problems: list[str] = []
+    text = read_text(Path(path), MAX_JSON_BYTES, problems)
+    return parse_json(text or "", str(path), problems)
 
 
 def summary(agreement: dict[str, Any]) -> str:
     """One line for a reader: who re-judged, with which seed, how many agreed, of what, per kind."""
     kinds = ", ".join(f"{k} {c.get('agreed')}/{c.get('asked')}" for k, c in sorted((agreement.get("by_kind") or {}).items()))
     rate = agreement.get("rate")
+    unstable = f", {agreement.get('unstable')} unstable excused" if agreement.get("unstable") else ""
     return (f"re-judged by {agreement.get('judge')} (seed {agreement.get('seed')}): {agreement.get('agreed')}/"
             f"{agreement.get('asked')} agree{'' if rate is None else f' ({rate:.1f}%)'} of {agreement.get('pool')} "
-            "judged attributes" + (f" [{kinds}]" if kinds else ""))
+            "judged attributes" + unstable + (f" [{kinds}]" if kinds else ""))
 
 
 def difference(committed: ReportAgreement, fresh: dict[str, Any]) -> str | None:

@@ -26,6 +26,7 @@ from typing import Any, Iterable
 from privasis_bench.adapters.registry import load_adapter_class
 from privasis_bench.data.loading import load_records
 from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.board_claims import board_claims
 from privasis_bench.leaderboard.judge_cuts import recorded_cut_answers
 from privasis_bench.leaderboard.provenance import pinned_judge
 from privasis_bench.leaderboard.verify import Verified
@@ -175,6 +176,7 @@ def entry_row(v: Verified, task: str, metrics: dict[str, Any], viewer: str | Non
         "partial": bool(partial), "gold_reading": gold,
         "rankable": (rankable is not False) and not gold and not sub.get("reference"),
         "rejudge_agreement": _extra(v, "rejudge_agreement"), "viewer": viewer,
+        **board_claims(v, sub),  # scoring preset, why not re-judged, what stays self-reported (see board_claims)
     }
     for key, _ in HEADLINE:
         ci = metrics["ci"].get(key) or {}
@@ -198,6 +200,10 @@ def pooled_row(parts: list[dict[str, Any]], first: dict[str, Any]) -> dict[str, 
     row["record_set"] = hashlib.sha256(json.dumps(sorted((p["task"], p["record_set"]) for p in parts)).encode()).hexdigest()
     row["limit"] = None
     row["rejudge_agreement"] = None  # agreement is per task: each task row shows its own
+    row["rejudge_note"] = None
+    row["scoring_preset"] = next(iter({p["scoring_preset"] for p in parts}), None) if len(
+        {p["scoring_preset"] for p in parts}) == 1 else "mixed"
+    row["self_reported"] = sorted({t for p in parts for t in p["self_reported"]})
     return row
 
 

@@ -27,6 +27,7 @@ from privasis_bench.leaderboard.ownership import folder_problems, ownership_prob
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME, judge_pin_problems
 from privasis_bench.leaderboard.records_check import record_problems
 from privasis_bench.leaderboard.scan import scan_text
+from privasis_bench.leaderboard.setting_claims import setting_problems
 from privasis_bench.leaderboard.schema import schema_errors
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
 from privasis_bench.protocol.testee_prompt import expected_config_hash
@@ -65,6 +66,7 @@ class Verified:
     content: str | None = None  # digest of what the board scores (see scored_content)
     family: str = "privasis"  # the task family (its scorer; see families)
     family_facts: dict[str, Any] = field(default_factory=dict)  # facts the family's recompute derived
+    rejudge_note: str | None = None  # why the board shows no re-judge agreement (see rejudge_report.not_rejudged)
 
     @property
     def ok(self) -> bool:
@@ -214,6 +216,7 @@ def _verify(v: Verified, data_dir: str | Path | None) -> None:
     v.problems += [f"{folder / SUBMISSION_NAME}: {p}" for p in harness_problems(sub)]
     v.problems += [f"{folder}/{p}" for p in transport_problems(sub, res)]
     v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in label_problems(res)]
+    v.problems += setting_problems(folder, sub, res)  # preset, mirrored labels, label bound (see setting_claims)
     if v.custom:
         if sub["track"] == "verified":
             v.problems.append(f"{folder / SUBMISSION_NAME}: track is verified but the run used {', '.join(v.custom)} "

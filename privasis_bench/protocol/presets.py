@@ -80,8 +80,8 @@ _MISSING = object()
 def preset_problems(results: Mapping[str, Any]) -> list[str]:
     """Where a results file that records ``scoring_preset`` does not hold the preset's values (empty: consistent).
 
-    Settings of the judge are checked when a judge model was used, those of the model under test when the run
-    called it (``evaluate`` on saved predictions calls none).
+    The preset needs a judge model (``judge.mode`` "model"): a run without one never holds it. Settings of the model
+    under test are checked when the run called it (``evaluate`` on saved predictions calls none).
     """
     name = results.get("scoring_preset")
     if name is None:
@@ -91,6 +91,9 @@ def preset_problems(results: Mapping[str, Any]) -> list[str]:
     judged = (results.get("judge") or {}).get("mode") == "model"
     called = isinstance((results.get("model") or {}).get("generation"), Mapping)
     problems = []
+    if not judged:  # the paper's scoring asks a judge model: a run without one is not the paper's scoring
+        problems.append(f"judge.mode: scoring_preset {name} requires a judge model, the results record "
+                        f"{(results.get('judge') or {}).get('mode')!r} (a run with --judge none cannot claim the preset)")
     for setting in PRESETS[name]:
         if (setting.applies == "judge" and not judged) or (setting.applies == "model" and not called):
             continue

@@ -130,17 +130,19 @@ def test_hidden_cut_answers_are_caught_unless_the_run_asked_that_many_more_quest
     assert v.ok and v.counts.cut_judge_answers == 0
 
 
-def test_rows_without_the_field_fall_back_to_the_recorded_count(cut_runs, tmp_path):
+def test_rows_without_the_field_are_refused_naming_the_record(cut_runs, tmp_path):
+    # issue 41: dropping the field ("the rows predate it") no longer switches the check off
     folder = _copy(cut_runs["fresh"], tmp_path)
     rows = _rows(folder)
     for row in rows:
         for item in [*row["targets"], *row["keep"]]:
             item.pop("cut_answers")
     _write(folder, rows=rows)
-    v = verify_submission(folder)
-    assert v.ok and v.counts.cut_judge_answers is None
-    truncated = recorded_usage(json.loads((folder / "results.json").read_text())).truncated
-    assert f"{truncated} judge answer(s) cut at the token budget" in v.facts()["tolerated"]
+    problems = verify_submission(folder).problems
+    judged = next(r for r in rows if any(t.get("guess") is not None for t in r["targets"]))
+    name = next(t["name"] for t in judged["targets"] if t.get("guess") is not None)
+    assert f"{folder / 'samples.jsonl'}: record {judged['record_id']} target:{name}: records judge answers but no " \
+           "cut_answers" in "\n".join(problems)
 
 
 def test_a_flag_must_name_an_answer_its_entry_records(cut_runs, tmp_path):

@@ -98,10 +98,22 @@ def test_an_explicit_option_that_contradicts_the_preset_is_refused(tmp_path, pro
                                                                    monkeypatch, capsys):
     from cli_main import run_main
 
-    code, out, err = run_main(["run", "-m", "empty", "-t", TASK, "--judge", "none", "-o", str(tmp_path / "x"),
+    code, out, err = run_main(["run", "-m", "empty", "-t", TASK, "--judge", "fakejudge:x", "-o", str(tmp_path / "x"),
                                "--no-progress", "--preset", "paper", *extra], monkeypatch, capsys)
     assert code == 2
     assert option in err + out and "--preset paper" in err + out
+
+
+@pytest.mark.parametrize("command", ["run", "evaluate"])
+def test_the_preset_without_a_judge_is_refused(tmp_path, command, monkeypatch, capsys):
+    # issue 41: the paper's scoring asks a judge; --judge none cannot be recorded as the preset
+    from cli_main import run_main
+
+    source = ["-m", "empty"] if command == "run" else ["-p", str(tmp_path / "preds.jsonl")]
+    code, out, err = run_main([command, *source, "-t", TASK, "--judge", "none", "-o", str(tmp_path / "x"),
+                               "--no-progress", "--preset", "paper"], monkeypatch, capsys)
+    assert code == 2 and "--preset paper needs a judge model" in err + out and "--judge none" in err + out
+    assert len((err + out).strip().splitlines()) == 1 and not (tmp_path / "x").exists()
 
 
 def test_an_agreeing_explicit_option_and_an_unknown_preset(tmp_path, prompts_dir, monkeypatch, capsys):
