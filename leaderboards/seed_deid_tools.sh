@@ -2,9 +2,10 @@
 # Seeded board entries for the de-identification tools people use instead of an instruction-following model
 # (docs/baselines.md): Presidio's other configurations, scrubadub, the spaCy NER masker (TAB's baseline) and DataFog's
 # regex engine. Not run by CI. It writes the runs under $RUNS, then the entries:
-#   - TAB sample board: submissions/tab/<entry>/tab_sample/ (no judge: TAB scores spans), then `leaderboard tab`;
+#   - TAB sample board: submissions/<entry>/tab_sample/ through `submit` (no judge: TAB scores spans);
 #   - Privasis sample board: `submit` on the verified track, judged by the task's pinned judge (llamacpp:smollm2) on
-#     the first JUDGED_LIMIT records (default 5, as the committed board), then verify + build as seed_sample_board.sh.
+#     the first JUDGED_LIMIT records (default 5, as the committed board), then verify + build as seed_sample_board.sh;
+#     only with SEED_PRIVASIS=1 (it runs the llama.cpp judge: minutes per entry).
 # The replacement-quality board takes the same runs: every tool reports the spans it replaced and what it wrote
 # (`replacements` in sanitized.jsonl and in the TAB rows), which is what its measures compare.
 # The one-sentence description of each tool that the board shows is `privasis_bench.adapters.registry.board_descriptions()`.
@@ -30,15 +31,17 @@ ENTRIES=(
   "datafog/datafog-regex datafog"
 )
 
-# TAB sample board
+# TAB sample board: run, then `submit` (verified as `leaderboard verify` would), as seed_tab_board.sh does.
+TAB_LABEL="sample task (10 fictional documents, not TAB's ECHR data)"
 for entry in "${ENTRIES[@]}"; do
   set -- $entry
   name=${1//\//__}
   "${PB[@]}" run -m "$2" -t tab_sample -o "$RUNS/tab/$name" --no-progress --no-cache
-  mkdir -p "submissions/tab/$name/tab_sample"
-  cp "$RUNS/tab/$name/tab_sample/results.json" "$RUNS/tab/$name/tab_sample/samples.jsonl" "submissions/tab/$name/tab_sample/"
+  rm -rf "submissions/$name/tab_sample"
+  "${PB[@]}" submit "$RUNS/tab/$name" --name "$1" --track verified --label "$TAB_LABEL"
 done
-"${PB[@]}" leaderboard tab --submissions-dir submissions/tab -o leaderboards
+"${PB[@]}" leaderboard build
+[ "${SEED_PRIVASIS:-0}" = "1" ] || exit 0
 
 # Privasis sample board (judged)
 LABEL="sample task, first $JUDGED_LIMIT of 29 records only (not Privasis-Zero)"
@@ -47,9 +50,8 @@ for entry in "${ENTRIES[@]}"; do
   name=${1//\//__}
   "${PB[@]}" run -m "$2" -t privasis_sample -o "$RUNS/privasis/$name" --no-progress "${CACHE_ARGS[@]}" \
     --limit "$JUDGED_LIMIT" --max-off-label 100000 --judge-truncated-answers accept
-  rm -rf "submissions/$name"
+  rm -rf "submissions/$name/privasis_sample"
   "${PB[@]}" submit "$RUNS/privasis/$name" --name "$1" --track verified --label "$LABEL"
 done
-rm -f leaderboards/rejudge.json
 "${PB[@]}" leaderboard verify submissions --max-disagreements 2 --report leaderboards/rejudge.json
 "${PB[@]}" leaderboard build

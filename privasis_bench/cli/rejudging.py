@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from privasis_bench.tasks.scorers import DEFAULT_SCORER
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.answers import AnswerPolicy
 from privasis_bench.engine.executor import Engine
@@ -115,7 +116,8 @@ def check_report(report: RejudgeReport, outcomes: list[Verified], session: Judge
                  judge: Optional[str]) -> ReportCheck:
     """Check a committed report against the submissions; a line for each entry it cannot stand for.
 
-    Every entry that passed verify must be in the report; an agreement may stand only for an entry the verifier
+    Every judged entry (the Privasis family) that passed verify must be in the report; a family without a judge
+    (TAB) never holds an agreement; an agreement may stand only for an entry the verifier
     re-asks (never one with inputs of its own, such as its own judge prompts), and every verified-track entry the
     verifier re-asks must carry one. Each agreement is re-asked with the report's own seed and sample size and must
     give the committed numbers. ``checkable``: the entries that passed verify's file checks (others fail on their own).
@@ -133,6 +135,11 @@ def check_report(report: RejudgeReport, outcomes: list[Verified], session: Judge
             continue
         listed.add(v.path)
         committed = entry.agreement
+        if getattr(v, "family", DEFAULT_SCORER) != DEFAULT_SCORER:  # a family without a judge has nothing to re-ask
+            if committed is not None:
+                problems.append(f"{where}: the report holds a re-judge agreement, but task family {v.family!r} has no "
+                                "judge (its numbers are recomputed in full)")
+            continue
         if v.custom and committed is not None:
             problems.append(f"{where}: the report holds a re-judge agreement, but the entry uses "
                             f"{', '.join(v.custom)} of its own, which the verifier cannot re-ask (an agreement stands "
@@ -161,7 +168,7 @@ def check_report(report: RejudgeReport, outcomes: list[Verified], session: Judge
         if differs:
             problems.append(f"{where}: {differs}")
     for v in outcomes:
-        if v.ok and v.path not in listed:
+        if v.ok and v.path not in listed and getattr(v, "family", DEFAULT_SCORER) == DEFAULT_SCORER:
             problems.append(f"{report.path}: {v.submission.get('name')} on {(v.submission.get('task') or {}).get('name')} "
                             f"({v.path}) passed verify but is not in the report (every verified entry must be; write it "
                             "again with `leaderboard verify submissions --report`)")
