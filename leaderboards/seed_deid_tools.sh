@@ -33,9 +33,13 @@ ENTRIES=(
 
 # TAB sample board: run, then `submit` (verified as `leaderboard verify` would), as seed_tab_board.sh does.
 TAB_LABEL="sample task (10 fictional documents, not TAB's ECHR data)"
+# Left out there: presidio-patterns and scrubadub mask nothing in the sample's court-style documents, so their outputs
+# are the same bytes; the board keeps one entry per scored content (a copy rule no seed may bypass), and their TAB
+# figures are in docs/baselines.md instead.
 for entry in "${ENTRIES[@]}"; do
   set -- $entry
   name=${1//\//__}
+  case "$1" in microsoft/presidio-patterns|scrubadub/scrubadub) continue ;; esac
   "${PB[@]}" run -m "$2" -t tab_sample -o "$RUNS/tab/$name" --no-progress --no-cache
   rm -rf "submissions/$name/tab_sample"
   "${PB[@]}" submit "$RUNS/tab/$name" --name "$1" --track verified --label "$TAB_LABEL"

@@ -95,6 +95,7 @@ class DeidAdapter(Adapter):
     """
 
     batched = True
+    reports_spans = True  # every tool reports the spans it replaced (checked against its output by the verifier)
     deterministic = True
     accepted_args: ClassVar[tuple[str, ...]] = ()
 
