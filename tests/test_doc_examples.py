@@ -166,6 +166,12 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (SUBST, "echr_test.json -> a copy of the bundled TAB sample under that name; openai:gpt-4o-mini -> identity "
                 "(no API key here); --limit 3 --bootstrap-samples 0 on run and evaluate (speed)"),
     ("docs/tasks.md", "privasis-bench tasks list"): (RUN, ""),
+    ("docs/batch.md", "privasis-bench run --model openai:gpt-4.1-mini --tasks privasis_vanilla --judge openai:gpt-4.1 \\"):
+        (NOT_RUN, "needs an OpenAI API key; the same path against local Files + Batches servers: "
+                  "tests/engine/test_batch_runs.py"),
+    ("docs/replacement.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_replacement_sample -o runs/repl"):
+        (NOT_RUN, "replacements.json and runs/other are the reader's own files, and the default classifier attack takes "
+                  "minutes; each command runs in tests/replacement/test_replacement_run.py"),
 }
 BLOCKS = {(page, first[:KEY_LEN]): value for (page, first), value in BLOCKS.items()}
 

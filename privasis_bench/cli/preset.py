@@ -102,7 +102,8 @@ def apply_preset(opts: Any, *, max_tokens: int | None = None, temperature: float
     check_rule_options(opts)
     if opts.preset is None:
         return max_tokens, temperature
-    if isinstance(opts.judge, str) and opts.judge.strip().lower() == "none":
+    judge = getattr(opts, "judge", None)  # sanitize has no judge to refuse
+    if isinstance(judge, str) and judge.strip().lower() == "none":
         raise PrivasisError(f"--preset {opts.preset} needs a judge model: the paper's scoring asks one, so --judge none "
                             "cannot be recorded as the preset (drop --preset, or name a judge with --judge SPEC)")
     values = preset_values(opts.preset)

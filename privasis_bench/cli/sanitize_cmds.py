@@ -72,9 +72,9 @@ def sanitize(
     check_finite("--temperature", temperature)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
-    adapter = build_adapter(spec)  # a bad model argument is said before anything is written
+    cache = open_response_cache(opts.cache_dir, opts.no_cache)  # before the adapter: a wrapper (decomp:) caches its sub-calls in it
+    adapter = build_adapter(spec)  # a bad model argument is said before the output folder is made
     out_dir = ensure_dir(output if output is not None else Path("runs") / model_slug(spec), "--output")
-    cache = open_response_cache(opts.cache_dir, opts.no_cache)
     engine = Engine(adapter, spec, role="model", cache=cache, retry=retry_policy(opts), concurrency=opts.concurrency,
                     rpm=rpm, progress=opts.progress, answers=answer_policy(opts, "model"))
     any_failed = any_cut = budget = 0

@@ -113,13 +113,13 @@ def train_cmd(
     from privasis_bench.training.recipe import load_recipe
     from privasis_bench.training.trainer import read_sft_jsonl, train
 
+    settings = list(overrides or []) + ([f"base_model={base_model}"] if base_model else [])
+    loaded = load_recipe(recipe, settings)
     for option, path in (("--data", data), ("--eval-data", eval_data)):  # readable examples before minutes of loading
         if path is not None:
             if not path.is_file():
                 raise PrivasisError(f"{option}: file not found: {path}")
             read_sft_jsonl(path)
-    settings = list(overrides or []) + ([f"base_model={base_model}"] if base_model else [])
-    loaded = load_recipe(recipe, settings)
     if not data.is_file():
         raise PrivasisError(f"--data: file not found: {data}")
     console.print(f"training {escape(loaded.base_model)} with recipe {escape(loaded.recipe)} on {escape(str(data))}", highlight=False)

@@ -18,6 +18,8 @@ entry shows one, and every entry says why it was not re-judged.
 
 from __future__ import annotations
 
+import functools
+
 import datetime as _dt
 import filecmp
 import json
@@ -96,7 +98,22 @@ def family_row(v: Verified, viewer: str | None) -> dict[str, Any]:
     fam, task = family_named(v.family), v.submission["task"]["name"]
     row = (entry_row(v, task, v.results["metrics"], viewer) if fam.recompute is None
            else fam.call("row", v, task, viewer))
-    return {"family": fam.name, **row}
+    return {"family": fam.name, **row, "about": system_description(v.submission.get("model"))}
+
+
+def system_description(model: Any) -> str | None:
+    """The one sentence the board shows about what kind of system an entry is (instruction-blind, rule-based,
+    NER-based), for the shipped providers that have one (``Adapter.description``); None for any other."""
+    spec = model.get("spec") if isinstance(model, dict) else None
+    provider = spec.split(":", 1)[0].strip() if isinstance(spec, str) else ""
+    return _descriptions().get(provider)
+
+
+@functools.lru_cache(maxsize=1)
+def _descriptions() -> dict[str, str]:
+    from privasis_bench.adapters.registry import board_descriptions
+
+    return board_descriptions()
 
 
 def board_table(accepted: list[Verified], viewer_links: dict[Path, str]) -> pd.DataFrame:

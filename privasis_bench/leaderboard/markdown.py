@@ -49,6 +49,7 @@ def _row_cells(e: dict[str, Any]) -> list[Any]:
               *(f"self-reported: {t}" for t in e.get("self_reported") or [])]
     if e.get("harness_version"):
         notes.append(f"harness {e['harness_version']}")
+    notes.append(e.get("about"))
     fam = family_named(e.get("family"))
     if fam.recompute is not None:
         notes += [e.get("model"), e.get("span_source")]

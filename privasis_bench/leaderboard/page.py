@@ -71,6 +71,7 @@ def _entry_cell(e: dict[str, Any]) -> str:
     if e.get("partial"):
         tags.append((f"partial: {e.get('records_loaded') or e['records']} of {e.get('task_records') or '?'} records", "tag warn"))
     tags.append((_agreement(e), "tag ok"))
+    about = f"<div class='sub about'>{escape(str(e['about']))}</div>" if e.get("about") else ""
     got = e.get("rejudge_agreement")
     if isinstance(got, dict) and got.get("judge") is not None and not got.get("asked"):
         tags.append(("re-judge: nothing re-asked", "tag warn"))
@@ -85,7 +86,7 @@ def _entry_cell(e: dict[str, Any]) -> str:
     what = (f"judge {escape(str(e['judge']))}" if family_named(e.get("family")).recompute is None
             else escape(str(e.get("span_source") or "")))
     return (f"<td class='entry' data-label='Entry' data-v='{escape(e['name'] or '')}'><b>{escape(e['name'] or '')}</b> "
-            f"{notes}<div class='sub'>{escape(str(e['model']))} · {what}{version}</div>{rejudged}"
+            f"{notes}<div class='sub'>{escape(str(e['model']))} · {what}{version}</div>{about}{rejudged}"
             + (f"<ul class='tolerated' title='conditions this run tolerated'>{tolerated}</ul>" if tolerated else "")
             + "".join(f"<div class='sub self-reported'>self-reported: {escape(str(t))}</div>"
                       for t in e.get("self_reported") or [])

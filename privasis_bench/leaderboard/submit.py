@@ -19,10 +19,8 @@ from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.results.files import (RESULTS_NAME, SAMPLES_NAME, atomic_write_text, dumps_json, load_results,
                                           load_sample_rows, task_dirs)
 from privasis_bench.leaderboard.entry_facts import rankable
-from privasis_bench.leaderboard.task_source import custom_inputs, shipped_task, shipped_task_names
+from privasis_bench.leaderboard.task_source import custom_inputs, shipped_task
 from privasis_bench.leaderboard.preverify import unverifiable
-from privasis_bench.leaderboard.bounds import bootstrap_problems
-from privasis_bench.leaderboard.verify import REFERENCE_TASK
 
 class SubmissionError(PrivasisError):
     """A run cannot be submitted as it is."""
@@ -79,12 +77,6 @@ def check_submittable(task_dir: Path, results: dict, *, track: str, reference: b
                   or (isinstance(limit, int) and derived.off_label > limit))
     if unfinished or results.get("complete") is not True or checks.get("passed") is not True:
         raise SubmissionError(f"{where}: refusing an unfinished run ({why_not_passed(derived, scored_as_empty, limit)})")
-    if not results.get("scorer"):  # the same check verify runs: bootstrap settings are the task's own
-        name = (results.get("task") or {}).get("name")
-        limits = shipped_task(name if name in shipped_task_names() else REFERENCE_TASK)
-        wrong = bootstrap_problems(results, limits)
-        if wrong:
-            raise SubmissionError(f"{where}: {wrong[0]}; leaderboard verify refuses it")
     if not rankable(results) and not reference:
         raise SubmissionError(f"{where}: model {results['model'].get('label')!r} reads gold labels (not rankable); "
                               "submit it with --reference to show it as a reference row")

@@ -153,7 +153,8 @@ def test_the_committed_board_shows_every_family_and_its_viewers_fit_a_phone(brow
     page.select_option("#filter-task", "tab_sample")
     shown = page.locator("div.group:not(.hidden)")
     assert shown.count() == 1 and shown.first.get_attribute("data-family") == "tab"
-    assert shown.locator("tbody tr").count() == 3 and "Token recall" in shown.inner_text()
+    tab_entries = len(list(REPO.glob("submissions/*/tab_sample/submission.json")))
+    assert tab_entries >= 3 and shown.locator("tbody tr").count() == tab_entries and "Token recall" in shown.inner_text()
     page.screenshot(path=str(ARTIFACTS / "leaderboard-tab-390px.png"), full_page=True)
     viewers = sorted((REPO / "leaderboards" / "view").glob("*.html"))
     assert any("tab_sample" in v.name for v in viewers) and any("privasis_sample" in v.name for v in viewers)

@@ -54,7 +54,8 @@ def test_a_million_character_label_is_refused(subs):
 def test_submit_refuses_the_bootstrap_settings_verify_rejects(tmp_path, option, value, field):
     invoke("run", "-m", "identity", "--judge", "none", "-t", TASK, "--no-progress", "--limit", "3", option, value,
            "-o", str(tmp_path / "run"), "--cache-dir", str(tmp_path / "cache"))
-    with pytest.raises(SubmissionError, match=rf"metrics\.bootstrap\.{field} is {value}, the task 'privasis_sample' "
-                                              r"sets .*; leaderboard verify refuses it"):
+    # submit verifies the staged folder exactly as verify would (leaderboard/preverify.py) and writes nothing
+    with pytest.raises(SubmissionError, match=rf"(?s)verify would refuse.*metrics\.bootstrap\.{field} is {value}, the task "
+                                              r"'privasis_sample' sets"):
         submit_run(tmp_path / "run", "org/model", root=tmp_path / "submissions")
     assert not (tmp_path / "submissions").exists()
