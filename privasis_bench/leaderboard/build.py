@@ -105,8 +105,10 @@ def system_description(model: Any) -> str | None:
     """The one sentence the board shows about what kind of system an entry is (instruction-blind, rule-based,
     NER-based), for the shipped providers that have one (``Adapter.description``); None for any other."""
     spec = model.get("spec") if isinstance(model, dict) else None
-    provider = spec.split(":", 1)[0].strip() if isinstance(spec, str) else ""
-    return _descriptions().get(provider)
+    provider = spec.get("provider") if isinstance(spec, dict) else (spec.split(":", 1)[0] if isinstance(spec, str) else None)
+    if not isinstance(provider, str):
+        return None
+    return _descriptions().get(provider.strip())
 
 
 @functools.lru_cache(maxsize=1)

@@ -111,3 +111,12 @@ def test_viewer_shows_the_instruction_the_model_was_given(made):
     assert "Instruction <span class='sub'>(base)</span>" in page
     from html import escape
     assert escape(record.base_instruction) in page and "toggle-diff" in page
+
+
+def test_the_board_says_what_kind_of_system_a_shipped_tool_is():
+    from privasis_bench.leaderboard.build import system_description
+
+    assert "NER-based" in system_description({"spec": {"provider": "spacy-ner", "model": "", "args": {}}})
+    assert "rule-based" in system_description({"spec": "datafog"})
+    assert system_description({"spec": {"provider": "openai", "model": "gpt-4.1"}}) is None
+    assert system_description({"spec": 7}) is None and system_description(None) is None
