@@ -355,7 +355,7 @@ def _say_rescored(o: Any) -> None:
                       "but records other settings", highlight=False, soft_wrap=True)
         lines(o.setting_problems)
     if o.row_problems:
-        console.print(f"{where}: samples.jsonl records judge answers or cut flags the protocol does not allow",
+        console.print(f"{where}: samples.jsonl holds rows the task does not allow (judge answers, cut flags or document ids)",
                       highlight=False, soft_wrap=True)
         lines(o.row_problems)
     lines(o.contradictions, "contradiction: ")

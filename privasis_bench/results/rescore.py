@@ -133,7 +133,9 @@ def _rescore_span_task(task_dir: Path, stored: dict[str, Any], *, bootstrap_samp
         raise ResultsError(f"{task_dir}: results.json names scorer {name!r}, which this version does not know")
     old, boot = stored["metrics"], stored["metrics"]["bootstrap"]
     overridden = (bootstrap_samples is not None and bootstrap_samples != boot["samples"]) or (seed is not None and seed != boot["seed"])
-    metrics = cls.rescore(list(iter_sample_rows(task_dir)), old,
+    rows = list(iter_sample_rows(task_dir))
+    id_problems = shipped_document_problems(stored, rows, cls)
+    metrics = cls.rescore(rows, old,
                           bootstrap_samples=boot["samples"] if bootstrap_samples is None else bootstrap_samples,
                           seed=boot["seed"] if seed is None else seed, confidence=boot.get("confidence", 0.95))
     metrics = json.loads(json.dumps(metrics, allow_nan=False))
@@ -142,7 +144,32 @@ def _rescore_span_task(task_dir: Path, stored: dict[str, Any], *, bootstrap_samp
     results["metrics"] = metrics
     if write:
         write_results(task_dir / "results.json", results)
-    return Rescored(task_dir, results, None if overridden else not differences, [], differences)
+    return Rescored(task_dir, results, None if overridden else not differences, [], differences, row_problems=id_problems)
+
+
+def shipped_document_problems(stored: dict[str, Any], rows: list[dict[str, Any]], scorer_class: Any) -> list[str]:
+    """For a span-scored run on data shipped with the package: a line for each samples row whose document id is not
+    in that data, or appears twice (as ``leaderboard verify`` refuses them). Runs on other data are not compared."""
+    from privasis_bench.errors import PrivasisError
+    from privasis_bench.tasks.registry import resolve_tasks
+
+    source = str((stored.get("dataset") or {}).get("source") or "")
+    name = (stored.get("task") or {}).get("name")
+    if not source.startswith("privasis_bench:tasks/") or not isinstance(name, str):
+        return []
+    try:
+        known = {record.id for record in scorer_class(resolve_tasks([name])[0]).records()}
+    except PrivasisError:
+        return []  # the shipped task is not here (renamed, or another version): nothing to compare with
+    problems, seen = [], set()
+    for number, row in enumerate(rows, 1):
+        doc = row.get("id")
+        if doc not in known:
+            problems.append(f"samples.jsonl row {number}: document {str(doc)[:80]!r} is not in task {name}'s data")
+        elif doc in seen:
+            problems.append(f"samples.jsonl row {number}: document {str(doc)[:80]!r} appears a second time")
+        seen.add(doc)
+    return problems
 
 
 def metric_differences(stored: Any, recomputed: Any, path: str = "metrics") -> list[str]:

@@ -70,3 +70,21 @@ def test_the_shared_row_checks_find_what_the_verifiers_copies_find():
     assert len(cut_flag_problems(ROWS)) == 3
     assert answer_cleaning_problems(ROWS) == answer_problems(ROWS)
     assert len(answer_cleaning_problems(ROWS)) == 2  # "y" is not the cleaning of "Z"; "Q" is not lower-cased
+
+
+@pytest.mark.parametrize("tamper,fragment", [
+    (lambda rows: rows[0].update(id=rows[0]["id"] + "X"), "is not in task tab_sample's data"),
+    (lambda rows: rows[1].update(id=rows[0]["id"]), "appears a second time"),
+])
+def test_rescore_of_a_tab_run_refuses_document_ids_the_data_does_not_hold(tmp_path, monkeypatch, capsys, tamper, fragment):
+    code, out, err = run_main(["run", "-m", "identity", "-t", "tab_sample", "--no-progress", "--no-cache",
+                               "--bootstrap-samples", "20", "-o", str(tmp_path / "run")], monkeypatch, capsys)
+    assert code == 0, out + err
+    path = tmp_path / "run" / "tab_sample" / "samples.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    code, out, err = run_main(["rescore", str(tmp_path / "run")], monkeypatch, capsys)
+    assert code == 0 and fragment not in out + err, out + err  # the untouched run is clean
+    tamper(rows)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out, err = run_main(["rescore", str(tmp_path / "run")], monkeypatch, capsys)
+    assert code == 1 and fragment in out + err, out + err
