@@ -48,9 +48,15 @@ def _env() -> dict[str, str]:
     return {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO_ROOT), "OPENAI_API_KEY": "sk-test-x"}
 
 
+def _as_in_a_terminal() -> None:
+    """The child gets Ctrl-C as a foreground command does: a test runner started in the background by a script
+    inherits SIGINT ignored, and a command started with SIGINT ignored rightly keeps ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _background(argv: list[str]) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "privasis_bench", *argv], env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_in_a_terminal)
 
 
 def _wait(condition, proc: subprocess.Popen, what: str, timeout: float = 60) -> None:
