@@ -40,6 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from privasis_bench.protocol.row_checks import cut_flag_problems
 from privasis_bench.protocol.verdicts import KEEP_ANSWER_FIELDS, TARGET_ANSWER_FIELDS
 
 
@@ -88,24 +89,9 @@ def row_cuts(rows: Iterable[Mapping[str, Any]]) -> RowCuts:
 
 
 def flag_problems(rows: Iterable[Mapping[str, Any]]) -> list[str]:
-    """Every ``cut_answers`` that names something other than an answer its entry records (one line each)."""
-    problems = []
-    for row in rows:
-        rid = str(row.get("record_id"))[:80]
-        for kind, item, fields in _entries(row):
-            cut = item.get("cut_answers")
-            where = f"record {rid} {'target' if kind == 'targets' else 'keep'}:{str(item.get('name'))[:60]}"
-            if not isinstance(cut, list):
-                if row.get("status") != "excluded" and any(item.get(name) is not None for name in fields):
-                    problems.append(f"{where}: records judge answers but no cut_answers (every row this harness "
-                                    "writes lists the answers cut at their budget, [] when none)")
-                continue
-            if len(set(map(str, cut))) != len(cut):
-                problems.append(f"{where}: cut_answers names an answer twice")
-            bad = [str(name)[:40] for name in cut if name not in fields or item.get(name) is None]
-            if bad:
-                problems.append(f"{where}: cut_answers names {', '.join(bad)}, not an answer this entry records")
-    return problems
+    """Every ``cut_answers`` that names something other than an answer its entry records, and every entry that
+    records judge answers without one (one line each; the shared row check, strict)."""
+    return cut_flag_problems(rows, require=True)
 
 
 def _count(value: Any) -> int | None:

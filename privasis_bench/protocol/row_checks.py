@@ -36,17 +36,23 @@ def _where(row: Mapping[str, Any], kind: str, item: Mapping[str, Any]) -> str:
     return f"record {str(row.get('record_id'))[:80]} {'target' if kind == 'targets' else 'keep'}:{str(item.get('name'))[:60]}"
 
 
-def cut_flag_problems(rows: Iterable[Mapping[str, Any]]) -> list[str]:
-    """Every ``cut_answers`` that is not a list of distinct names of answers its entry records (one line each)."""
+def cut_flag_problems(rows: Iterable[Mapping[str, Any]], *, require: bool = False) -> list[str]:
+    """Every ``cut_answers`` that is not a list of distinct names of answers its entry records (one line each).
+
+    ``require``: an entry that records judge answers without a ``cut_answers`` list is a problem too (what
+    ``leaderboard verify`` demands); otherwise such rows are taken as written before the field existed.
+    """
     problems = []
     for row in rows:
         for kind, item in _entries(row):
-            if "cut_answers" not in item or item["cut_answers"] is None:
-                continue  # rows written before the field existed
-            cut, fields = item["cut_answers"], TARGET_ANSWER_FIELDS if kind == "targets" else KEEP_ANSWER_FIELDS
+            cut, fields = item.get("cut_answers"), TARGET_ANSWER_FIELDS if kind == "targets" else KEEP_ANSWER_FIELDS
             where = _where(row, kind, item)
             if not isinstance(cut, list):
-                problems.append(f"{where}: cut_answers must be a list of answer names, not {type(cut).__name__}")
+                if require and row.get("status") != "excluded" and any(item.get(name) is not None for name in fields):
+                    problems.append(f"{where}: records judge answers but no cut_answers (every row this harness "
+                                    "writes lists the answers cut at their budget, [] when none)")
+                elif not require and cut is not None:
+                    problems.append(f"{where}: cut_answers must be a list of answer names, not {type(cut).__name__}")
                 continue
             if len(set(map(str, cut))) != len(cut):
                 problems.append(f"{where}: cut_answers names an answer twice")
