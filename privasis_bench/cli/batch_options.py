@@ -1,4 +1,5 @@
-"""``--batch`` and its options (provider batch APIs for the model and/or the judge), for ``run`` and ``evaluate``."""
+"""``--batch`` and its options (provider batch APIs for the model and/or the judge), for ``run``, ``evaluate`` and
+``sanitize`` (which has no judge: ``--batch model`` only)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ _DEFAULTS = BatchOptions()
 BATCH_OPTIONS: dict[str, tuple[Any, Any]] = {
     "batch": (Optional[List[str]], typer.Option(
         None, "--batch", help="Send these roles' calls through the provider's batch API (about half price, answers "
-        "within a day): model, judge, or both (comma-separated or repeated). openai: and anthropic: models.")),
+        "within a day): model, judge, or both (comma-separated or repeated; sanitize has no judge). openai: and "
+        "anthropic: models.")),
     "batch_size": (int, typer.Option(_DEFAULTS.size, "--batch-size", min=1, max=100_000,
                                      help="Most requests in one batch (provider limits split further).")),
     "batch_max_wait": (float, typer.Option(_DEFAULTS.max_wait, "--batch-max-wait", min=0.0, max=86_400.0,
@@ -31,9 +33,15 @@ BATCH_OPTIONS: dict[str, tuple[Any, Any]] = {
 }
 
 
-def batch_options(opts: Any) -> BatchOptions:
-    """The :class:`BatchOptions` of a command (no roles when the command has no --batch)."""
+def batch_options(opts: Any, *, judge: str | None = None) -> BatchOptions:
+    """The :class:`BatchOptions` of a command (no roles when the command has no --batch).
+
+    ``judge``: the name of a command that has no judge (``sanitize``); ``--batch judge`` is then one line, exit 2.
+    """
     roles = batch_roles(getattr(opts, "batch", None))
+    if judge is not None and "judge" in roles:
+        raise PrivasisError(f"--batch judge: {judge} has no judge (it only asks the model under test); use --batch "
+                            "model, and `run` or `evaluate` with --batch judge to batch a judge")
     if not roles:
         if getattr(opts, "batch_detach", False):
             raise PrivasisError("--batch-detach needs --batch model and/or --batch judge")

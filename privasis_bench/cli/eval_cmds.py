@@ -14,7 +14,7 @@ from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.cli.batch_options import BATCH_OPTIONS, batch_options
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
-from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan
+from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
 from privasis_bench.cli.outcome_report import finish as _finish
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings, refuse_unreproducible
 from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_task, span_task
@@ -151,9 +151,7 @@ def run(
     ray_opts = ray_options(opts)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
-    if opts.prices is not None and not opts.plan:
-        raise PrivasisError("--prices is read by --plan only; add --plan (no call is made) or drop --prices")
-    if opts.plan:  # --plan: counts and costs, no call, nothing written
+    if wants_plan(opts):  # --plan: counts and costs, no call, nothing written
         show_plan(opts, spec, task_list, output, max_tokens=max_tokens, temperature=temperature, setup=_task_setup)
         return
     if ray_opts is not None and opts.batch:

@@ -1,4 +1,5 @@
-"""``run --plan``: print per role what the run would ask and cost, without calling any model (see pipeline/plan)."""
+"""``run --plan`` and ``sanitize --plan``: print per role what the command would ask and cost, without calling any
+model (see pipeline/plan)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import open_response_cache
+from privasis_bench.errors import PrivasisError
 from privasis_bench.pipeline.plan import RolePlan, plan_task
 from privasis_bench.pipeline.prices import Price, load_prices
 
 PLAN_OPTIONS: dict[str, tuple[Any, Any]] = {
-    "plan": (bool, typer.Option(False, "--plan", help="Print per role how many requests the run would make, their "
+    "plan": (bool, typer.Option(False, "--plan", help="Print per role how many requests the command would make, their "
                                 "estimated prompt tokens and (with --prices) cost live and batched; make no call.")),
     "prices": (Optional[Path], typer.Option(None, "--prices", help="Price table for --plan (YAML: provider:model -> "
                                             "input/output per 1M tokens, optional batch_input/batch_output or "
@@ -23,6 +25,13 @@ PLAN_OPTIONS: dict[str, tuple[Any, Any]] = {
 }
 
 console = Console()
+
+
+def wants_plan(opts: Any) -> bool:
+    """True for ``--plan``; ``--prices`` without it is one line (exit 2)."""
+    if opts.prices is not None and not opts.plan:
+        raise PrivasisError("--prices is read by --plan only; add --plan (no call is made) or drop --prices")
+    return bool(opts.plan)
 
 
 def _money(value: float | None) -> str:
@@ -41,8 +50,12 @@ def plan_line(plan: RolePlan, prices: dict[str, Price] | None) -> str:
 
 
 def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Path, *, max_tokens: Optional[int],
-              temperature: Optional[float], setup: Callable[[Any, Any], tuple[Any, Any, Any, str]]) -> None:
-    """Print the plan of every task (``setup``: the run's own per-task set-up: task, judge, records, variant)."""
+              temperature: Optional[float], setup: Callable[[Any, Any], tuple[Any, Any, Any, str]],
+              all_records: bool = False) -> None:
+    """Print the plan of every task (``setup``: the command's own per-task set-up: task, judge, records, variant).
+
+    ``all_records``: the command also sends records that are never scored (``sanitize --all-records``).
+    """
     prices = load_prices(opts.prices) if opts.prices is not None else None
     cache = open_response_cache(opts.cache_dir, opts.no_cache)
     try:
@@ -52,7 +65,7 @@ def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Path, *, max
                               f"protocol; this one is scored by {escape(str(task.scorer))})", highlight=False)
                 continue
             task, choice, loaded, variant = setup(task, opts)
-            records = list(loaded.scored)
+            records = list(loaded.records if all_records else loaded.scored)
             plans = plan_task(task, records, output / task.task, model=spec, choice=choice, cache=cache,
                               instruction=variant, max_tokens=max_tokens or task.generation.max_tokens,
                               temperature=task.generation.temperature if temperature is None else temperature)

@@ -5,26 +5,29 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.cli.batch_options import BATCH_OPTIONS, batch_options
+from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
+from privasis_bench.engine.batching import attach_batching
 from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.cli.preset import SANITIZE_PRESET_OPTIONS, apply_preset
 from privasis_bench.cli.value_checks import check_finite
 from privasis_bench.cli.options import (DATA_OPTIONS, ENGINE_OPTIONS, TESTEE_OPTIONS, Opts, TasksOption, answer_policy,
                                         retry_policy, split_multi, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
-from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import ensure_dir
 from privasis_bench.engine.stats import fault_summary
 from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.flow import run_sanitize
+from privasis_bench.pipeline.judging import resolve_judge
+from privasis_bench.pipeline.run import EngineOptions
 from privasis_bench.pipeline.sanitize import summarize
 from privasis_bench.pipeline.spend import recorded_spend
 from privasis_bench.protocol.testee_prompt import with_testee_prompt
@@ -47,7 +50,28 @@ def model_slug(spec: ModelSpec) -> str:
     return slug or "model"
 
 
-@with_options(DATA_OPTIONS, TESTEE_OPTIONS, SANITIZE_PRESET_OPTIONS, ENGINE_OPTIONS)
+def _as_given(task: Any, opts: Opts) -> Any:
+    """One task as sanitize reads it: --data-files and the testee prompt options applied."""
+    task = with_data_files(task, split_multi(opts.data_files)) if opts.data_files else task
+    return with_testee_prompt(task, opts.prompt_template, opts.answer_cue)
+
+
+def _load(task: Any, opts: Opts, all_records: bool) -> Any:
+    """The task's records (at least one to send)."""
+    return load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit).require(task.task, scored=not all_records)
+
+
+def _plan_setup(all_records: bool) -> Any:
+    """``--plan``'s per-task set-up for sanitize: the task, no judge, its records, the instruction variant."""
+
+    def setup(task: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
+        task = _as_given(task, opts)
+        return task, resolve_judge(task, "none"), _load(task, opts, all_records), opts.instruction or task.prompt.instruction
+
+    return setup
+
+
+@with_options(DATA_OPTIONS, TESTEE_OPTIONS, SANITIZE_PRESET_OPTIONS, ENGINE_OPTIONS, BATCH_OPTIONS, PLAN_OPTIONS)
 def sanitize(
     model: str = typer.Option(..., "--model", "-m", help="Model spec provider:model[,k=v...], e.g. openai:gpt-4.1 or identity:x."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2 (merged over the spec's)."),
@@ -64,7 +88,8 @@ def sanitize(
 
     Answers cut at the token budget follow --truncated-answers, else the task's answer_policy (as in `run`), else
     retry; empty answers follow --empty-answers. --preset paper keeps both as the paper's evaluator read them
-    (judge the outputs with evaluate --preset paper).
+    (judge the outputs with evaluate --preset paper). --batch model sends the calls through the provider's batch
+    API (see docs/batch.md); --plan prints what the command would ask and cost, making no call.
     """
     max_tokens, temperature = apply_preset(opts, max_tokens=max_tokens, temperature=temperature)
     if opts.instruction is not None and opts.instruction not in ("base", "smoothed"):
@@ -72,24 +97,38 @@ def sanitize(
     check_finite("--temperature", temperature)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
+    out_dir = output if output is not None else Path("runs") / model_slug(spec)
+    if wants_plan(opts):  # --plan: counts and costs, no call, nothing written
+        show_plan(opts, spec, task_list, out_dir, max_tokens=max_tokens, temperature=temperature,
+                  setup=_plan_setup(all_records), all_records=all_records)
+        return
+    batching = batch_options(opts, judge="sanitize")  # --batch values checked before anything is written
     cache = open_response_cache(opts.cache_dir, opts.no_cache)  # before the adapter: a wrapper (decomp:) caches its sub-calls in it
-    adapter = build_adapter(spec)  # a bad model argument is said before the output folder is made
-    out_dir = ensure_dir(output if output is not None else Path("runs") / model_slug(spec), "--output")
-    engine = Engine(adapter, spec, role="model", cache=cache, retry=retry_policy(opts), concurrency=opts.concurrency,
-                    rpm=rpm, progress=opts.progress, answers=answer_policy(opts, "model"))
+    options = EngineOptions(cache=cache, retry=retry_policy(opts), concurrency=opts.concurrency, progress=opts.progress,
+                            rpm=rpm, answers=answer_policy(opts, "model"))
+    engine = None
+    try:  # the engine as `run` builds it: a bad model argument, or a provider without batches, is said before the
+        engine = options.engine(spec, "model")  # output folder is made
+        broker = attach_batching(engine, batching)
+    except BaseException:
+        if engine is not None:
+            engine.close()
+        if cache is not None:
+            cache.close()
+        raise
     any_failed = any_cut = budget = 0
     try:
+        out_dir = ensure_dir(out_dir, "--output")
         for task in task_list:
-            if opts.data_files:
-                task = with_data_files(task, split_multi(opts.data_files))
-            task = with_testee_prompt(task, opts.prompt_template, opts.answer_cue)
+            task = _as_given(task, opts)
             refuse_span_task(task, "sanitize")
             if engine.adapter.cacheable:  # the task's answer_policy, unless an option says otherwise (as `run` does)
                 engine.answers = answer_policy(opts, "model", task=task)
-            loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit).require(task.task, scored=not all_records)
+            loaded = _load(task, opts, all_records)
             records = loaded.records if all_records else loaded.scored
             out_path = out_dir / task.task / OUTPUT_NAME
             before = replace(engine.stats, usage=replace(engine.stats.usage))
+            batched_before = replace(broker.counts) if broker is not None else None
             with task_dir_lock(out_path.parent, "sanitize"), recorded_spend(out_path.parent, "sanitize", lambda: [engine]) as spend:
                 for line in spend.killed_lines():
                     console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
@@ -113,6 +152,7 @@ def sanitize(
                 f"{now.batches - before.batches} adapter call(s), {now.retries - before.retries} retries; tokens "
                 f"{now.usage.prompt_tokens - before.usage.prompt_tokens} in / "
                 f"{now.usage.completion_tokens - before.usage.completion_tokens} out"
+                + (_batched_line(broker, batched_before) if broker is not None else "")
                 + (f"; {skipped} unscored records not sent" if skipped else "")
                 + (f"; {len(loaded.invalid)} invalid rows skipped" if loaded.invalid else ""),
                 highlight=False, soft_wrap=True,
@@ -134,6 +174,13 @@ def sanitize(
         raise IncompleteRunError(
             f"{any_failed} record(s) failed; re-run the same command to retry them (finished records are kept)"
         )
+
+
+def _batched_line(broker: Any, before: Any) -> str:
+    """What --batch model did for one task: provider batches submitted and collected, requests sent in them."""
+    c = broker.counts
+    return (f"; {c.submitted - before.submitted} provider batch(es) submitted, {c.recovered - before.recovered} "
+            f"collected from an earlier run, {c.requests - before.requests} requests batched")
 
 
 def register(app: typer.Typer) -> None:
