@@ -1,5 +1,5 @@
-"""``--batch`` and its options (provider batch APIs for the model and/or the judge), for ``run``, ``evaluate`` and
-``sanitize`` (which has no judge: ``--batch model`` only)."""
+"""``--batch`` and its options (provider batch APIs for the model and/or the judge), for ``run``,
+``evaluate`` (no model under test: ``--batch judge`` only) and ``sanitize`` (no judge: ``--batch model`` only)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ _DEFAULTS = BatchOptions()
 BATCH_OPTIONS: dict[str, tuple[Any, Any]] = {
     "batch": (Optional[List[str]], typer.Option(
         None, "--batch", help="Send these roles' calls through the provider's batch API (about half price, answers "
-        "within a day): model, judge, or both (comma-separated or repeated; sanitize has no judge). openai: and "
+        "within a day): model, judge, or both (comma-separated or repeated; sanitize has only a model, evaluate "
+        "only a judge). openai: and "
         "anthropic: models.")),
     "batch_size": (int, typer.Option(_DEFAULTS.size, "--batch-size", min=1, max=100_000,
                                      help="Most requests in one batch (provider limits split further).")),
@@ -33,15 +34,17 @@ BATCH_OPTIONS: dict[str, tuple[Any, Any]] = {
 }
 
 
-def batch_options(opts: Any, *, judge: str | None = None) -> BatchOptions:
+def batch_options(opts: Any, *, command: str = "", lacks: str | None = None) -> BatchOptions:
     """The :class:`BatchOptions` of a command (no roles when the command has no --batch).
 
-    ``judge``: the name of a command that has no judge (``sanitize``); ``--batch judge`` is then one line, exit 2.
+    ``lacks``: the role ``command`` does not have (``sanitize`` has no judge, ``evaluate`` no model under test);
+    naming it in --batch is then one line, exit 2, rather than an option silently ignored.
     """
     roles = batch_roles(getattr(opts, "batch", None))
-    if judge is not None and "judge" in roles:
-        raise PrivasisError(f"--batch judge: {judge} has no judge (it only asks the model under test); use --batch "
-                            "model, and `run` or `evaluate` with --batch judge to batch a judge")
+    if lacks is not None and lacks in roles:
+        other = "model" if lacks == "judge" else "judge"
+        does = "only asks the model under test" if lacks == "judge" else "judges saved outputs, asking no model under test"
+        raise PrivasisError(f"--batch {lacks}: {command} has no {lacks} (it {does}); use --batch {other}")
     if not roles:
         if getattr(opts, "batch_detach", False):
             raise PrivasisError("--batch-detach needs --batch model and/or --batch judge")

@@ -251,6 +251,7 @@ def evaluate(
     ray_opts = ray_options(opts)
     if ray_opts is not None and opts.batch:
         raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
+    batch_options(opts, command="evaluate", lacks="model")
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     if len(task_list) != 1:
         raise PrivasisError(f"--predictions belongs to one task; --tasks names {len(task_list)}")

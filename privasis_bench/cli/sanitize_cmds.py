@@ -102,7 +102,7 @@ def sanitize(
         show_plan(opts, spec, task_list, out_dir, max_tokens=max_tokens, temperature=temperature,
                   setup=_plan_setup(all_records), all_records=all_records)
         return
-    batching = batch_options(opts, judge="sanitize")  # --batch values checked before anything is written
+    batching = batch_options(opts, command="sanitize", lacks="judge")  # --batch values checked before anything is written
     cache = open_response_cache(opts.cache_dir, opts.no_cache)  # before the adapter: a wrapper (decomp:) caches its sub-calls in it
     options = EngineOptions(cache=cache, retry=retry_policy(opts), concurrency=opts.concurrency, progress=opts.progress,
                             rpm=rpm, answers=answer_policy(opts, "model"))

@@ -156,8 +156,8 @@ def test_killed_sanitize_resumes_paying_each_request_once(tmp_path: Path, provid
 def test_batch_judge_and_bad_batch_options_are_one_line(tmp_path: Path, monkeypatch, capsys) -> None:
     yaml = write_tiny_task(tmp_path / "task", n=2)
     base = ["sanitize", "--model", "identity", "--tasks", str(yaml), "--no-progress"]
-    for extra, needle in ((["--batch", "judge"], "--batch judge: sanitize has no judge"),
-                          (["--batch", "model,judge"], "--batch judge: sanitize has no judge"),
+    no_judge = "--batch judge: sanitize has no judge (it only asks the model under test); use --batch model"
+    for extra, needle in ((["--batch", "judge"], no_judge), (["--batch", "model,judge"], no_judge),
                           (["--batch", "sanitizer"], "--batch takes model and/or judge"),
                           (["--batch-detach"], "--batch-detach needs --batch"),
                           (["--batch", "model"], "has no batch interface"),

@@ -140,6 +140,10 @@ def test_provider_without_batches_is_one_line_at_start(tmp_path: Path, monkeypat
     code, so, se = run_main(["run", "--model", "identity", "--tasks", str(yaml), "--output", str(tmp_path / "o4"),
                              "--judge", "none", "--batch-detach"], monkeypatch, capsys)
     assert code == 2 and "--batch-detach needs --batch" in se and not (tmp_path / "o4").exists()
+    code, so, se = run_main(["evaluate", "--predictions", str(tmp_path / "p.jsonl"), "--tasks", str(yaml), "--output",
+                             str(tmp_path / "o5"), "--judge", "none", "--batch", "model"], monkeypatch, capsys)
+    assert code == 2 and "--batch model: evaluate has no model" in se and len(se.strip().splitlines()) == 1, se
+    assert not (tmp_path / "o5").exists()
 
 
 def test_a_provider_restart_loses_nothing(tmp_path: Path, monkeypatch, capsys) -> None:
