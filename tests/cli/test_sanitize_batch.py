@@ -155,7 +155,7 @@ def test_killed_sanitize_resumes_paying_each_request_once(tmp_path: Path, provid
 
 def test_batch_judge_and_bad_batch_options_are_one_line(tmp_path: Path, monkeypatch, capsys) -> None:
     yaml = write_tiny_task(tmp_path / "task", n=2)
-    base = ["sanitize", "--model", "identity", "--tasks", str(yaml), "--no-progress"]
+    base = ["sanitize", "--model", "identity", "--tasks", str(yaml), "--no-progress", "--cache-dir", str(tmp_path / "cid")]
     no_judge = "--batch judge: sanitize has no judge (it only asks the model under test); use --batch model"
     for extra, needle in ((["--batch", "judge"], no_judge), (["--batch", "model,judge"], no_judge),
                           (["--batch", "sanitizer"], "--batch takes model and/or judge"),
@@ -171,6 +171,11 @@ def test_batch_judge_and_bad_batch_options_are_one_line(tmp_path: Path, monkeypa
                                 monkeypatch, capsys)
         assert server.live_calls == 0 and not (tmp_path / "nb").exists()
     assert code == 2 and "offers no batch endpoints" in se and len(se.strip().splitlines()) == 1
+    with FakeBatchServer() as server:  # batches need the response cache (it keeps the batches in flight)
+        code, so, se = run_main(_args(server, yaml, tmp_path / "nc", tmp_path / "c", "--batch", "model", "--no-cache"),
+                                monkeypatch, capsys)
+        assert not server.http_calls and not (tmp_path / "nc").exists()
+    assert code == 2 and "drop --no-cache" in se and len(se.strip().splitlines()) == 1
 
 
 def test_plan_counts_the_model_requests_and_makes_no_call(tmp_path: Path, monkeypatch, capsys) -> None:
