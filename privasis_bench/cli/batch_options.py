@@ -17,8 +17,7 @@ BATCH_OPTIONS: dict[str, tuple[Any, Any]] = {
     "batch": (Optional[List[str]], typer.Option(
         None, "--batch", help="Send these roles' calls through the provider's batch API (about half price, answers "
         "within a day): model, judge, or both (comma-separated or repeated; sanitize has only a model, evaluate "
-        "only a judge). openai: and "
-        "anthropic: models.")),
+        "only a judge). openai: and anthropic: models.")),
     "batch_size": (int, typer.Option(_DEFAULTS.size, "--batch-size", min=1, max=100_000,
                                      help="Most requests in one batch (provider limits split further).")),
     "batch_max_wait": (float, typer.Option(_DEFAULTS.max_wait, "--batch-max-wait", min=0.0, max=86_400.0,

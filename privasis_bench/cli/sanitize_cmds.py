@@ -98,11 +98,11 @@ def sanitize(
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     out_dir = output if output is not None else Path("runs") / model_slug(spec)
+    batching = batch_options(opts, command="sanitize", lacks="judge")  # --batch values checked before anything is written
     if wants_plan(opts):  # --plan: counts and costs, no call, nothing written
         show_plan(opts, spec, task_list, out_dir, max_tokens=max_tokens, temperature=temperature,
                   setup=_plan_setup(all_records), all_records=all_records)
         return
-    batching = batch_options(opts, command="sanitize", lacks="judge")  # --batch values checked before anything is written
     cache = open_response_cache(opts.cache_dir, opts.no_cache)  # before the adapter: a wrapper (decomp:) caches its sub-calls in it
     options = EngineOptions(cache=cache, retry=retry_policy(opts), concurrency=opts.concurrency, progress=opts.progress,
                             rpm=rpm, answers=answer_policy(opts, "model"))
