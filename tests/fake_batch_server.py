@@ -10,7 +10,8 @@ per-request errors; no batch endpoints at all; and ``on_event(name, server)`` ca
 ``create``, ``poll``, ``content``) or after (``created``, ``content_sent``) a reply, e.g. to kill a client.
 Everything is kept in ``state_path`` (when given), so a server started again on it has lost nothing.
 
-``paid`` counts, per prompt, the requests a batch or a live call answered: what a provider would bill.
+``paid`` counts, per prompt, the requests a batch or a live call answered, and ``billed`` their prompt and completion
+tokens: what a provider would bill.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class FakeBatchServer(AnthropicRoutes):
         self.files: dict[str, str] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.paid: Counter[str] = Counter()
+        self.billed: Counter[str] = Counter()  # prompt_tokens, completion_tokens of the answered requests
         self.seen: Counter[str] = Counter()  # per prompt: requests processed (answered or failed)
         self.live_calls = 0
         self.http_calls: Counter[str] = Counter()
@@ -60,6 +62,7 @@ class FakeBatchServer(AnthropicRoutes):
             state = json.loads(state_path.read_text())
             self.files, self.batches = state["files"], state["batches"]
             self.paid, self.seen = Counter(state["paid"]), Counter(state["seen"])
+            self.billed = Counter(state.get("billed") or {})
         self._httpd: ThreadingHTTPServer | None = None
 
     # -- lifecycle
@@ -107,7 +110,8 @@ class FakeBatchServer(AnthropicRoutes):
 
     def _save(self) -> None:
         if self.state_path is not None:
-            state = {"files": self.files, "batches": self.batches, "paid": dict(self.paid), "seen": dict(self.seen)}
+            state = {"files": self.files, "batches": self.batches, "paid": dict(self.paid), "seen": dict(self.seen),
+                     "billed": dict(self.billed)}
             tmp = self.state_path.with_suffix(".tmp")
             tmp.write_text(json.dumps(state))
             tmp.replace(self.state_path)
@@ -281,6 +285,7 @@ class FakeBatchServer(AnthropicRoutes):
             return status, {"error": {"message": f"injected HTTP {status}", "type": "server_error"}}
         self.paid[prompt] += 1
         text = self.reply(prompt)
+        self.billed.update(prompt_tokens=len(prompt.split()), completion_tokens=len(text.split()))
         return 200, {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                      "model": body.get("model", "fake"),
                      "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],

@@ -25,6 +25,7 @@ from privasis_bench.adapters.batch_api import BatchClient, BatchState
 from privasis_bench.engine.batch_store import BatchStore, custom_id
 from privasis_bench.engine.calls import copy_result
 from privasis_bench.engine.retry import FATAL_STATUS
+from privasis_bench.engine.stats import PAID
 
 #: How often a failed look-up of an unrecorded batch, or a failed results download, is tried before giving up.
 LOOKUP_TRIES = 3
@@ -71,13 +72,14 @@ class BatchBroker:
 
     def __init__(self, client: BatchClient, store: BatchStore, *, spec_key: str, role: str, label: str,
                  options: BatchOptions, keep: Callable[[str, ChatResult], None],
-                 note: Callable[[str], None] | None = None) -> None:
+                 note: Callable[[str], None] | None = None, on_sent: Callable[[int], None] | None = None) -> None:
         self.client, self.store, self.spec_key, self.role, self.label = client, store, spec_key, role, label
-        self.options, self.keep, self.note = options, keep, note
+        self.options, self.keep, self.note, self.on_sent = options, keep, note, on_sent
         self.counts = BatchCounts()
         self._queue: list[tuple[str, ChatRequest, int]] = []  # (key, request, line bytes)
         self._futures: dict[str, asyncio.Future] = {}
         self._flying: set[str] = set()  # keys in a batch out at the provider
+        self._counted: set[str] = set()  # keys whose request the spend ledger counts already (this run or an earlier)
         self._first = self._last = 0.0
         self._wake: asyncio.Event | None = None
         self._slots: asyncio.Semaphore | None = None
@@ -174,7 +176,8 @@ class BatchBroker:
                     self.store.remove(tag)
                     self._fail(keys, exc)
                     return
-            self.store.set_provider_id(tag, batch_id)
+            self.store.set_provider_id(tag, batch_id)  # from here on, a resumed run knows the batch was counted
+            await self._count_sent(keys)
             self.counts.submitted += 1
             self.counts.requests += len(keys)
             self.counts.pending[batch_id] = time.monotonic()
@@ -248,6 +251,17 @@ class BatchBroker:
                     await asyncio.sleep(min(1.0 * (attempt + 1), self.options.poll))
         return None
 
+    async def _count_sent(self, keys: list[str]) -> None:
+        """Count the requests of a batch the provider accepted (each once: a request asked again after an expiry is
+        a retry, as on a live call), and wait until the spend ledger on disk has them before going on. The batch's
+        row names its provider id before this (so a resumed run does not count it again): a kill in between leaves
+        the ledger short by this batch, never counting it twice."""
+        fresh = [k for k in dict.fromkeys(keys) if k not in self._counted]
+        self._counted.update(fresh)
+        if self.on_sent is not None and fresh:
+            self.on_sent(len(fresh))
+            await asyncio.to_thread(PAID.settle)
+
     # ------------------------------------------------------------------ resume
     async def _recover(self) -> None:
         """Once, before anything is submitted: take up the batches earlier runs left in flight."""
@@ -265,8 +279,11 @@ class BatchBroker:
                 if batch_id is None:  # never created: nothing was paid, its requests are asked anew
                     self.store.remove(row.tag)
                     continue
-                if row.provider_id is None:
+                if row.provider_id is None:  # the run that created it died before it counted it: counted here
                     self.store.set_provider_id(row.tag, batch_id)
+                    await self._count_sent(row.keys)
+                else:  # counted by the run that learnt its id (its ledger entry has it)
+                    self._counted.update(row.keys)
                 self._flying.update(row.keys)
                 self.counts.recovered += 1
                 self._spawn(self._collect(row.tag, batch_id, row.keys))

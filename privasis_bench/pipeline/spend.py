@@ -138,6 +138,7 @@ class InvocationSpend:
 
         def loop() -> None:
             seen = PAID.count
+            PAID.saving(self.id, seen)
             while not self._stop.is_set():
                 seen = PAID.wait(seen, SAVE_EVERY_S)
                 if self._stop.is_set():
@@ -145,8 +146,10 @@ class InvocationSpend:
                 try:
                     if self.usage() != self._saved:
                         self.save()
+                    PAID.saving(self.id, seen)  # a batch broker waiting for its count to be on disk goes on
                 except Exception:  # noqa: BLE001 - a failed background save is retried; the final save reports
                     continue
+            PAID.saving(self.id, None)
 
         self._saver = threading.Thread(target=loop, name="privasis-spend-ledger", daemon=True)
         self._saver.start()

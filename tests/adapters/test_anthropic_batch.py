@@ -1,6 +1,7 @@
 """Anthropic Message Batches through the official ``anthropic`` SDK against the local fake: a batched run equals the
 live run byte for byte, an expired half goes out again, and a run killed right after the batch was created (its id
-never written down) finds it again by its tag instead of paying twice."""
+never written down) finds it again by its tag instead of paying twice, its spend ledger counting each request
+once."""
 
 from __future__ import annotations
 
@@ -80,7 +81,11 @@ def test_killed_after_submit_is_collected_not_paid_again(tmp_path: Path, event: 
         assert again.returncode == 0, again.stdout + again.stderr
         server.settle()
         assert server.paid and set(server.paid.values()) == {1}
-    assert json.loads((out / "tiny" / "results.json").read_text())["checks"]["passed"]
+    results = json.loads((out / "tiny" / "results.json").read_text())
+    assert results["checks"]["passed"]
+    roles = results["usage_cumulative"]["total"]["usage"].values()  # the killed run's entry and this one's
+    assert {k: sum(r[k] for r in roles) for k in ("requests", "prompt_tokens", "completion_tokens")} == {
+        "requests": sum(server.paid.values()), **server.billed}
 
 
 def test_errored_requests_are_retried_or_recorded(tmp_path: Path, monkeypatch, capsys) -> None:

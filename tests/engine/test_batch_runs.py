@@ -112,6 +112,12 @@ def test_detach_exits_after_submitting_and_a_later_run_collects(tmp_path: Path, 
         assert set(server.paid.values()) == {1}
         assert sum(1 for b in server.batches.values() if b["request_counts"]["total"] == 4) >= 1
     assert _complete(tmp_path / "out")
+    # the ledger over both invocations: the detached run counted the batch it submitted, the collecting run did not
+    cumulative = json.loads((tmp_path / "out" / "tiny" / "results.json").read_text())["usage_cumulative"]["total"]
+    roles = cumulative["usage"].values()
+    assert cumulative["invocations"] == 2
+    assert {k: sum(r[k] for r in roles) for k in ("requests", "prompt_tokens", "completion_tokens")} == {
+        "requests": sum(server.paid.values()), **server.billed}
 
 
 def test_batches_are_split_at_the_batch_size(tmp_path: Path, monkeypatch, capsys) -> None:
