@@ -6,7 +6,9 @@ implements the batch endpoints the official SDK calls: ``POST /v1/files`` (multi
 first, ``limit`` / ``after``) and ``POST /v1/batches/{id}/cancel``. A batch is ``in_progress`` until ``latency``
 seconds after it was created, then it is processed and ``completed``. Fault injection: batches (by their 1-based
 order) that expire with half their requests answered, that come back with malformed or missing output files;
-per-request errors; no batch endpoints at all; and ``on_event(name, server)`` called before (``upload``,
+per-request errors; ``refuse(prompts)``, a batch refused as a whole (an OpenAI batch that ends ``failed`` with that
+error code and runs nothing, an Anthropic create answered HTTP 413); no batch endpoints at all; and
+``on_event(name, server)`` called before (``upload``,
 ``create``, ``poll``, ``content``) or after (``created``, ``content_sent``) a reply, e.g. to kill a client.
 Everything is kept in ``state_path`` (when given), so a server started again on it has lost nothing.
 
@@ -44,12 +46,14 @@ class FakeBatchServer(AnthropicRoutes):
     def __init__(self, *, latency: float = 0.0, state_path: Path | None = None, batches: bool = True,
                  expire: set[int] | None = None, cancel: set[int] | None = None, malformed: set[int] | None = None, missing: set[int] | None = None,
                  request_error: Callable[[str, int], int | None] | None = None,
+                 refuse: Callable[[list[str]], str | None] | None = None,
                  on_event: Callable[[str, "FakeBatchServer"], None] | None = None,
                  reply: Callable[[str], str] = reply_for) -> None:
         self.latency, self.state_path, self.batch_endpoints = latency, state_path, batches
         self.expire, self.malformed, self.missing = expire or set(), malformed or set(), missing or set()
         self.cancel = cancel or set()  # batches cancelled on the provider's side (e.g. from its console)
-        self.request_error, self.on_event, self.reply = request_error, on_event, reply
+        self.request_error, self.on_event, self.reply, self.refuse = request_error, on_event, reply, refuse
+        self.refused: list[int] = []  # sizes of the batches refused as a whole
         self.lock = threading.RLock()
         self.files: dict[str, str] = {}
         self.batches: dict[str, dict[str, Any]] = {}
@@ -234,6 +238,14 @@ class FakeBatchServer(AnthropicRoutes):
 
     def _advance(self, batch: dict[str, Any]) -> None:
         if batch["status"] in ("completed", "expired", "cancelled", "failed"):
+            return
+        lines = [json.loads(x) for x in self.files[batch["input_file_id"]].splitlines() if x.strip()]
+        code = self.refuse([str(x["body"]["messages"][-1]["content"]) for x in lines]) if self.refuse else None
+        if code:  # validation fails: nothing is run or billed
+            self.refused.append(len(lines))
+            batch.update(status="failed", errors={"object": "list", "data": [
+                {"code": code, "message": f"injected: batch of {len(lines)} requests refused", "param": None,
+                 "line": None}]})
             return
         if batch.get("_cancel") or batch["_order"] in self.cancel:
             self._process(batch, "cancelled", answer_share=0.0)

@@ -24,11 +24,13 @@ from privasis_bench.adapters.base import AdapterError, ChatRequest, ChatResult
 from privasis_bench.adapters.batch_api import BatchClient, BatchState
 from privasis_bench.engine.batch_store import BatchStore, custom_id
 from privasis_bench.engine.calls import copy_result
-from privasis_bench.engine.retry import FATAL_STATUS
+from privasis_bench.engine.retry import FATAL_STATUS, RetryPolicy
 from privasis_bench.engine.stats import PAID
 
 #: How often a failed look-up of an unrecorded batch, or a failed results download, is tried before giving up.
 LOOKUP_TRIES = 3
+#: A refused submission with one of these statuses is about the batch's size or a rate limit: the batch is split.
+SPLIT_STATUS = frozenset({413, 429})
 
 
 class BatchesDetached(BaseException):
@@ -72,9 +74,10 @@ class BatchBroker:
 
     def __init__(self, client: BatchClient, store: BatchStore, *, spec_key: str, role: str, label: str,
                  options: BatchOptions, keep: Callable[[str, ChatResult], None],
-                 note: Callable[[str], None] | None = None, on_sent: Callable[[int], None] | None = None) -> None:
+                 note: Callable[[str], None] | None = None, on_sent: Callable[[int], None] | None = None,
+                 retry: RetryPolicy = RetryPolicy()) -> None:
         self.client, self.store, self.spec_key, self.role, self.label = client, store, spec_key, role, label
-        self.options, self.keep, self.note, self.on_sent = options, keep, note, on_sent
+        self.options, self.keep, self.note, self.on_sent, self.retry = options, keep, note, on_sent, retry
         self.counts = BatchCounts()
         self._queue: list[tuple[str, ChatRequest, int]] = []  # (key, request, line bytes)
         self._futures: dict[str, asyncio.Future] = {}
@@ -159,7 +162,8 @@ class BatchBroker:
         task.add_done_callback(self._tasks.discard)
 
     # ------------------------------------------------------------------ one batch
-    async def _submit_and_collect(self, chunk: list[tuple[str, ChatRequest]]) -> None:
+    async def _submit_and_collect(self, chunk: list[tuple[str, ChatRequest]], depth: int = 0) -> None:
+        """Submit one batch (holding a slot, released here) and collect it; ``depth``: how often it was halved."""
         assert self._slots is not None
         keys = [k for k, _ in chunk]
         tag = f"pb-{int(time.time())}-{len(keys)}-{uuid.uuid4().hex[:16]}"  # time and size: see anthropic_batch.find
@@ -174,7 +178,8 @@ class BatchBroker:
                 batch_id = await self._look_up(tag)  # the batch may exist though its reply was lost
                 if batch_id is None:
                     self.store.remove(tag)
-                    self._fail(keys, exc)
+                    if not (exc.status in SPLIT_STATUS and self._split(chunk, exc, depth)):
+                        self._fail(keys, exc)
                     return
             self.store.set_provider_id(tag, batch_id)  # from here on, a resumed run knows the batch was counted
             await self._count_sent(keys)
@@ -182,9 +187,28 @@ class BatchBroker:
             self.counts.requests += len(keys)
             self.counts.pending[batch_id] = time.monotonic()
             self._say(f"submitted batch {batch_id} ({len(keys)} requests)")
-            await self._collect(tag, batch_id, keys)
+            await self._collect(tag, batch_id, keys, chunk, depth)
         finally:
             self._slots.release()
+
+    def _split(self, chunk: list[tuple[str, ChatRequest]], exc: AdapterError, depth: int) -> bool:
+        """A batch refused or failed as a whole: its two halves go out as new batches (after the usual back-off when
+        the refusal was a rate limit). False when it holds one request (that request's error is then its own)."""
+        if len(chunk) < 2 or exc.status in FATAL_STATUS:
+            return False
+        delay = self.retry.delay(depth + 1, exc.retry_after) if exc.retryable else 0.0
+        half = (len(chunk) + 1) // 2
+        self._say(f"a batch of {len(chunk)} requests was refused as a whole ({exc}); sent again as two batches of "
+                  f"{half} and {len(chunk) - half}" + (f" in {delay:.1f}s" if delay else ""))
+        for part in (chunk[:half], chunk[half:]):
+            self._spawn(self._resubmit(part, delay, depth + 1))
+        return True
+
+    async def _resubmit(self, chunk: list[tuple[str, ChatRequest]], delay: float, depth: int) -> None:
+        assert self._slots is not None
+        await asyncio.sleep(delay)
+        await self._slots.acquire()
+        await self._submit_and_collect(chunk, depth)
 
     async def _look_up(self, tag: str) -> str | None:
         for attempt in range(LOOKUP_TRIES):
@@ -195,8 +219,10 @@ class BatchBroker:
                 await asyncio.sleep(min(1.0 * (attempt + 1), self.options.poll))
         return None
 
-    async def _collect(self, tag: str, batch_id: str, keys: list[str]) -> None:
-        """Poll until the batch ends, store its answers, hand them on, forget the batch."""
+    async def _collect(self, tag: str, batch_id: str, keys: list[str],
+                       chunk: list[tuple[str, ChatRequest]] | None = None, depth: int = 0) -> None:
+        """Poll until the batch ends, store its answers, hand them on, forget the batch (``chunk``: its requests,
+        when this run submitted it; a batch that failed as a whole is then split)."""
         self.counts.pending.setdefault(batch_id, time.monotonic())
         seen = None
         while True:
@@ -223,6 +249,15 @@ class BatchBroker:
                 self._detach()
                 return
             await asyncio.sleep(self.options.poll)
+        if state.error is not None:  # the provider ran none of it
+            self.store.remove(tag)
+            self.counts.pending.pop(batch_id, None)
+            self.counts.completed += 1
+            if chunk is None or not self._split(chunk, state.error, depth):
+                error = state.error if len(keys) == 1 else AdapterError(str(state.error), retryable=True)
+                self._say(f"batch {batch_id} failed as a whole: {state.error}")
+                self._fail(keys, error)  # one request: its own error; a recovered batch's: asked again (and split)
+            return
         outcomes = await self._results(batch_id)
         answered = 0
         for i, key in enumerate(keys):

@@ -91,7 +91,8 @@ def attach_batching(engine: "Engine", options: BatchOptions, *, client: BatchCli
 
     note = _note if engine.progress else None
     broker = BatchBroker(client, BatchStore(engine.cache.path), spec_key=engine.spec_key, role=engine.role,
-                         label=str(engine.spec), options=options, keep=keep, note=note, on_sent=sent)
+                         label=str(engine.spec), options=options, keep=keep, note=note, on_sent=sent,
+                         retry=engine.retry)
     engine.adapter = BatchedAdapter(engine.adapter, broker)
     engine.concurrency = max(engine.concurrency, options.size * options.max_in_flight)
     engine.call_timeout, engine.rpm = None, None
