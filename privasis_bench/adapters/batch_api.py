@@ -53,8 +53,9 @@ class BatchClient(Protocol):
         """Create the batch; return the provider's batch id (an AdapterError with status 413 or 429 when the provider
         refuses it for its size or a rate limit: the engine then splits it)."""
 
-    def find(self, tag: str) -> str | None:
-        """The id of a batch created earlier with this tag, or None."""
+    def find(self, tag: str, known: frozenset[str] = frozenset()) -> str | None:
+        """The id of a batch created earlier with this tag, or None; ``known``: ids already accounted for (a provider
+        whose batches carry no tag must not mistake one of them for the one sought)."""
 
     def poll(self, batch_id: str) -> BatchState:
         """The batch's state now."""

@@ -71,7 +71,7 @@ class OpenAIBatchClient:
                            completion_window="24h", metadata={TAG_FIELD: tag})
         return str(batch.id)
 
-    def find(self, tag: str) -> str | None:
+    def find(self, tag: str, known: frozenset[str] = frozenset()) -> str | None:
         """A batch created with ``tag`` among the most recent ones, or None."""
         page = self._call(self.client.batches.list, limit=100)
         for _ in range(_FIND_PAGES):

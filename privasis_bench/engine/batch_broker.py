@@ -175,7 +175,8 @@ class BatchBroker:
             try:
                 batch_id = await asyncio.to_thread(self.client.submit, lines, tag)
             except AdapterError as exc:
-                batch_id = await self._look_up(tag)  # the batch may exist though its reply was lost
+                lost = exc.status is None or exc.status >= 500  # no reply: the batch may exist all the same
+                batch_id = await self._look_up(tag) if lost else None
                 if batch_id is None:
                     self.store.remove(tag)
                     if not (exc.status in SPLIT_STATUS and self._split(chunk, exc, depth)):
@@ -214,7 +215,7 @@ class BatchBroker:
         for attempt in range(LOOKUP_TRIES):
             try:
                 self.counts.round_trips += 1
-                return await asyncio.to_thread(self.client.find, tag)
+                return await asyncio.to_thread(self.client.find, tag, self.store.known_ids())
             except AdapterError:
                 await asyncio.sleep(min(1.0 * (attempt + 1), self.options.poll))
         return None

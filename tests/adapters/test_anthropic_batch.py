@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,49 @@ def test_errored_requests_are_retried_or_recorded(tmp_path: Path, monkeypatch, c
     assert outputs["r000"]["error"] is None and outputs["r000"]["attempts"] >= 2  # api_error: asked again
     assert outputs["r001"]["output"] is None and "invalid_request_error" in outputs["r001"]["error"]
     assert outputs["r002"]["error"] is None
+
+
+def test_a_batch_refused_as_too_large_is_split_and_a_request_refused_alone_is_a_recorded_failure(
+        tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=5)
+    too_big = lambda prompts: len(prompts) > 2  # noqa: E731 - the create is answered HTTP 413 request_too_large
+    with FakeBatchServer(refuse=too_big) as server:
+        code, so, se = run_main(_args(server, yaml, tmp_path / "out", tmp_path / "c", "--batch", "model", *FAST),
+                                monkeypatch, capsys)
+        assert code == 0, so + se
+    assert server.refused == [5, 3]  # 5 -> 3 + 2, and the 3 -> 2 + 1: nothing was created for those
+    assert sorted(len(b["_requests"]) for b in server.batches.values()) == [1, 2, 2]
+    assert set(server.paid.values()) == {1}
+    usage = json.loads((tmp_path / "out" / "tiny" / "results.json").read_text())["usage"]["model"]
+    assert usage["requests"] == usage["batched_requests"] == 5
+
+    poisoned = lambda prompts: any("Person1 " in p for p in prompts)  # noqa: E731
+    with FakeBatchServer(refuse=poisoned) as server:
+        code, so, se = run_main(_args(server, yaml, tmp_path / "out2", tmp_path / "c2", "--batch", "model", *FAST),
+                                monkeypatch, capsys)
+    assert code == 1, so + se
+    assert server.refused == [5, 3, 2, 1]  # isolated by halving, then a recorded failure (413 is not retried)
+    outputs = {json.loads(x)["id"]: json.loads(x) for x in (tmp_path / "out2" / "tiny" / "sanitized.jsonl").read_text().splitlines()}
+    assert outputs["r001"]["output"] is None and "request_too_large" in outputs["r001"]["error"]
+    assert all(outputs[r]["error"] is None for r in ("r000", "r002", "r003", "r004"))
+    assert not any("Person1 " in p for p in server.paid) and set(server.paid.values()) == {1}
+
+
+def test_finding_an_untagged_batch_leaves_out_the_ids_the_cache_recorded(monkeypatch) -> None:
+    """Message Batches carry no tag: a lost batch is found by its time and size, never taken for a recorded one (two
+    batches of the same size would otherwise be confused, and one's answers stored for the other's requests)."""
+    from privasis_bench.adapters.anthropic_adapter import AnthropicAdapter
+    from privasis_bench.adapters.anthropic_batch import AnthropicBatchClient
+    from privasis_bench.adapters.base import ChatRequest
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    with FakeBatchServer() as server:
+        client = AnthropicBatchClient(AnthropicAdapter("fake-claude", base_url=server.root_url))
+        lines = [client.line(f"r{i}", ChatRequest.user(f"q{i}", max_tokens=8)) for i in range(2)]
+        tag = f"pb-{int(time.time())}-2-abc"
+        first = client.submit(lines, tag)
+        assert client.find(tag) == first
+        second = client.submit(lines, tag)
+        assert client.find(tag) is None  # two candidates: not guessed
+        assert client.find(tag, frozenset({first})) == second
+        assert client.find(tag, frozenset({first, second})) is None

@@ -45,7 +45,7 @@ class MemoryProvider:
             raise AdapterError("connection reset", retryable=True)
         return batch_id
 
-    def find(self, tag: str) -> str | None:
+    def find(self, tag: str, known: frozenset[str] = frozenset()) -> str | None:
         return next((b for b, (t, _) in self.batches.items() if t == tag), None)
 
     def poll(self, batch_id: str) -> BatchState:
