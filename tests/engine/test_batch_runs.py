@@ -137,6 +137,14 @@ def test_provider_without_batches_is_one_line_at_start(tmp_path: Path, monkeypat
         assert server.live_calls == 0
     assert code == 2 and "offers no batch endpoints" in se and "Traceback" not in se
     assert len(se.strip().splitlines()) == 1
+    with FakeBatchServer(batches=False) as server:  # the judge's check comes before any task directory or ledger
+        code, so, se = run_main(["run", "--model", "identity", "--tasks", str(yaml), "--judge", "openai:fake-judge",
+                                 "--judge-args", f"base_url={server.base_url}", "--output", str(tmp_path / "oj"),
+                                 "--cache-dir", str(tmp_path / "c"), "--batch", "judge", "--no-progress"],
+                                monkeypatch, capsys)
+        assert server.live_calls == 0
+    assert code == 2 and "offers no batch endpoints" in se and len(se.strip().splitlines()) == 1
+    assert not (tmp_path / "oj" / "tiny").exists()
     code, so, se = run_main(["run", "--model", "identity", "--tasks", str(yaml), "--output", str(tmp_path / "o2"),
                              "--judge", "none", "--batch", "model", "--no-progress"], monkeypatch, capsys)
     assert code == 2 and "has no batch interface" in se and len(se.strip().splitlines()) == 1
