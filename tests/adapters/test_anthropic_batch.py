@@ -59,7 +59,8 @@ def test_expired_requests_go_to_the_next_batch(tmp_path: Path, monkeypatch, caps
         assert first["request_counts"]["expired"] == 2
 
 
-@pytest.mark.parametrize("event", ["created", "poll"])
+@pytest.mark.parametrize("event", ["create", "created", "poll", "content_sent"])  # before, after submit, polling,
+# while writing answers
 def test_killed_after_submit_is_collected_not_paid_again(tmp_path: Path, event: str) -> None:
     yaml = write_tiny_task(tmp_path / "task", n=3)
     out, cache = tmp_path / "out", tmp_path / "cache"
