@@ -162,8 +162,10 @@ class BatchBroker:
         task.add_done_callback(self._tasks.discard)
 
     # ------------------------------------------------------------------ one batch
-    async def _submit_and_collect(self, chunk: list[tuple[str, ChatRequest]], depth: int = 0) -> None:
-        """Submit one batch (holding a slot, released here) and collect it; ``depth``: how often it was halved."""
+    async def _submit_and_collect(self, chunk: list[tuple[str, ChatRequest]], depth: int = 0,
+                                  retried: bool = False) -> None:
+        """Submit one batch (holding a slot, released here) and collect it; ``depth``: how often it was refused as a
+        whole before, ``retried``: whether its last refusal (a rate limit) was answered by sending it again whole."""
         assert self._slots is not None
         keys = [k for k, _ in chunk]
         tag = f"pb-{int(time.time())}-{len(keys)}-{uuid.uuid4().hex[:16]}"  # time and size: see anthropic_batch.find
@@ -179,7 +181,7 @@ class BatchBroker:
                 batch_id = await self._look_up(tag) if lost else None
                 if batch_id is None:
                     self.store.remove(tag)
-                    if not (exc.status in SPLIT_STATUS and self._split(chunk, exc, depth)):
+                    if not (exc.status in SPLIT_STATUS and self._split(chunk, exc, depth, retried)):
                         self._fail(keys, exc)
                     return
             self.store.set_provider_id(tag, batch_id)  # from here on, a resumed run knows the batch was counted
@@ -188,28 +190,33 @@ class BatchBroker:
             self.counts.requests += len(keys)
             self.counts.pending[batch_id] = time.monotonic()
             self._say(f"submitted batch {batch_id} ({len(keys)} requests)")
-            await self._collect(tag, batch_id, keys, chunk, depth)
+            await self._collect(tag, batch_id, keys, chunk, depth, retried)
         finally:
             self._slots.release()
 
-    def _split(self, chunk: list[tuple[str, ChatRequest]], exc: AdapterError, depth: int) -> bool:
-        """A batch refused or failed as a whole: its two halves go out as new batches (after the usual back-off when
-        the refusal was a rate limit). False when it holds one request (that request's error is then its own)."""
+    def _split(self, chunk: list[tuple[str, ChatRequest]], exc: AdapterError, depth: int, retried: bool) -> bool:
+        """A batch refused or failed as a whole: its two halves go out as new batches. A rate limit (retryable) is
+        first answered by sending the batch again whole after the usual back-off, and split only when refused again.
+        False when it holds one request (that request's error is then its own)."""
         if len(chunk) < 2 or exc.status in FATAL_STATUS:
             return False
         delay = self.retry.delay(depth + 1, exc.retry_after) if exc.retryable else 0.0
+        if exc.retryable and not retried:
+            self._say(f"a batch of {len(chunk)} requests was refused as a whole ({exc}); sent again in {delay:.1f}s")
+            self._spawn(self._resubmit(chunk, delay, depth + 1, True))
+            return True
         half = (len(chunk) + 1) // 2
         self._say(f"a batch of {len(chunk)} requests was refused as a whole ({exc}); sent again as two batches of "
                   f"{half} and {len(chunk) - half}" + (f" in {delay:.1f}s" if delay else ""))
         for part in (chunk[:half], chunk[half:]):
-            self._spawn(self._resubmit(part, delay, depth + 1))
+            self._spawn(self._resubmit(part, delay, depth + 1, False))
         return True
 
-    async def _resubmit(self, chunk: list[tuple[str, ChatRequest]], delay: float, depth: int) -> None:
+    async def _resubmit(self, chunk: list[tuple[str, ChatRequest]], delay: float, depth: int, retried: bool) -> None:
         assert self._slots is not None
         await asyncio.sleep(delay)
         await self._slots.acquire()
-        await self._submit_and_collect(chunk, depth)
+        await self._submit_and_collect(chunk, depth, retried)
 
     async def _look_up(self, tag: str) -> str | None:
         for attempt in range(LOOKUP_TRIES):
@@ -221,7 +228,7 @@ class BatchBroker:
         return None
 
     async def _collect(self, tag: str, batch_id: str, keys: list[str],
-                       chunk: list[tuple[str, ChatRequest]] | None = None, depth: int = 0) -> None:
+                       chunk: list[tuple[str, ChatRequest]] | None = None, depth: int = 0, retried: bool = False) -> None:
         """Poll until the batch ends, store its answers, hand them on, forget the batch (``chunk``: its requests,
         when this run submitted it; a batch that failed as a whole is then split)."""
         self.counts.pending.setdefault(batch_id, time.monotonic())
@@ -254,7 +261,7 @@ class BatchBroker:
             self.store.remove(tag)
             self.counts.pending.pop(batch_id, None)
             self.counts.completed += 1
-            if chunk is None or not self._split(chunk, state.error, depth):
+            if chunk is None or not self._split(chunk, state.error, depth, retried):
                 error = state.error if len(keys) == 1 else AdapterError(str(state.error), retryable=True)
                 self._say(f"batch {batch_id} failed as a whole: {state.error}")
                 self._fail(keys, error)  # one request: its own error; a recovered batch's: asked again (and split)

@@ -14,6 +14,7 @@ from privasis_bench.adapters.batch_api import BatchState
 from privasis_bench.engine.batch_broker import BatchBroker, BatchOptions
 from privasis_bench.engine.batch_store import BatchStore
 from privasis_bench.engine.cache import ResponseCache
+from privasis_bench.engine.retry import RetryPolicy
 
 
 class MemoryProvider:
@@ -23,10 +24,11 @@ class MemoryProvider:
     max_bytes = 10_000
 
     def __init__(self, store: BatchStore, *, lose_reply: bool = False, fatal_poll: bool = False,
-                 gone: int = 0, refuse_over: int | None = None) -> None:
+                 gone: int = 0, refuse_over: int | None = None, refuse_status: int = 413) -> None:
         self.store, self.lose_reply, self.fatal_poll, self.gone = store, lose_reply, fatal_poll, gone
         self.refuse_over = refuse_over  # a batch of more requests is refused with HTTP 413 (nothing created)
         self.refused: list[int] = []
+        self.refuse_status = refuse_status
         self.finds = 0
         self.batches: dict[str, tuple[str, list[dict]]] = {}
         self.paid = 0
@@ -42,7 +44,7 @@ class MemoryProvider:
         self.rows_at_submit.append(len(self.store.rows("spec", "judge")))
         if self.refuse_over is not None and len(lines) > self.refuse_over:
             self.refused.append(len(lines))
-            raise AdapterError("request too large", retryable=False, status=413)
+            raise AdapterError("refused", retryable=self.refuse_status == 429, status=self.refuse_status)
         batch_id = f"b{len(self.batches)}"
         self.batches[batch_id] = (tag, lines)
         self.paid += len(lines)
@@ -168,3 +170,11 @@ def test_requests_are_counted_once_when_their_batch_is_accepted_and_not_again_wh
                         keep=lambda k, r: cache.put(k, "spec", r), on_sent=later_sent.append)
     assert [r.text for r in _ask_all(later, ["c", "d", "e"])] == ["C", "D", "E"]
     assert later.counts.recovered == 2 and later_sent == [2] and provider.paid == 2 + 3
+
+
+def test_a_batch_refused_by_a_rate_limit_is_sent_again_whole_once_then_halved(tmp_path: Path) -> None:
+    broker, provider, cache, store = _broker(tmp_path, refuse_over=2, refuse_status=429)
+    broker.retry = RetryPolicy(base_delay=0.01)
+    results = _ask_all(broker, ["a", "b", "c", "d"])
+    assert [r.text for r in results] == ["A", "B", "C", "D"]
+    assert provider.refused == [4, 4] and sorted(len(x) for _, x in provider.batches.values()) == [2, 2]
