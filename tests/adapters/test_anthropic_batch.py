@@ -147,3 +147,13 @@ def test_finding_an_untagged_batch_leaves_out_the_ids_the_cache_recorded(monkeyp
         assert client.find(tag) is None  # two candidates: not guessed
         assert client.find(tag, frozenset({first})) == second
         assert client.find(tag, frozenset({first, second})) is None
+
+
+def test_a_server_without_message_batches_is_one_line_at_start(tmp_path: Path, monkeypatch, capsys) -> None:
+    yaml = write_tiny_task(tmp_path / "task", n=2)
+    with FakeBatchServer(batches=False) as server:
+        code, so, se = run_main(_args(server, yaml, tmp_path / "out", tmp_path / "c", "--batch", "judge", *FAST),
+                                monkeypatch, capsys)
+        assert server.live_calls == 0  # not even the model ran: the judge's check comes first
+    assert code == 2 and "offers no message batches" in se and len(se.strip().splitlines()) == 1, se
+    assert not (tmp_path / "out" / "tiny").exists()
