@@ -134,11 +134,16 @@ class InvocationSpend:
 
     def start_saving(self) -> None:
         """Save the entry now (as ``running``), then in the background after every paid call (see PAID)."""
-        self.save()
+        first = PAID.count
+        PAID.saving(self.id, first)  # from now on a batch broker waits for this ledger (PAID.settle)
+        try:
+            self.save()
+        except BaseException:
+            PAID.saving(self.id, None)
+            raise
 
         def loop() -> None:
-            seen = PAID.count
-            PAID.saving(self.id, seen)
+            seen = first
             while not self._stop.is_set():
                 seen = PAID.wait(seen, SAVE_EVERY_S)
                 if self._stop.is_set():
