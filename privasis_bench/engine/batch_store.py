@@ -69,9 +69,13 @@ class BatchStore:
     def set_provider_id(self, tag: str, provider_id: str) -> None:
         """The provider accepted the batch under this id."""
         with self._lock:
-            self._conn.execute("BEGIN")
-            self._conn.execute("UPDATE batches SET provider_id = ? WHERE tag = ?", (provider_id, tag))
-            self._conn.execute("INSERT OR IGNORE INTO batch_ids (provider_id) VALUES (?)", (provider_id,))
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("UPDATE batches SET provider_id = ? WHERE tag = ?", (provider_id, tag))
+                self._conn.execute("INSERT OR IGNORE INTO batch_ids (provider_id) VALUES (?)", (provider_id,))
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
             self._conn.execute("COMMIT")
 
     def known_ids(self) -> frozenset[str]:
