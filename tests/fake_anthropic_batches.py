@@ -2,7 +2,8 @@
 
 ``POST /v1/messages/batches`` (``requests`` of ``custom_id`` + ``params``), ``GET /v1/messages/batches/{id}``
 (``processing_status`` in_progress -> ended), ``GET /v1/messages/batches`` (list), ``.../results`` (JSONL of
-``succeeded`` / ``errored`` / ``canceled`` / ``expired``) and ``.../cancel``, with the same fault injection and
+``succeeded`` / ``errored`` / ``canceled`` / ``expired``) and ``.../cancel``, with the same fault injection (a
+batch ``refuse`` names is answered HTTP 413 ``request_too_large``) and
 billing count as the OpenAI routes (the methods use the server's state: ``batches``, ``_answer``, ``_send``...).
 """
 
@@ -34,6 +35,12 @@ class AnthropicRoutes:
             self._event("create")
             with self.lock:
                 requests = json.loads(raw)["requests"]
+                prompts = [str(r["params"]["messages"][-1]["content"]) for r in requests]
+                if self.refuse is not None and self.refuse(prompts):
+                    self.refused.append(len(requests))
+                    self._send(h, 413, {"type": "error", "error": {
+                        "type": "request_too_large", "message": f"injected: batch of {len(requests)} refused"}})
+                    return
                 order = len(self.batches) + 1
                 batch = {"id": f"msgbatch_{uuid.uuid4().hex[:16]}", "type": "message_batch", "processing_status": "in_progress",
                          "request_counts": {"processing": len(requests), "succeeded": 0, "errored": 0, "canceled": 0,

@@ -6,11 +6,14 @@ implements the batch endpoints the official SDK calls: ``POST /v1/files`` (multi
 first, ``limit`` / ``after``) and ``POST /v1/batches/{id}/cancel``. A batch is ``in_progress`` until ``latency``
 seconds after it was created, then it is processed and ``completed``. Fault injection: batches (by their 1-based
 order) that expire with half their requests answered, that come back with malformed or missing output files;
-per-request errors; no batch endpoints at all; and ``on_event(name, server)`` called before (``upload``,
+per-request errors; ``refuse(prompts)``, a batch refused as a whole (an OpenAI batch that ends ``failed`` with that
+error code and runs nothing, an Anthropic create answered HTTP 413); no batch endpoints at all; and
+``on_event(name, server)`` called before (``upload``,
 ``create``, ``poll``, ``content``) or after (``created``, ``content_sent``) a reply, e.g. to kill a client.
 Everything is kept in ``state_path`` (when given), so a server started again on it has lost nothing.
 
-``paid`` counts, per prompt, the requests a batch or a live call answered: what a provider would bill.
+``paid`` counts, per prompt, the requests a batch or a live call answered, and ``billed`` their prompt and completion
+tokens: what a provider would bill.
 """
 
 from __future__ import annotations
@@ -43,16 +46,19 @@ class FakeBatchServer(AnthropicRoutes):
     def __init__(self, *, latency: float = 0.0, state_path: Path | None = None, batches: bool = True,
                  expire: set[int] | None = None, cancel: set[int] | None = None, malformed: set[int] | None = None, missing: set[int] | None = None,
                  request_error: Callable[[str, int], int | None] | None = None,
+                 refuse: Callable[[list[str]], str | None] | None = None,
                  on_event: Callable[[str, "FakeBatchServer"], None] | None = None,
                  reply: Callable[[str], str] = reply_for) -> None:
         self.latency, self.state_path, self.batch_endpoints = latency, state_path, batches
         self.expire, self.malformed, self.missing = expire or set(), malformed or set(), missing or set()
         self.cancel = cancel or set()  # batches cancelled on the provider's side (e.g. from its console)
-        self.request_error, self.on_event, self.reply = request_error, on_event, reply
+        self.request_error, self.on_event, self.reply, self.refuse = request_error, on_event, reply, refuse
+        self.refused: list[int] = []  # sizes of the batches refused as a whole
         self.lock = threading.RLock()
         self.files: dict[str, str] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.paid: Counter[str] = Counter()
+        self.billed: Counter[str] = Counter()  # prompt_tokens, completion_tokens of the answered requests
         self.seen: Counter[str] = Counter()  # per prompt: requests processed (answered or failed)
         self.live_calls = 0
         self.http_calls: Counter[str] = Counter()
@@ -60,6 +66,7 @@ class FakeBatchServer(AnthropicRoutes):
             state = json.loads(state_path.read_text())
             self.files, self.batches = state["files"], state["batches"]
             self.paid, self.seen = Counter(state["paid"]), Counter(state["seen"])
+            self.billed = Counter(state.get("billed") or {})
         self._httpd: ThreadingHTTPServer | None = None
 
     # -- lifecycle
@@ -107,7 +114,8 @@ class FakeBatchServer(AnthropicRoutes):
 
     def _save(self) -> None:
         if self.state_path is not None:
-            state = {"files": self.files, "batches": self.batches, "paid": dict(self.paid), "seen": dict(self.seen)}
+            state = {"files": self.files, "batches": self.batches, "paid": dict(self.paid), "seen": dict(self.seen),
+                     "billed": dict(self.billed)}
             tmp = self.state_path.with_suffix(".tmp")
             tmp.write_text(json.dumps(state))
             tmp.replace(self.state_path)
@@ -231,6 +239,14 @@ class FakeBatchServer(AnthropicRoutes):
     def _advance(self, batch: dict[str, Any]) -> None:
         if batch["status"] in ("completed", "expired", "cancelled", "failed"):
             return
+        lines = [json.loads(x) for x in self.files[batch["input_file_id"]].splitlines() if x.strip()]
+        code = self.refuse([str(x["body"]["messages"][-1]["content"]) for x in lines]) if self.refuse else None
+        if code:  # validation fails: nothing is run or billed
+            self.refused.append(len(lines))
+            batch.update(status="failed", errors={"object": "list", "data": [
+                {"code": code, "message": f"injected: batch of {len(lines)} requests refused", "param": None,
+                 "line": None}]})
+            return
         if batch.get("_cancel") or batch["_order"] in self.cancel:
             self._process(batch, "cancelled", answer_share=0.0)
             return
@@ -281,6 +297,7 @@ class FakeBatchServer(AnthropicRoutes):
             return status, {"error": {"message": f"injected HTTP {status}", "type": "server_error"}}
         self.paid[prompt] += 1
         text = self.reply(prompt)
+        self.billed.update(prompt_tokens=len(prompt.split()), completion_tokens=len(text.split()))
         return 200, {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                      "model": body.get("model", "fake"),
                      "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],

@@ -4,7 +4,7 @@ Each request is ``{"custom_id", "params"}`` with the same parameters a live ``me
 batch's ``processing_status`` runs in_progress -> (canceling ->) ended, and its results (``.jsonl``, one line per
 ``custom_id``) say ``succeeded`` (a Message), ``errored``, ``canceled`` or ``expired``. A Message Batch carries no
 metadata, so a batch whose id never reached the cache is found again by its creation time and request count, which
-the harness's tag records (``pb-<unix time>-<requests>-<random>``).
+the harness's tag records (``pb-<unix time>-<requests>-<random>``), leaving out every batch id the cache recorded.
 """
 
 from __future__ import annotations
@@ -65,8 +65,9 @@ class AnthropicBatchClient:
         batch = self._call(self.client.messages.batches.create, requests=lines)
         return str(batch.id)
 
-    def find(self, tag: str) -> str | None:
-        """The one recent batch created within the tag's hour with the tag's request count, or None."""
+    def find(self, tag: str, known: frozenset[str] = frozenset()) -> str | None:
+        """The one recent batch, among those not ``known`` (ids this cache recorded), created within the tag's hour
+        with the tag's request count; None when there is none or more than one."""
         try:
             _, created, count, _ = tag.split("-", 3)
             since, count_n = float(created) - 60, int(count)
@@ -77,7 +78,7 @@ class AnthropicBatchClient:
             when = batch.created_at.timestamp()
             c = batch.request_counts
             total = c.processing + c.succeeded + c.errored + c.canceled + c.expired
-            if since <= when <= since + _FIND_WINDOW_S and total == count_n:
+            if since <= when <= since + _FIND_WINDOW_S and total == count_n and str(batch.id) not in known:
                 found.append(str(batch.id))
         return found[0] if len(found) == 1 else None
 

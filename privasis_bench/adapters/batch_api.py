@@ -22,12 +22,15 @@ class BatchUnsupported(PrivasisError):
 @dataclass(frozen=True)
 class BatchState:
     """Where a submitted batch stands. ``ended``: nothing more will be answered (completed, failed, expired,
-    cancelled); ``status`` is the provider's own word for it."""
+    cancelled); ``status`` is the provider's own word for it; ``error``: why the batch failed as a whole (the
+    provider refused to run any of it, e.g. a limit on queued tokens or an invalid input file), classified as the
+    same error on one live call would be."""
 
     status: str
     ended: bool
     answered: int = 0
     total: int = 0
+    error: AdapterError | None = None
 
 
 Outcome = "ChatResult | AdapterError"
@@ -47,10 +50,12 @@ class BatchClient(Protocol):
         """The provider's batch entry for one request."""
 
     def submit(self, lines: list[dict[str, Any]], tag: str) -> str:
-        """Create the batch; return the provider's batch id."""
+        """Create the batch; return the provider's batch id (an AdapterError with status 413 or 429 when the provider
+        refuses it for its size or a rate limit: the engine then splits it)."""
 
-    def find(self, tag: str) -> str | None:
-        """The id of a batch created earlier with this tag, or None."""
+    def find(self, tag: str, known: frozenset[str] = frozenset()) -> str | None:
+        """The id of a batch created earlier with this tag, or None; ``known``: ids already accounted for (a provider
+        whose batches carry no tag must not mistake one of them for the one sought)."""
 
     def poll(self, batch_id: str) -> BatchState:
         """The batch's state now."""

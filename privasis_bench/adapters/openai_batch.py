@@ -4,7 +4,9 @@ A batch is one uploaded JSONL file (``purpose=batch``), one line per request
 (``{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body"}``), and one ``POST /batches`` naming it,
 tagged with ``metadata.privasis_batch`` so that a batch whose id never reached the cache can be found again. Its
 status runs validating -> in_progress -> finalizing -> completed (or failed / expired / cancelling -> cancelled);
-answers are in ``output_file_id``, per-request errors in ``error_file_id``, one line per ``custom_id`` each.
+answers are in ``output_file_id``, per-request errors in ``error_file_id``, one line per ``custom_id`` each. A batch
+that ends ``failed`` ran nothing (``errors`` says why: e.g. ``token_limit_exceeded``, the organisation's queued
+tokens); its state carries that error, and the engine splits the batch.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ TAG_FIELD = "privasis_batch"
 #: The provider's documented per-batch limits (requests, input file bytes).
 MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1024 * 1024
+#: Error codes of a failed batch that a smaller batch, or a later one, can get past (an organisation's queued tokens).
+LIMIT_CODES = frozenset({"token_limit_exceeded", "rate_limit_exceeded", "too_many_requests"})
 _FIND_PAGES = 10  # batches listed (100 a page) when looking for an unrecorded one
 
 
@@ -67,7 +71,7 @@ class OpenAIBatchClient:
                            completion_window="24h", metadata={TAG_FIELD: tag})
         return str(batch.id)
 
-    def find(self, tag: str) -> str | None:
+    def find(self, tag: str, known: frozenset[str] = frozenset()) -> str | None:
         """A batch created with ``tag`` among the most recent ones, or None."""
         page = self._call(self.client.batches.list, limit=100)
         for _ in range(_FIND_PAGES):
@@ -84,7 +88,19 @@ class OpenAIBatchClient:
         batch = self._call(self.client.batches.retrieve, batch_id)
         counts = batch.request_counts
         done = (counts.completed + counts.failed) if counts else 0
-        return BatchState(str(batch.status), str(batch.status) in ENDED, done, counts.total if counts else 0)
+        return BatchState(str(batch.status), str(batch.status) in ENDED, done, counts.total if counts else 0,
+                          self._failure(batch))
+
+    def _failure(self, batch: Any) -> AdapterError | None:
+        """Why a ``failed`` batch ran nothing: its first error; a queued-token limit is a 429, the rest a 400."""
+        if str(batch.status) != "failed":
+            return None
+        first = next(iter(getattr(batch.errors, "data", None) or []), None)
+        code = str(getattr(first, "code", None) or "failed")
+        message = getattr(first, "message", None) or "the batch failed as a whole"
+        limit = code in LIMIT_CODES
+        return AdapterError(scrub(f"openai batch failed ({code}): {message}"[:600], self.adapter.secrets),
+                            retryable=limit, status=429 if limit else 400)
 
     def results(self, batch_id: str) -> dict[str, ChatResult | AdapterError]:
         """Answers and per-request errors of an ended batch (unreadable lines are left out: not answered)."""

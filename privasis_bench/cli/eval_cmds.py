@@ -178,9 +178,9 @@ def run(
             mt = max_tokens or task.generation.max_tokens
             temp = task.generation.temperature if temperature is None else temperature
             task_dir = output / task.task
-            with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:
+            judge_engine = session.engine(choice.spec, "judge")  # a judge without batches (--batch judge) is said
+            with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:  # before a ledger is written
                 _say_killed(spend)
-                judge_engine = session.engine(choice.spec, "judge")
                 _task_policies(opts, task, model_engine, judge_engine)
                 if ray_opts is not None:  # --executor ray: fills the files below; the local pass then reuses them
                     _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, model=(spec, model_engine),

@@ -24,10 +24,13 @@ from privasis_bench.adapters.base import AdapterError, ChatRequest, ChatResult
 from privasis_bench.adapters.batch_api import BatchClient, BatchState
 from privasis_bench.engine.batch_store import BatchStore, custom_id
 from privasis_bench.engine.calls import copy_result
-from privasis_bench.engine.retry import FATAL_STATUS
+from privasis_bench.engine.retry import FATAL_STATUS, RetryPolicy
+from privasis_bench.engine.stats import PAID
 
 #: How often a failed look-up of an unrecorded batch, or a failed results download, is tried before giving up.
 LOOKUP_TRIES = 3
+#: A refused submission with one of these statuses is about the batch's size or a rate limit: the batch is split.
+SPLIT_STATUS = frozenset({413, 429})
 
 
 class BatchesDetached(BaseException):
@@ -71,13 +74,15 @@ class BatchBroker:
 
     def __init__(self, client: BatchClient, store: BatchStore, *, spec_key: str, role: str, label: str,
                  options: BatchOptions, keep: Callable[[str, ChatResult], None],
-                 note: Callable[[str], None] | None = None) -> None:
+                 note: Callable[[str], None] | None = None, on_sent: Callable[[int], None] | None = None,
+                 retry: RetryPolicy = RetryPolicy()) -> None:
         self.client, self.store, self.spec_key, self.role, self.label = client, store, spec_key, role, label
-        self.options, self.keep, self.note = options, keep, note
+        self.options, self.keep, self.note, self.on_sent, self.retry = options, keep, note, on_sent, retry
         self.counts = BatchCounts()
         self._queue: list[tuple[str, ChatRequest, int]] = []  # (key, request, line bytes)
         self._futures: dict[str, asyncio.Future] = {}
         self._flying: set[str] = set()  # keys in a batch out at the provider
+        self._counted: set[str] = set()  # keys whose request the spend ledger counts already (this run or an earlier)
         self._first = self._last = 0.0
         self._wake: asyncio.Event | None = None
         self._slots: asyncio.Semaphore | None = None
@@ -157,7 +162,10 @@ class BatchBroker:
         task.add_done_callback(self._tasks.discard)
 
     # ------------------------------------------------------------------ one batch
-    async def _submit_and_collect(self, chunk: list[tuple[str, ChatRequest]]) -> None:
+    async def _submit_and_collect(self, chunk: list[tuple[str, ChatRequest]], depth: int = 0,
+                                  retried: bool = False) -> None:
+        """Submit one batch (holding a slot, released here) and collect it; ``depth``: how often it was refused as a
+        whole before, ``retried``: whether its last refusal (a rate limit) was answered by sending it again whole."""
         assert self._slots is not None
         keys = [k for k, _ in chunk]
         tag = f"pb-{int(time.time())}-{len(keys)}-{uuid.uuid4().hex[:16]}"  # time and size: see anthropic_batch.find
@@ -169,31 +177,60 @@ class BatchBroker:
             try:
                 batch_id = await asyncio.to_thread(self.client.submit, lines, tag)
             except AdapterError as exc:
-                batch_id = await self._look_up(tag)  # the batch may exist though its reply was lost
+                lost = exc.status is None or exc.status >= 500  # no reply: the batch may exist all the same
+                batch_id = await self._look_up(tag) if lost else None
                 if batch_id is None:
                     self.store.remove(tag)
-                    self._fail(keys, exc)
+                    if not (exc.status in SPLIT_STATUS and self._split(chunk, exc, depth, retried)):
+                        self._fail(keys, exc)
                     return
-            self.store.set_provider_id(tag, batch_id)
+            self.store.set_provider_id(tag, batch_id)  # from here on, a resumed run knows the batch was counted
+            await self._count_sent(keys)
             self.counts.submitted += 1
             self.counts.requests += len(keys)
             self.counts.pending[batch_id] = time.monotonic()
             self._say(f"submitted batch {batch_id} ({len(keys)} requests)")
-            await self._collect(tag, batch_id, keys)
+            await self._collect(tag, batch_id, keys, chunk, depth, retried)
         finally:
             self._slots.release()
+
+    def _split(self, chunk: list[tuple[str, ChatRequest]], exc: AdapterError, depth: int, retried: bool) -> bool:
+        """A batch refused or failed as a whole: its two halves go out as new batches. A rate limit (retryable) is
+        first answered by sending the batch again whole after the usual back-off, and split only when refused again.
+        False when it holds one request (that request's error is then its own)."""
+        if len(chunk) < 2 or exc.status in FATAL_STATUS:
+            return False
+        delay = self.retry.delay(depth + 1, exc.retry_after) if exc.retryable else 0.0
+        if exc.retryable and not retried:
+            self._say(f"a batch of {len(chunk)} requests was refused as a whole ({exc}); sent again in {delay:.1f}s")
+            self._spawn(self._resubmit(chunk, delay, depth + 1, True))
+            return True
+        half = (len(chunk) + 1) // 2
+        self._say(f"a batch of {len(chunk)} requests was refused as a whole ({exc}); sent again as two batches of "
+                  f"{half} and {len(chunk) - half}" + (f" in {delay:.1f}s" if delay else ""))
+        for part in (chunk[:half], chunk[half:]):
+            self._spawn(self._resubmit(part, delay, depth + 1, False))
+        return True
+
+    async def _resubmit(self, chunk: list[tuple[str, ChatRequest]], delay: float, depth: int, retried: bool) -> None:
+        assert self._slots is not None
+        await asyncio.sleep(delay)
+        await self._slots.acquire()
+        await self._submit_and_collect(chunk, depth, retried)
 
     async def _look_up(self, tag: str) -> str | None:
         for attempt in range(LOOKUP_TRIES):
             try:
                 self.counts.round_trips += 1
-                return await asyncio.to_thread(self.client.find, tag)
+                return await asyncio.to_thread(self.client.find, tag, self.store.known_ids())
             except AdapterError:
                 await asyncio.sleep(min(1.0 * (attempt + 1), self.options.poll))
         return None
 
-    async def _collect(self, tag: str, batch_id: str, keys: list[str]) -> None:
-        """Poll until the batch ends, store its answers, hand them on, forget the batch."""
+    async def _collect(self, tag: str, batch_id: str, keys: list[str],
+                       chunk: list[tuple[str, ChatRequest]] | None = None, depth: int = 0, retried: bool = False) -> None:
+        """Poll until the batch ends, store its answers, hand them on, forget the batch (``chunk``: its requests,
+        when this run submitted it; a batch that failed as a whole is then split)."""
         self.counts.pending.setdefault(batch_id, time.monotonic())
         seen = None
         while True:
@@ -220,6 +257,15 @@ class BatchBroker:
                 self._detach()
                 return
             await asyncio.sleep(self.options.poll)
+        if state.error is not None:  # the provider ran none of it
+            self.store.remove(tag)
+            self.counts.pending.pop(batch_id, None)
+            self.counts.completed += 1
+            if chunk is None or not self._split(chunk, state.error, depth, retried):
+                error = state.error if len(keys) == 1 else AdapterError(str(state.error), retryable=True)
+                self._say(f"batch {batch_id} failed as a whole: {state.error}")
+                self._fail(keys, error)  # one request: its own error; a recovered batch's: asked again (and split)
+            return
         outcomes = await self._results(batch_id)
         answered = 0
         for i, key in enumerate(keys):
@@ -248,6 +294,17 @@ class BatchBroker:
                     await asyncio.sleep(min(1.0 * (attempt + 1), self.options.poll))
         return None
 
+    async def _count_sent(self, keys: list[str]) -> None:
+        """Count the requests of a batch the provider accepted (each once: a request asked again after an expiry is
+        a retry, as on a live call), and wait until the spend ledger on disk has them before going on. The batch's
+        row names its provider id before this (so a resumed run does not count it again): a kill in between leaves
+        the ledger short by this batch, never counting it twice."""
+        fresh = [k for k in dict.fromkeys(keys) if k not in self._counted]
+        self._counted.update(fresh)
+        if self.on_sent is not None and fresh:
+            self.on_sent(len(fresh))
+            await asyncio.to_thread(PAID.settle)
+
     # ------------------------------------------------------------------ resume
     async def _recover(self) -> None:
         """Once, before anything is submitted: take up the batches earlier runs left in flight."""
@@ -265,8 +322,11 @@ class BatchBroker:
                 if batch_id is None:  # never created: nothing was paid, its requests are asked anew
                     self.store.remove(row.tag)
                     continue
-                if row.provider_id is None:
+                if row.provider_id is None:  # the run that created it died before it counted it: counted here
                     self.store.set_provider_id(row.tag, batch_id)
+                    await self._count_sent(row.keys)
+                else:  # counted by the run that learnt its id (its ledger entry has it)
+                    self._counted.update(row.keys)
                 self._flying.update(row.keys)
                 self.counts.recovered += 1
                 self._spawn(self._collect(row.tag, batch_id, row.keys))

@@ -27,6 +27,9 @@ CREATE TABLE IF NOT EXISTS batches (
     created REAL NOT NULL
 )
 """
+#: Every provider batch id ever recorded in this cache (kept after its row is removed): when a batch has to be found
+#: again without a tag the provider keeps (Anthropic), these are not it.
+_IDS = "CREATE TABLE IF NOT EXISTS batch_ids (provider_id TEXT PRIMARY KEY)"
 
 
 @dataclass
@@ -55,6 +58,7 @@ class BatchStore:
         self._conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
         self._conn.execute("PRAGMA busy_timeout=30000")
         self._conn.execute(_TABLE)
+        self._conn.execute(_IDS)
 
     def add(self, tag: str, spec: str, role: str, keys: list[str]) -> None:
         """Record a batch about to be submitted (durable before the provider hears of it)."""
@@ -65,7 +69,19 @@ class BatchStore:
     def set_provider_id(self, tag: str, provider_id: str) -> None:
         """The provider accepted the batch under this id."""
         with self._lock:
-            self._conn.execute("UPDATE batches SET provider_id = ? WHERE tag = ?", (provider_id, tag))
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("UPDATE batches SET provider_id = ? WHERE tag = ?", (provider_id, tag))
+                self._conn.execute("INSERT OR IGNORE INTO batch_ids (provider_id) VALUES (?)", (provider_id,))
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def known_ids(self) -> frozenset[str]:
+        """Every provider batch id recorded in this cache."""
+        with self._lock:
+            return frozenset(r[0] for r in self._conn.execute("SELECT provider_id FROM batch_ids"))
 
     def remove(self, tag: str) -> None:
         """Every answer of the batch is stored (or it was never created): forget it."""

@@ -36,7 +36,9 @@ class BatchedAdapter(Adapter):
     """The engine's adapter with every call answered from a provider batch."""
 
     cacheable = True
-    #: Read by ``engine.stats.usage_by_role``: what this engine pays is recorded as batched spend.
+    #: Read by ``engine.stats.usage_by_role``: what this engine pays is recorded as batched spend; and by the engine,
+    #: which then leaves counting requests to the broker (a request counts when the provider accepted its batch,
+    #: once across a killed run and the run that resumes it).
     sent_in_batches = True
 
     def __init__(self, inner: Adapter, broker: BatchBroker) -> None:
@@ -84,9 +86,13 @@ def attach_batching(engine: "Engine", options: BatchOptions, *, client: BatchCli
         stored.text = redact(stored.text, secrets)
         engine.store_result(key, stored)
 
+    def sent(requests: int) -> None:  # the engine counts no batched request itself (see BatchedAdapter)
+        engine.stats.requests += requests
+
     note = _note if engine.progress else None
     broker = BatchBroker(client, BatchStore(engine.cache.path), spec_key=engine.spec_key, role=engine.role,
-                         label=str(engine.spec), options=options, keep=keep, note=note)
+                         label=str(engine.spec), options=options, keep=keep, note=note, on_sent=sent,
+                         retry=engine.retry)
     engine.adapter = BatchedAdapter(engine.adapter, broker)
     engine.concurrency = max(engine.concurrency, options.size * options.max_in_flight)
     engine.call_timeout, engine.rpm = None, None

@@ -291,7 +291,7 @@ class Engine:
             attempt += 1
             if pacer is not None:
                 await pacer.wait()
-            if attempt == 1 and not waits:
+            if attempt == 1 and not waits and not getattr(self.adapter, "sent_in_batches", False):  # batches: on submit
                 self.stats.requests += requests
                 PAID.mark()
             self.stats.batches += 1

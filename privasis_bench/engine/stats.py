@@ -73,6 +73,7 @@ class StatsChanges:
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self.count = 0
+        self._saved: dict[str, int] = {}  # running ledger savers -> the count their last save covered
 
     def mark(self) -> None:
         """Say that something was paid for (cheap; called from the engines' event loop)."""
@@ -85,6 +86,24 @@ class StatsChanges:
         with self._cond:
             self._cond.wait_for(lambda: self.count != seen, timeout)
             return self.count
+
+    def saving(self, saver: str, covered: int | None) -> None:
+        """A ledger saver's save covers every mark up to ``covered`` (None: the saver stopped)."""
+        with self._cond:
+            if covered is None:
+                self._saved.pop(saver, None)
+            else:
+                self._saved[saver] = covered
+            self._cond.notify_all()
+
+    def settle(self, timeout: float = 10.0) -> bool:
+        """Mark, then wait until every running ledger saver has saved past that mark (a blocking call, for a
+        worker thread): what was counted before is on disk before the caller goes on. False on timeout."""
+        with self._cond:
+            self.count += 1
+            target = self.count
+            self._cond.notify_all()
+            return self._cond.wait_for(lambda: all(n >= target for n in self._saved.values()), timeout)
 
 
 #: The one signal of this process (see :class:`StatsChanges`).

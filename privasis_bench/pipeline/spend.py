@@ -134,10 +134,16 @@ class InvocationSpend:
 
     def start_saving(self) -> None:
         """Save the entry now (as ``running``), then in the background after every paid call (see PAID)."""
-        self.save()
+        first = PAID.count
+        PAID.saving(self.id, first)  # from now on a batch broker waits for this ledger (PAID.settle)
+        try:
+            self.save()
+        except BaseException:
+            PAID.saving(self.id, None)
+            raise
 
         def loop() -> None:
-            seen = PAID.count
+            seen = first
             while not self._stop.is_set():
                 seen = PAID.wait(seen, SAVE_EVERY_S)
                 if self._stop.is_set():
@@ -145,8 +151,10 @@ class InvocationSpend:
                 try:
                     if self.usage() != self._saved:
                         self.save()
+                    PAID.saving(self.id, seen)  # a batch broker waiting for its count to be on disk goes on
                 except Exception:  # noqa: BLE001 - a failed background save is retried; the final save reports
                     continue
+            PAID.saving(self.id, None)
 
         self._saver = threading.Thread(target=loop, name="privasis-spend-ledger", daemon=True)
         self._saver.start()

@@ -1,6 +1,8 @@
 """Nothing is paid twice: a ``run --batch model,judge`` killed (SIGKILL) at each point of a batch's life, then run
 again, collects what was in flight instead of submitting it again. The fake provider counts every request it
-answers; after the second run every prompt was answered exactly once and the run is complete."""
+answers and the tokens it bills; after the second run every prompt was answered exactly once, the run is complete,
+and the spend ledger summed over both invocations (the killed one included) says exactly what the provider billed:
+each batched request counted once, by the run that learnt its batch exists."""
 
 from __future__ import annotations
 
@@ -34,15 +36,17 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-@pytest.mark.parametrize("event,nth", [
-    ("upload", 1),        # before submit: the batch row is written, the provider has nothing yet
-    ("created", 1),       # after submit: the batch exists but its id never reached the cache
-    ("poll", 1),          # during polling (the batch is answered at that very poll)
-    ("content_sent", 1),  # while writing answers: the results were downloaded
-    ("created", 2),       # the judge's first wave
-    ("poll", 4),
+@pytest.mark.parametrize("event,nth,latency", [
+    ("upload", 1, 0.0),        # before submit: the batch row is written, the provider has nothing yet
+    ("created", 1, 0.0),       # after submit: the batch exists but its id never reached the cache
+    ("poll", 1, 0.0),          # during polling (the batch is answered at that very poll)
+    ("poll", 1, 1.0),          # during polling, the batch still in progress: the next run waits for it
+    ("content_sent", 1, 0.0),  # while writing answers: the results were downloaded
+    ("created", 2, 0.0),       # the judge's first wave
+    ("poll", 4, 0.0),
 ])
-def test_killed_at_each_point_then_resumed_pays_each_request_once(tmp_path: Path, event: str, nth: int) -> None:
+def test_killed_at_each_point_then_resumed_pays_each_request_once(tmp_path: Path, event: str, nth: int,
+                                                                   latency: float) -> None:
     yaml = write_tiny_task(tmp_path / "task", n=4)
     out, cache = tmp_path / "out", tmp_path / "cache"
     proc: list[subprocess.Popen] = []
@@ -58,7 +62,7 @@ def test_killed_at_each_point_then_resumed_pays_each_request_once(tmp_path: Path
             os.kill(proc[0].pid, signal.SIGKILL)
             proc[0].wait(30)  # the reply (if any) goes to a dead process
 
-    with FakeBatchServer(on_event=on_event) as server:
+    with FakeBatchServer(on_event=on_event, latency=latency) as server:
         proc.append(subprocess.Popen(_command(server, yaml, out, cache), env=_env(), stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True))
         first, _ = proc[0].communicate(timeout=120)
@@ -70,7 +74,19 @@ def test_killed_at_each_point_then_resumed_pays_each_request_once(tmp_path: Path
         server.settle()  # a batch left behind would still be run and billed
         assert server.paid and set(server.paid.values()) == {1}, server.paid.values()
         assert server.seen == server.paid
+        billed = {"requests": sum(server.paid.values()), **server.billed}
     rows = [json.loads(x) for x in (out / "tiny" / "samples.jsonl").read_text().splitlines()]
     assert len(rows) == 4
     results = json.loads((out / "tiny" / "results.json").read_text())
     assert results["checks"]["passed"]
+    assert ledger_spend(results) == billed
+
+
+def ledger_spend(results: dict) -> dict[str, int]:
+    """Requests and tokens the spend ledger records over every invocation (killed ones included), all roles."""
+    cumulative = results["usage_cumulative"]
+    assert cumulative["total"]["invocations"] == 2 and cumulative["total"]["killed_invocations"] == 1
+    roles = cumulative["total"]["usage"].values()
+    spent = {k: sum(row[k] for row in roles) for k in ("requests", "prompt_tokens", "completion_tokens")}
+    assert spent["requests"] == sum(row["batched_requests"] for row in roles)  # all of it went in batches
+    return spent

@@ -112,6 +112,12 @@ def test_detach_exits_after_submitting_and_a_later_run_collects(tmp_path: Path, 
         assert set(server.paid.values()) == {1}
         assert sum(1 for b in server.batches.values() if b["request_counts"]["total"] == 4) >= 1
     assert _complete(tmp_path / "out")
+    # the ledger over both invocations: the detached run counted the batch it submitted, the collecting run did not
+    cumulative = json.loads((tmp_path / "out" / "tiny" / "results.json").read_text())["usage_cumulative"]["total"]
+    roles = cumulative["usage"].values()
+    assert cumulative["invocations"] == 2
+    assert {k: sum(r[k] for r in roles) for k in ("requests", "prompt_tokens", "completion_tokens")} == {
+        "requests": sum(server.paid.values()), **server.billed}
 
 
 def test_batches_are_split_at_the_batch_size(tmp_path: Path, monkeypatch, capsys) -> None:
@@ -131,6 +137,14 @@ def test_provider_without_batches_is_one_line_at_start(tmp_path: Path, monkeypat
         assert server.live_calls == 0
     assert code == 2 and "offers no batch endpoints" in se and "Traceback" not in se
     assert len(se.strip().splitlines()) == 1
+    with FakeBatchServer(batches=False) as server:  # the judge's check comes before any task directory or ledger
+        code, so, se = run_main(["run", "--model", "identity", "--tasks", str(yaml), "--judge", "openai:fake-judge",
+                                 "--judge-args", f"base_url={server.base_url}", "--output", str(tmp_path / "oj"),
+                                 "--cache-dir", str(tmp_path / "c"), "--batch", "judge", "--no-progress"],
+                                monkeypatch, capsys)
+        assert server.live_calls == 0
+    assert code == 2 and "offers no batch endpoints" in se and len(se.strip().splitlines()) == 1
+    assert not (tmp_path / "oj" / "tiny").exists()
     code, so, se = run_main(["run", "--model", "identity", "--tasks", str(yaml), "--output", str(tmp_path / "o2"),
                              "--judge", "none", "--batch", "model", "--no-progress"], monkeypatch, capsys)
     assert code == 2 and "has no batch interface" in se and len(se.strip().splitlines()) == 1

@@ -29,3 +29,28 @@ def test_absorbed_stats_show_in_usage_by_role():
     engine.stats.absorb(EngineStats(batches=3, usage=Usage(9, 4)))
     row = usage_by_role([engine])["judge"]
     assert (row["batches"], row["prompt_tokens"], row["completion_tokens"], row["total_tokens"]) == (3, 9, 4, 13)
+
+
+def test_settle_waits_until_every_running_ledger_saver_has_saved_past_its_mark() -> None:
+    import threading
+
+    from privasis_bench.engine.stats import StatsChanges
+
+    changes = StatsChanges()
+    assert changes.settle(timeout=0.01)  # no saver running: nothing to wait for
+    changes.saving("ledger", changes.count)
+    assert not changes.settle(timeout=0.05)  # a saver that never saves again is not waited for forever
+    saved: list[int] = []
+    before = changes.count
+
+    def saver() -> None:
+        seen = changes.wait(before, 5.0)  # woken by settle's mark
+        saved.append(seen)
+        changes.saving("ledger", seen)
+
+    thread = threading.Thread(target=saver)
+    thread.start()
+    assert changes.settle(timeout=5.0) and saved == [changes.count]
+    thread.join()
+    changes.saving("ledger", None)  # stopped: settle no longer waits for it
+    assert changes.settle(timeout=0.01)
