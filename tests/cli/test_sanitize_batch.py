@@ -46,11 +46,12 @@ def _spent(out: Path) -> dict:
 
 
 def _tokens_recorded_once(out: Path) -> None:
-    """The ledger, summed over every invocation, records as batched exactly the tokens of the outputs (paid once)."""
+    """The ledger, summed over every invocation, records as batched exactly the requests and tokens of the outputs."""
     rows = [json.loads(x) for x in _outputs(out).decode().splitlines()]
     spent = _spent(out)
     for kind in ("prompt_tokens", "completion_tokens"):
         assert spent[f"batched_{kind}"] == spent[kind] == sum(r["usage"][kind] for r in rows) > 0, kind
+    assert spent["batched_requests"] == spent["requests"] == len(rows)  # each request counted once over invocations
 
 
 def _live_outputs(tmp_path: Path, yaml: Path, provider: str, monkeypatch, capsys) -> bytes:
