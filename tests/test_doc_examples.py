@@ -131,7 +131,8 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (NOT_RUN, "installs into a new virtualenv with pip; its run, with smaller budgets, is "
                   "tests/integration/test_run_smollm2.py::test_smollm2_model_and_judge"),
     ("README.md", "bash .ci/install-test-deps && . .venv/bin/activate && pytest -q"):
-        (NOT_RUN, "installs every test dependency into a new virtualenv and runs the whole suite: it is what CI runs"),
+        (ELSEWHERE, ".ci/run, the CI entry point, runs this line verbatim (the whole suite, installing every test "
+                    "dependency first): tests/test_ci_run.py::test_ci_run_contains_the_readme_test_command_verbatim"),
     ("README.md", "privasis-bench run -m openai:gpt-4.1-mini -t privasis_vanilla -o runs/gpt-4.1-mini \\"):
         (NOT_RUN, "needs an OpenAI API key and a judge server"),
     ("README.md", "privasis-bench submit runs/my-model --name my-org/my-model --track verified"):
@@ -204,11 +205,33 @@ def test_every_shell_block_of_the_docs_is_classified() -> None:
     for (page, first), (kind, what) in BLOCKS.items():
         assert kind in (RUN, SUBST, ELSEWHERE, NOT_RUN) and (what or kind == RUN), (page, first)
         if kind == ELSEWHERE:
-            test_file = what.split("::", 1)[0].split(" ", 1)[0]
-            assert (REPO / test_file).is_file(), f"{page}: {first}: {test_file} does not exist"
-            if "::" in what.split(" ", 1)[0]:
-                name = what.split(" ", 1)[0].split("::", 1)[1]
+            runner = what.split("::", 1)[0].split(" ", 1)[0].rstrip(",")
+            assert (REPO / runner).is_file(), f"{page}: {first}: {runner} does not exist"
+            named = _named_tests(what)
+            for test_file, name in named:
+                assert (REPO / test_file).is_file(), f"{page}: {first}: {test_file} does not exist"
                 assert f"def {name}(" in (REPO / test_file).read_text(encoding="utf-8"), f"{page}: {name} not found"
+            if not _is_test_file(runner):  # a script such as .ci/run: only with a named test that proves it runs the block
+                assert any(all(f'"{part}"' in (REPO / f).read_text(encoding="utf-8") for part in Path(runner).parts)
+                           for f, _ in named), (
+                    f"{page}: {first}: {runner} is not a test: name the test (tests/...py::test_name) that checks it "
+                    "runs this block")
+
+
+def _is_test_file(path: str) -> bool:
+    return path.startswith("tests/") and Path(path).name.startswith("test_") and path.endswith(".py")
+
+
+def _named_tests(what: str) -> list[tuple[str, str]]:
+    """(test file, test function) for every ``tests/...py::name`` an entry names."""
+    return re.findall(r"(tests/[\w/]+\.py)::(\w+)", what)
+
+
+def test_a_script_counts_as_running_a_block_only_with_a_test_that_proves_it() -> None:
+    assert _named_tests("x tests/test_ci_run.py::test_a, tests/b/test_c.py::test_d") == [
+        ("tests/test_ci_run.py", "test_a"), ("tests/b/test_c.py", "test_d")]
+    assert _is_test_file("tests/test_ci_run.py") and not _is_test_file(".ci/run")
+    assert not _is_test_file("tests/fake_openai_server.py")
 
 
 def _commands(lines: list[str]) -> list[str]:
