@@ -134,7 +134,9 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (ELSEWHERE, ".ci/run, the CI entry point, runs this line verbatim (the whole suite, installing every test "
                     "dependency first): tests/test_ci_run.py::test_ci_run_contains_the_readme_test_command_verbatim"),
     ("README.md", "privasis-bench run -m openai:gpt-4.1-mini -t privasis_vanilla -o runs/gpt-4.1-mini \\"):
-        (NOT_RUN, "needs an OpenAI API key and a judge server"),
+        (SUBST, "tests/docs_examples/test_provider_blocks.py::test_readme_evaluate_block: the OpenAI API -> the local "
+                "fake (OPENAI_BASE_URL, a dummy OPENAI_API_KEY), HOST:PORT -> the same fake, privasis_vanilla's hub "
+                "data -> --data-files tasks/sample/privasis_sample.jsonl (identical schema), --limit 2"),
     ("README.md", "privasis-bench submit runs/my-model --name my-org/my-model --track verified"):
         (NOT_RUN, "needs a finished run of the user's model, a git checkout to submit into and the pinned judge model; "
                   "each step is tested in tests/leaderboard/test_verify.py and test_build.py"),
@@ -168,8 +170,10 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
                 "(no API key here); --limit 3 --bootstrap-samples 0 on run and evaluate (speed)"),
     ("docs/tasks.md", "privasis-bench tasks list"): (RUN, ""),
     ("docs/batch.md", "privasis-bench run --model openai:gpt-4.1-mini --tasks privasis_vanilla --judge openai:gpt-4.1 \\"):
-        (NOT_RUN, "needs an OpenAI API key; the same path against local Files + Batches servers: "
-                  "tests/engine/test_batch_runs.py"),
+        (SUBST, "tests/docs_examples/test_provider_blocks.py::test_batch_block: the OpenAI API -> the local Files + "
+                "Batches fake (OPENAI_BASE_URL, a dummy OPENAI_API_KEY), privasis_vanilla's hub data -> --data-files "
+                "tasks/sample/privasis_sample.jsonl, --limit 2, --batch-quiet 0.2 --batch-poll 0.05 (the defaults wait "
+                "2 s and poll every 30 s)"),
     ("docs/replacement.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_replacement_sample -o runs/repl"):
         (NOT_RUN, "replacements.json and runs/other are the reader's own files, and the default classifier attack takes "
                   "minutes; each command runs in tests/replacement/test_replacement_run.py"),
@@ -204,13 +208,13 @@ def test_every_shell_block_of_the_docs_is_classified() -> None:
     assert not stale, f"BLOCKS entries for blocks no longer in the docs: {stale}"
     for (page, first), (kind, what) in BLOCKS.items():
         assert kind in (RUN, SUBST, ELSEWHERE, NOT_RUN) and (what or kind == RUN), (page, first)
+        named = _named_tests(what)
+        for test_file, name in named:  # every test an entry names exists
+            assert (REPO / test_file).is_file(), f"{page}: {first}: {test_file} does not exist"
+            assert f"def {name}(" in (REPO / test_file).read_text(encoding="utf-8"), f"{page}: {name} not found"
         if kind == ELSEWHERE:
             runner = what.split("::", 1)[0].split(" ", 1)[0].rstrip(",")
             assert (REPO / runner).is_file(), f"{page}: {first}: {runner} does not exist"
-            named = _named_tests(what)
-            for test_file, name in named:
-                assert (REPO / test_file).is_file(), f"{page}: {first}: {test_file} does not exist"
-                assert f"def {name}(" in (REPO / test_file).read_text(encoding="utf-8"), f"{page}: {name} not found"
             if not _is_test_file(runner):  # a script such as .ci/run: only with a named test that proves it runs the block
                 assert any(all(f'"{part}"' in (REPO / f).read_text(encoding="utf-8") for part in Path(runner).parts)
                            for f, _ in named), (
@@ -249,8 +253,12 @@ def _run(command: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedP
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
-def _block(page: str, first: str) -> list[str]:
+def block_commands(page: str, first: str) -> list[str]:
+    """The command lines (continuations joined, comments dropped) of the block of ``page`` that starts with ``first``."""
     return next(_commands(lines) for p, f, lines in DOC_BLOCKS if (p, f) == (page, first[:KEY_LEN]))
+
+
+_block = block_commands
 
 
 @pytest.mark.parametrize("page,first", [k for k, (kind, _) in BLOCKS.items() if kind == RUN])
