@@ -138,8 +138,10 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
                 "fake (OPENAI_BASE_URL, a dummy OPENAI_API_KEY), HOST:PORT -> the same fake, privasis_vanilla's hub "
                 "data -> --data-files tasks/sample/privasis_sample.jsonl (identical schema), --limit 2"),
     ("README.md", "privasis-bench submit runs/my-model --name my-org/my-model --track verified"):
-        (NOT_RUN, "needs a finished run of the user's model, a git checkout to submit into and the pinned judge model; "
-                  "each step is tested in tests/leaderboard/test_verify.py and test_build.py"),
+        (SUBST, "tests/docs_examples/test_publish_blocks.py::test_readme_publish_block_ends_with_the_agreement_on_the_board "
+                "(integration: the real pinned judge, llama.cpp SmolLM2): runs/my-model -> a finished run of "
+                "`run -m regex-scrubber -t privasis_sample --limit 1`; the checkout -> a fresh `git init` with empty "
+                "submissions/ and leaderboards/; the new entry's re-judge agreement is asserted on the board"),
     ("docs/interop.md", "pip install '.[lmeval]'"):
         (NOT_RUN, "needs lm_eval and a model server on port 8080; the same path against a real server: "
                   "tests/integration/test_lmeval_interop.py"),
@@ -150,8 +152,8 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (NOT_RUN, "a catalogue of providers: API keys (OpenAI, Anthropic), servers, a GPU for vLLM; each adapter has its "
                   "own tests (tests/adapters/, tests/integration/)"),
     ("docs/publishing.md", "privasis-bench submit runs/my-model --name my-org/my-model --track verified"):
-        (NOT_RUN, "needs a finished run of the user's model, a git checkout to submit into and the pinned judge model; "
-                  "each step is tested in tests/leaderboard/test_verify.py and test_build.py"),
+        (SUBST, "tests/docs_examples/test_publish_blocks.py::test_publishing_block_runs_as_written (integration), with "
+                "the README publish block's substitutions; its first two lines are the README's and run once"),
     ("docs/recipes.md", "privasis-bench generate --recipe synthesis -m openai:gpt-4.1 -n 100 -o runs/corpus/"):
         (NOT_RUN, "needs an OpenAI API key; the same commands against a scripted server: "
                   "tests/recipes/test_recipe_loop.py::test_the_documented_loop_runs_as_written"),
