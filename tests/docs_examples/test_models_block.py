@@ -1,5 +1,5 @@
 """docs/models.md's provider catalogue: every line is run, here against the local provider fake or as written, or in
-test_models_block_live.py against a real local model (models_lines.LINES says which, with the substitution)."""
+tests/integration/test_doc_models_live.py against a real local model (models_lines.LINES says which, with the substitution)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from cli_main import run_main
 from doc_fakes import commands, protocol_reply
 from fake_batch_server import FakeBatchServer
-from models_lines import AS_WRITTEN, FAKE, LINES, MODELS_FIRST, REPLACE
+from models_lines import AS_WRITTEN, FAKE, LINES, MODELS_FIRST, argv_for
 
 KEY = "sk-doc-example-not-a-real-key"
 HERE = [line for line, (how, _, _) in LINES.items() if how in (FAKE, AS_WRITTEN)]
@@ -21,14 +21,6 @@ def test_every_line_of_the_catalogue_has_a_way_to_run() -> None:
     documented = [shlex.join(argv) for argv in commands("docs/models.md", MODELS_FIRST)]
     assert sorted(documented) == sorted(LINES), "docs/models.md and tests/docs_examples/models_lines.py LINES differ"
     assert all(what for how, what, _ in LINES.values() if how != AS_WRITTEN)  # every substitution is stated
-
-
-def argv_for(line: str) -> list[str]:
-    """The line's argv with its stated replacements and appended arguments."""
-    argv = [REPLACE.get(token, token) for token in shlex.split(line)]
-    for old, new in REPLACE.items():
-        argv = [token.replace(old, new) for token in argv]
-    return [*argv, *LINES[line][2], "--no-progress"]
 
 
 @pytest.mark.parametrize("line", HERE, ids=[line.split(" -t ")[0] for line in HERE])

