@@ -4,7 +4,8 @@ Each ```bash block is read; each line (backslash continuations joined) that runs
 shell would. Every command is checked against the real command definitions: the command and sub-command exist,
 every option is one that command accepts, and an option that takes a value has one. Commands that are fast and
 offline (listing tasks, data, models, the lm-eval path, the version) are also run, and must exit 0. The slow ones
-(model calls) are covered by the integration tests (tests/integration/test_run_smollm2.py runs the quick start).
+(model calls) run in the tests each BLOCKS entry below names (tests/docs_examples/: the README's main job, its
+evaluate and publish flows, the model catalogue and the batch block).
 """
 
 from __future__ import annotations
