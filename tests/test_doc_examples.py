@@ -170,8 +170,11 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (NOT_RUN, "needs an OpenAI API key; the same path against local Files + Batches servers: "
                   "tests/engine/test_batch_runs.py"),
     ("docs/replacement.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_replacement_sample -o runs/repl"):
-        (NOT_RUN, "replacements.json and runs/other are the reader's own files, and the default classifier attack takes "
-                  "minutes; each command runs in tests/replacement/test_replacement_run.py"),
+        (SUBST, "in a temporary folder holding the reader's files, written by the test (replacements.json: each "
+                "document's applicant name replaced, pairs reported; runs/other: a run of identity); -t "
+                "tab_replacement_sample -> tab_replacement_sample.yaml there, the same task with the retrieval attack "
+                "for the default classifier (minutes of training) and nmi_restarts 3 for 50: "
+                "tests/replacement/test_replacement_doc_block.py"),
 }
 BLOCKS = {(page, first[:KEY_LEN]): value for (page, first), value in BLOCKS.items()}
 
