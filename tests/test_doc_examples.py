@@ -150,8 +150,10 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (NOT_RUN, "needs a finished run of the user's model, a git checkout to submit into and the pinned judge model; "
                   "each step is tested in tests/leaderboard/test_verify.py and test_build.py"),
     ("docs/recipes.md", "privasis-bench generate --recipe synthesis -m openai:gpt-4.1 -n 100 -o runs/corpus/"):
-        (NOT_RUN, "needs an OpenAI API key; the same commands against a scripted server: "
-                  "tests/recipes/test_recipe_loop.py::test_the_documented_loop_runs_as_written"),
+        (SUBST, "in a temporary folder, OPENAI_BASE_URL (and a placeholder key) pointing every openai: model of the "
+                "block (gpt-4.1, the default judge gpt-oss-120b) at the scripted server of tests/recipes/"
+                "test_recipe_loop.py; -n 100 -> -n 2; llamacpp:smollm2 -> openai:smollm2 on that server: "
+                "tests/recipes/test_recipes_doc_block.py"),
     ("docs/recipes.md", "privasis-bench generate --recipe synthesis -m openai:MODEL -n 100 -o runs/corpus"):
         (ELSEWHERE, "tests/recipes/test_recipe_loop.py::test_the_documented_loop_runs_as_written (openai:MODEL -> a "
                     "scripted local server, -n 100 -> -n 2, the train step in tests/integration/test_train_cleaner.py)"),
