@@ -138,11 +138,14 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (NOT_RUN, "needs a finished run of the user's model, a git checkout to submit into and the pinned judge model; "
                   "each step is tested in tests/leaderboard/test_verify.py and test_build.py"),
     ("docs/interop.md", "pip install '.[lmeval]'"):
-        (NOT_RUN, "needs lm_eval and a model server on port 8080; the same path against a real server: "
-                  "tests/integration/test_lmeval_interop.py"),
+        (SUBST, "by bash in a temporary folder against llama.cpp's server with SmolLM2 (integration): port 8080 -> a "
+                "free port; pip install -> a check that the lmeval extra's requirements are installed; <timestamp> -> *; "
+                "--limit 1 on lm_eval and evaluate, max_gen_toks=64, judge budgets 24/8 tokens, cut and off-label judge "
+                "answers accepted: tests/integration/test_interop_doc_blocks.py"),
     ("docs/interop.md", "# any OpenAI-compatible server: inspect's openai-api provider reads LOCAL_BASE_URL and LOCAL_API_KEY"):
-        (NOT_RUN, "needs inspect_ai and a model server on port 8080; the same path against a real server: "
-                  "tests/integration/test_inspect_interop.py"),
+        (SUBST, "by bash in a temporary folder against llama.cpp's server with SmolLM2 (integration): port 8080 -> a "
+                "free port; -T limit=5 -> -T limit=1 with max_tokens=48 and judge budgets 24/8; <timestamp>, <id> -> *; "
+                "evaluate gets --limit 1 and the same budgets: tests/integration/test_interop_doc_blocks.py"),
     ("docs/models.md", "# OpenAI API (OPENAI_API_KEY set); reasoning models get max_completion_tokens and no temperature"):
         (NOT_RUN, "a catalogue of providers: API keys (OpenAI, Anthropic), servers, a GPU for vLLM; each adapter has its "
                   "own tests (tests/adapters/, tests/integration/)"),
@@ -161,9 +164,14 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (SUBST, "run in a temporary folder with tests/integration/tiny_model.py as an absolute path (integration: "
                 "needs the train extra, about a minute)"),
     ("docs/scaling.md", "# one machine: a local cluster is started for the command"):
-        (NOT_RUN, "needs a model server at 10.0.0.7 and Ray; tests/distributed/ run the Ray executor locally"),
+        (SUBST, "10.0.0.7 -> a local fake OpenAI server, also the default judge's (OPENAI_BASE_URL); privasis_vanilla "
+                "reads the bundled sample (--data-files) with --limit 2; a local Ray cluster started by the command "
+                "(integration): tests/distributed/test_scaling_doc_blocks.py"),
     ("docs/scaling.md", "ray start --head --port 6379 --num-cpus 2"):
-        (NOT_RUN, "needs several machines (a Ray head and worker nodes)"),
+        (SUBST, "one machine: ray start starts a head and one worker node here (HEAD_IP:6379 -> 127.0.0.1:<free port>, "
+                "with the loopback address, free ports and the head's own temp dir), 10.0.0.7 -> a local fake server, "
+                "/shared -> a temporary folder, --ray-workers 8 -> 1, the sample records with --limit 2; the nodes are "
+                "stopped by pid (integration): tests/distributed/test_scaling_doc_blocks.py"),
     ("docs/tab.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_sample -o runs/tab"):
         (SUBST, "echr_test.json -> a copy of the bundled TAB sample under that name; openai:gpt-4o-mini -> identity "
                 "(no API key here); --limit 3 --bootstrap-samples 0 on run and evaluate (speed)"),
