@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -124,7 +125,8 @@ def test_the_several_machines_block_on_a_local_head_and_worker(tmp_path: Path) -
         env = _env(tmp_path, server)
         try:
             for command in (head, worker):
-                proc = subprocess.run(_ray_start(command, port, temp_dir), cwd=tmp_path, env=env, capture_output=True,
+                node_env = {k: v for k, v in env.items() if k not in LOOPBACK_ENV}  # (it also refuses worker nodes)
+                proc = subprocess.run(_ray_start(command, port, temp_dir), cwd=tmp_path, env=node_env, capture_output=True,
                                       text=True, timeout=300)
                 assert proc.returncode == 0, f"{command}: exit {proc.returncode}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
             proc = _privasis_bench(run, server, tmp_path)
@@ -133,6 +135,7 @@ def test_the_several_machines_block_on_a_local_head_and_worker(tmp_path: Path) -
         finally:
             _stop_nodes(str(temp_dir))
             _stop_nodes(f"127.0.0.1:{port}")
+            shutil.rmtree(temp_dir, ignore_errors=True)
     assert not _node_pids(str(temp_dir))
     placed = next(ln for ln in proc.stderr.splitlines() if ln.startswith("ray: driver on node "))
     assert "sanitize on 1 node" in placed and "judge on 1 node" in placed, placed
