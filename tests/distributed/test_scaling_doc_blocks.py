@@ -32,6 +32,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real Ray cluster o
 
 PAGE = "docs/scaling.md"
 MODEL_URL = "http://10.0.0.7:8000/v1"
+NODE_MARKER = "PRIVASIS_TEST_RAY_NODES"  # set in the environment of the nodes this test starts
 
 
 def _reply(prompt: str) -> str:
@@ -73,15 +74,16 @@ def test_the_one_machine_block_starts_a_local_cluster(tmp_path: Path) -> None:
 
 
 def _node_pids(marker: str) -> list[int]:
-    """Pids of the processes whose command line names ``marker`` (this test's own temp dir or port)."""
+    """Pids of the processes started with ``NODE_MARKER=marker`` in their environment: the nodes' own and every
+    process they start (Ray renames its workers and agents, so their command lines name nothing of ours)."""
     import psutil
 
     found = []
-    for proc in psutil.process_iter(["pid", "cmdline"]):
+    for proc in psutil.process_iter(["pid"]):
         try:
-            if any(marker in part for part in proc.info["cmdline"] or []):
+            if proc.environ().get(NODE_MARKER) == marker:
                 found.append(proc.info["pid"])
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
     return found
 
@@ -125,7 +127,11 @@ def test_the_several_machines_block_on_a_local_head_and_worker(tmp_path: Path) -
         env = _env(tmp_path, server)
         try:
             for command in (head, worker):
-                node_env = {k: v for k, v in env.items() if k not in LOOPBACK_ENV}  # (it also refuses worker nodes)
+                # without the driver's loopback switch (it also refuses worker nodes), and with a HOME of their own:
+                # a head started by `ray start` turns token authentication on when ~/.ray/auth_token exists, a worker
+                # node does not send it
+                node_env = {k: v for k, v in env.items() if k not in LOOPBACK_ENV}
+                node_env.update({"HOME": str(tmp_path / "home"), NODE_MARKER: temp_dir.name})
                 proc = subprocess.run(_ray_start(command, port, temp_dir), cwd=tmp_path, env=node_env, capture_output=True,
                                       text=True, timeout=300)
                 assert proc.returncode == 0, f"{command}: exit {proc.returncode}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
@@ -133,10 +139,9 @@ def test_the_several_machines_block_on_a_local_head_and_worker(tmp_path: Path) -
             assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout[-2000:]}{proc.stderr[-3000:]}"
             _check_run(tmp_path / "shared/runs/big/privasis_vanilla", server)
         finally:
-            _stop_nodes(str(temp_dir))
-            _stop_nodes(f"127.0.0.1:{port}")
+            _stop_nodes(temp_dir.name)
             shutil.rmtree(temp_dir, ignore_errors=True)
-    assert not _node_pids(str(temp_dir))
+    assert not _node_pids(temp_dir.name)
     placed = next(ln for ln in proc.stderr.splitlines() if ln.startswith("ray: driver on node "))
     assert "sanitize on 1 node" in placed and "judge on 1 node" in placed, placed
     assert list((tmp_path / "shared/pb-cache").iterdir())  # the cache went where the command said
