@@ -47,7 +47,8 @@ def _reply(prompt: str) -> str:
 def _env(cwd: Path, server: FakeOpenAIServer) -> dict[str, str]:
     path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
     return {**os.environ, **LOOPBACK_ENV, "PYTHONPATH": path, "PRIVASIS_BENCH_CACHE_DIR": str(cwd / ".cache"),
-            "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test-not-a-secret", "RAY_USAGE_STATS_ENABLED": "0"}
+            "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test-not-a-secret", "RAY_USAGE_STATS_ENABLED": "0",
+            NODE_MARKER: str(cwd)}
 
 
 def _privasis_bench(command: str, server: FakeOpenAIServer, cwd: Path) -> subprocess.CompletedProcess:
@@ -67,7 +68,10 @@ def test_the_one_machine_block_starts_a_local_cluster(tmp_path: Path) -> None:
     pytest.importorskip("ray.data")
     (command,) = block_commands(PAGE, "# one machine: a local cluster is started for the command")
     with FakeOpenAIServer(reply=_reply) as server:
-        proc = _privasis_bench(command, server, tmp_path)
+        try:
+            proc = _privasis_bench(command, server, tmp_path)
+        finally:
+            _stop_nodes(str(tmp_path))  # anything the command's local cluster left behind
         assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout[-2000:]}{proc.stderr[-3000:]}"
         _check_run(tmp_path / "runs/big/privasis_vanilla", server)
     assert "ray: driver on node" in proc.stderr
