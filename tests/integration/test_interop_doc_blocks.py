@@ -33,10 +33,13 @@ JUDGE_SMALL = ("--limit 1 --judge-guess-max-tokens 24 --judge-compare-max-tokens
                "--max-off-label 1000")
 
 
-def _run_block(lines: list[str], cwd: Path, hf_home: Path) -> subprocess.CompletedProcess:
-    # The environment is this process's (no PYTHONPATH of our own): inspect names a package's tasks
-    # `privasis_bench/...` only when it is installed, not when it is imported from a checkout on PYTHONPATH.
+def _run_block(lines: list[str], cwd: Path, hf_home: Path, *, installed: bool = False) -> subprocess.CompletedProcess:
+    """Run ``lines`` by bash in ``cwd`` with this process's environment (offline); ``installed``: without PYTHONPATH,
+    so the installed package is the one imported (inspect names a package's tasks ``privasis_bench/...`` only when
+    it is installed, not when it is imported from a checkout on PYTHONPATH)."""
     env = offline_env(hf_home)
+    if installed:
+        env.pop("PYTHONPATH", None)
     env.update({"PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
                 "PRIVASIS_BENCH_CACHE_DIR": str(cwd / ".cache"), "INSPECT_LOG_LEVEL": "warning"})
     script = "set -euo pipefail\n" + "\n".join(lines) + "\n"
@@ -73,7 +76,7 @@ def test_the_lmeval_block_runs_against_a_local_server(llama_server_url: str, in_
     assert "127.0.0.1:8080" in lm_eval
     lm_eval = lm_eval.replace("127.0.0.1:8080", f"127.0.0.1:{port}") + " --limit 1 --gen_kwargs max_gen_toks=64"
     evaluate = _evaluate_line(evaluate.replace("<timestamp>", "*"))
-    proc = _run_block(["export OPENAI_API_KEY=unused-local", lm_eval, evaluate], tmp_path, hf_home)
+    proc = _run_block([lm_eval, evaluate], tmp_path, hf_home)  # no key: local-chat-completions needs none
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-4000:]}"
     assert len(list((tmp_path / "runs/lmeval_out/smollm2").glob("samples_privasis_sample_*.jsonl"))) == 1
     res = _results(tmp_path / "runs/lmeval/privasis_sample/results.json")
@@ -91,7 +94,7 @@ def test_the_inspect_block_runs_against_a_local_server(llama_server_url: str, in
     inspect = inspect.replace("-T limit=5", "-T limit=1") + (" -T max_tokens=48 -T judge_guess_max_tokens=24"
                                                              " -T judge_compare_max_tokens=8 --display none")
     evaluate = _evaluate_line(evaluate.replace("<timestamp>", "*").replace("<id>", "*"))
-    proc = _run_block([export, inspect, evaluate], tmp_path, hf_home)
+    proc = _run_block([export, inspect, evaluate], tmp_path, hf_home, installed=True)
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-4000:]}"
     assert len(list((tmp_path / "runs/inspect-logs").glob("*_privasis-sample_*.eval"))) == 1
     res = _results(tmp_path / "runs/from-inspect/privasis_sample/results.json")
