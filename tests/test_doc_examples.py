@@ -146,11 +146,14 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
                 "`run -m regex-scrubber -t privasis_sample --limit 1`; the checkout -> a fresh `git init` with empty "
                 "submissions/ and leaderboards/; the new entry's re-judge agreement is asserted on the board"),
     ("docs/interop.md", "pip install '.[lmeval]'"):
-        (NOT_RUN, "needs lm_eval and a model server on port 8080; the same path against a real server: "
-                  "tests/integration/test_lmeval_interop.py"),
+        (SUBST, "by bash in a temporary folder against llama.cpp's server with SmolLM2 (integration): port 8080 -> a "
+                "free port; pip install -> a check that the lmeval extra's requirements are installed; <timestamp> -> *; "
+                "--limit 1 on lm_eval and evaluate, max_gen_toks=64, judge budgets 24/8 tokens, cut and off-label judge "
+                "answers accepted: tests/integration/test_interop_doc_blocks.py"),
     ("docs/interop.md", "# any OpenAI-compatible server: inspect's openai-api provider reads LOCAL_BASE_URL and LOCAL_API_KEY"):
-        (NOT_RUN, "needs inspect_ai and a model server on port 8080; the same path against a real server: "
-                  "tests/integration/test_inspect_interop.py"),
+        (SUBST, "by bash in a temporary folder against llama.cpp's server with SmolLM2 (integration): port 8080 -> a "
+                "free port; -T limit=5 -> -T limit=1 with max_tokens=48 and judge budgets 24/8; <timestamp>, <id> -> *; "
+                "evaluate gets --limit 1 and the same budgets: tests/integration/test_interop_doc_blocks.py"),
     ("docs/models.md", "# OpenAI API (OPENAI_API_KEY set); reasoning models get max_completion_tokens and no temperature"):
         (SUBST, "every line, each with the substitution tests/docs_examples/models_lines.py LINES states: API "
                 "providers against the local provider fake (OPENAI_BASE_URL / ANTHROPIC_BASE_URL) in "
@@ -161,8 +164,10 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (SUBST, "tests/docs_examples/test_publish_blocks.py::test_publishing_block_runs_as_written (integration), with "
                 "the README publish block's substitutions; its first two lines are the README's and run once"),
     ("docs/recipes.md", "privasis-bench generate --recipe synthesis -m openai:gpt-4.1 -n 100 -o runs/corpus/"):
-        (NOT_RUN, "needs an OpenAI API key; the same commands against a scripted server: "
-                  "tests/recipes/test_recipe_loop.py::test_the_documented_loop_runs_as_written"),
+        (SUBST, "in a temporary folder, OPENAI_BASE_URL (and a placeholder key) pointing every openai: model of the "
+                "block (gpt-4.1, the default judge gpt-oss-120b) at the scripted server of tests/recipes/"
+                "test_recipe_loop.py; -n 100 -> -n 2; llamacpp:smollm2 -> openai:smollm2 on that server: "
+                "tests/recipes/test_recipes_doc_block.py"),
     ("docs/recipes.md", "privasis-bench generate --recipe synthesis -m openai:MODEL -n 100 -o runs/corpus"):
         (ELSEWHERE, "tests/recipes/test_recipe_loop.py::test_the_documented_loop_runs_as_written (openai:MODEL -> a "
                     "scripted local server, -n 100 -> -n 2, the train step in tests/integration/test_train_cleaner.py)"),
@@ -170,9 +175,14 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (SUBST, "run in a temporary folder with tests/integration/tiny_model.py as an absolute path (integration: "
                 "needs the train extra, about a minute)"),
     ("docs/scaling.md", "# one machine: a local cluster is started for the command"):
-        (NOT_RUN, "needs a model server at 10.0.0.7 and Ray; tests/distributed/ run the Ray executor locally"),
+        (SUBST, "10.0.0.7 -> a local fake OpenAI server, also the default judge's (OPENAI_BASE_URL); privasis_vanilla "
+                "reads the bundled sample (--data-files) with --limit 2; a local Ray cluster started by the command "
+                "(integration): tests/distributed/test_scaling_doc_blocks.py"),
     ("docs/scaling.md", "ray start --head --port 6379 --num-cpus 2"):
-        (NOT_RUN, "needs several machines (a Ray head and worker nodes)"),
+        (SUBST, "one machine: ray start starts a head and one worker node here (HEAD_IP:6379 -> 127.0.0.1:<free port>, "
+                "with the loopback address, free ports and the head's own temp dir), 10.0.0.7 -> a local fake server, "
+                "/shared -> a temporary folder, --ray-workers 8 -> 1, the sample records with --limit 2; the nodes are "
+                "stopped by pid (integration): tests/distributed/test_scaling_doc_blocks.py"),
     ("docs/tab.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_sample -o runs/tab"):
         (SUBST, "echr_test.json -> a copy of the bundled TAB sample under that name; openai:gpt-4o-mini -> identity "
                 "(no API key here); --limit 3 --bootstrap-samples 0 on run and evaluate (speed)"),
@@ -183,8 +193,11 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
                 "tasks/sample/privasis_sample.jsonl, --limit 2, --batch-quiet 0.2 --batch-poll 0.05 (the defaults wait "
                 "2 s and poll every 30 s)"),
     ("docs/replacement.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_replacement_sample -o runs/repl"):
-        (NOT_RUN, "replacements.json and runs/other are the reader's own files, and the default classifier attack takes "
-                  "minutes; each command runs in tests/replacement/test_replacement_run.py"),
+        (SUBST, "in a temporary folder holding the reader's files, written by the test (replacements.json: each "
+                "document's applicant name replaced, pairs reported; runs/other: a run of identity); -t "
+                "tab_replacement_sample -> tab_replacement_sample.yaml there, the same task with the retrieval attack "
+                "for the default classifier (minutes of training) and nmi_restarts 3 for 50: "
+                "tests/replacement/test_replacement_doc_block.py"),
 }
 BLOCKS = {(page, first[:KEY_LEN]): value for (page, first), value in BLOCKS.items()}
 
