@@ -22,7 +22,8 @@ Notes on how the official script is called:
 * ``evaluate`` is asked for 3 decimals (what the script prints) and for 12 (to compare at full precision).
 
     python benchmarks/tab_official_check.py --official-repo PATH [--data-files echr_test.json] [--task tab_test]
-        [--maskers identity empty regex-scrubber ...] [--limit N] [--official-pythonpath DIR]
+        [--maskers identity empty regex-scrubber ...] [--masks-files masked.json ...] [--limit N]
+        [--official-pythonpath DIR]
 """
 
 from __future__ import annotations
@@ -152,7 +153,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="TAB's repository: a checkout, or a bare git mirror (files are read from HEAD)")
     p.add_argument("--data-files", type=Path, help="the TAB data file (default: the repository's file for --task)")
     p.add_argument("--task", default="tab_test", help="tab_test (default) or tab_dev")
-    p.add_argument("--maskers", nargs="+", default=list(MASKERS), help="model specs (default: %(default)s)")
+    p.add_argument("--maskers", nargs="*", default=list(MASKERS), help="model specs (default: %(default)s)")
+    p.add_argument("--masks-files", nargs="*", type=Path, default=[],
+                   help="masked-output files to score both ways as well (no run: the 'run' column repeats evaluate)")
     p.add_argument("--limit", type=int, help="score only the first N documents")
     p.add_argument("--spacy-model", help="pipeline for the official script (default: the one our run recorded)")
     p.add_argument("--official-pythonpath", action="append", default=[],
@@ -189,6 +192,16 @@ def main(argv: list[str] | None = None) -> int:
         recorded = json.loads(run_results.read_text())["scorer"]["tokens"]["spacy_pipeline"]
         pipeline = pipeline or recorded
         print(f"{spec}: run, export, evaluate done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+    for given in args.masks_files:
+        name, d = f"file {given.name}", work / slug(f"file-{given.name}")
+        d.mkdir(exist_ok=True)
+        cli(["evaluate", "-t", args.task, "--data-files", str(gold), "-p", str(given.resolve()), "-o",
+             str(d / "evaluate"), *limit], d / "evaluate.log")
+        scored = ours(d / "evaluate" / args.task / "results.json")
+        mine[name], masks[name] = (scored, scored), given.resolve()
+        pipeline = pipeline or json.loads((d / "evaluate" / args.task / "results.json").read_text())[
+            "scorer"]["tokens"]["spacy_pipeline"]
+        print(f"{name}: evaluate done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
 
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(code_dir), *args.official_pythonpath]))
     done = subprocess.run([sys.executable, "-c", OFFICIAL_CHILD, str(gold), pipeline, *map(str, masks.values())],
@@ -198,11 +211,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"the official script failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     official = json.loads(line[len(MARK):])
 
-    docs = len(json.loads(next(iter(masks.values())).read_text())) if masks else 0
+    docs = len(json.loads(next(iter(masks.values())).read_text(encoding="utf-8"))) if masks else 0
     print(f"TAB official evaluation.py vs privasis-bench: {args.task}, {gold.name}, {docs} document(s), "
           f"spaCy pipeline {pipeline} on both sides, {time.perf_counter() - t0:.0f} s")
     all_same = True
-    for spec in args.maskers:
+    for spec in masks:
         got = official[str(masks[spec])]
         print(f"\n## {spec}")
         if "error" in got:
@@ -215,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         for key, o, e, r, diff, verdict in rows:
             print(f"{key:<26} {show(o):>9} {show(e):>9} {show(r):>9} "
                   f"{'-' if diff is None else f'{diff:.1e}':>11}  {verdict}")
-    print(f"\n{'ALL EQUAL' if all_same else 'DIFFERENCES FOUND'}: {len(args.maskers)} masker(s)")
+    print(f"\n{'ALL EQUAL' if all_same else 'DIFFERENCES FOUND'}: {len(masks)} masker(s) and file(s)")
     return 0 if all_same else 1
 
 
