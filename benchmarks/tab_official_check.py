@@ -23,7 +23,7 @@ Notes on how the official script is called:
 
     python benchmarks/tab_official_check.py --official-repo PATH [--data-files echr_test.json] [--task tab_test]
         [--maskers identity empty regex-scrubber ...] [--masks-files masked.json ...] [--limit N]
-        [--official-pythonpath DIR]
+        [--official-pythonpath DIR] [--work-dir DIR [--reuse]] [--run-args '--max-tokens 512']
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -161,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--official-pythonpath", action="append", default=[],
                    help="extra folder for the official script's imports (e.g. where intervaltree is installed)")
     p.add_argument("--work-dir", type=Path, help="keep runs and masks here (default: a temporary folder)")
+    p.add_argument("--reuse", action="store_true",
+                   help="keep a masker's run, export and evaluate already in --work-dir instead of redoing them")
+    p.add_argument("--run-args", default="", help="extra options for every run, e.g. '--max-tokens 512'")
     args = p.parse_args(argv)
 
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="tab-official-"))
@@ -181,11 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     for spec in args.maskers:
         d = work / slug(spec)
         d.mkdir(exist_ok=True)
-        cli(["run", "-m", spec, "-t", args.task, "--data-files", str(gold), "-o", str(d / "run"), *limit],
-            d / "run.log")
-        cli(["export-tab-masks", str(d / "run"), "-t", args.task, "-o", str(d / "masked.json")], d / "export.log")
-        cli(["evaluate", "-t", args.task, "--data-files", str(gold), "-p", str(d / "masked.json"), "-o",
-             str(d / "evaluate"), *limit], d / "evaluate.log")
+        if not (args.reuse and (d / "evaluate" / args.task / "results.json").is_file()):
+            cli(["run", "-m", spec, "-t", args.task, "--data-files", str(gold), "-o", str(d / "run"), *limit,
+                 *shlex.split(args.run_args)], d / "run.log")
+            cli(["export-tab-masks", str(d / "run"), "-t", args.task, "-o", str(d / "masked.json")],
+                d / "export.log")
+            cli(["evaluate", "-t", args.task, "--data-files", str(gold), "-p", str(d / "masked.json"), "-o",
+                 str(d / "evaluate"), *limit], d / "evaluate.log")
         run_results = d / "run" / args.task / "results.json"
         mine[spec] = (ours(d / "evaluate" / args.task / "results.json"), ours(run_results))
         masks[spec] = d / "masked.json"
