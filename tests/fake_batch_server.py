@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from fake_anthropic_batches import AnthropicRoutes
-from fake_openai_server import reply_for
+from fake_openai_server import STOP_POLL_S, reply_for
 
 
 class _Server(ThreadingHTTPServer):
@@ -86,7 +86,7 @@ class FakeBatchServer(AnthropicRoutes):
                 server._route(self, "POST")
 
         self._httpd = _Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self._httpd.serve_forever, args=(STOP_POLL_S,), daemon=True).start()
         return self
 
     def stop(self) -> None:

@@ -3,7 +3,8 @@
 The fake server (:mod:`fake_openai_server`) answers every prompt deterministically; :func:`recipe_reply` adds
 answers the corpus recipe's steps can read (a ranking, spans, a strategy, a rewrite, a request), so build-corpus
 produces real rows, and :func:`synthesis_reply` answers the synthesis recipe's steps (refusing to draft for some
-first names, so that generate has failed rows to replace). The CLI runs in a subprocess (the Ray driver), so a test can kill workers meanwhile.
+first names, so that generate has failed rows to replace). A Ray driver runs in a subprocess (:func:`cli`, :func:`popen`), so
+a test can kill workers meanwhile; the local executor's reference runs run in the test process (:func:`in_process`).
 """
 
 from __future__ import annotations
@@ -115,6 +116,15 @@ def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     env = {**os.environ, **LOOPBACK_ENV, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
     return subprocess.run([sys.executable, "-m", "privasis_bench", *args], capture_output=True, text=True, env=env,
                           timeout=timeout)
+
+
+def in_process(monkeypatch, capsys, *args: str) -> subprocess.CompletedProcess:
+    """The same command run in the test process (for the local executor's reference runs: no Ray driver to keep on
+    127.0.0.1 and nothing to kill, so a subprocess would only add an interpreter start and its imports)."""
+    from cli_main import run_main
+
+    code, out, err = run_main(list(args), monkeypatch, capsys)
+    return subprocess.CompletedProcess(["privasis-bench", *args], code, out, err)
 
 
 def popen(*args: str) -> subprocess.Popen:

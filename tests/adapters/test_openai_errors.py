@@ -23,6 +23,7 @@ from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
 
 SECRET = "sk-test-THIS-KEY-MUST-NOT-LEAK-0123456789"
+STALL_S = 0.8  # how long the "stall" model takes to answer: well past the 0.3 s timeouts below, short enough to wait out
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -76,7 +77,7 @@ class Handler(BaseHTTPRequestHandler):
         elif model == "bad-request":
             self._reply(400, error("max_tokens is too large"))
         elif model == "stall":
-            time.sleep(1.5)
+            time.sleep(STALL_S)
             self._reply(200, {})
         else:
             self._reply(404, error(f"model {model} not found"))
@@ -208,7 +209,7 @@ def test_reasoning_takes_true_and_false_only():
 def test_the_request_timeout_follows_the_token_budget_unless_given(server, provider, monkeypatch):
     from privasis_bench.adapters import http_errors
 
-    base, _ = server  # "stall" answers after 1.5 s
+    base, _ = server  # "stall" answers after STALL_S
     monkeypatch.setattr(http_errors, "DEFAULT_TIMEOUT_S", 0.3)
     monkeypatch.setattr(http_errors, "TIMEOUT_BASE_S", 0.0)
     monkeypatch.setattr(http_errors, "TIMEOUT_PER_TOKEN_S", 0.001)  # 32 tokens: the 0.3 s floor

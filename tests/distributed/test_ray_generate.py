@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fake_openai_server import FakeOpenAIServer
-from ray_fakes import cli, popen, synthesis_reply
+from ray_fakes import cli, in_process, popen, synthesis_reply
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real local Ray cluster
 
@@ -26,11 +26,12 @@ def _rows(path: Path) -> list[dict]:
 
 
 def test_generate_on_ray_writes_the_local_files_pays_for_no_extra_draft_and_resumes_from_the_cache(
-        ray_address: str, tmp_path: Path):
+        ray_address: str, tmp_path: Path, monkeypatch, capsys):
     with FakeOpenAIServer(reply=synthesis_reply) as server:
         def generate(out: str, *extra: str, cache: str | None = None):
             before = sum(server.received.values())
-            done = cli("generate", "-r", "synthesis", "-m", "openai:fake-model", "--model-args", f"base_url={server.base_url}",
+            run = cli if "--executor" in extra else lambda *a: in_process(monkeypatch, capsys, *a)
+            done = run("generate", "-r", "synthesis", "-m", "openai:fake-model", "--model-args", f"base_url={server.base_url}",
                        "-n", "5", "-o", str(tmp_path / out), "--cache-dir", str(tmp_path / f"cache-{cache or out}"),
                        "--batch-size", "2", "--no-progress", *extra)
             return done, sum(server.received.values()) - before
@@ -56,7 +57,7 @@ def test_generate_on_ray_writes_the_local_files_pays_for_no_extra_draft_and_resu
     assert again_calls == 0 and _rows(tmp_path / "ray-again" / "corpus.jsonl") == corpus
 
 
-def test_generate_survives_its_finishing_actor_being_killed(ray_address: str, tmp_path: Path):
+def test_generate_survives_its_finishing_actor_being_killed(ray_address: str, tmp_path: Path, monkeypatch, capsys):
     psutil = pytest.importorskip("psutil")
     first_revision, gate = threading.Event(), threading.Event()
 
@@ -71,7 +72,7 @@ def test_generate_survives_its_finishing_actor_being_killed(ray_address: str, tm
     with FakeOpenAIServer(reply=synthesis_reply) as server:
         args = ["generate", "-r", "synthesis", "-m", "openai:fake-model", "--model-args", f"base_url={server.base_url}",
                 "-n", "3", "--batch-size", "2", "--no-progress"]
-        local = cli(*args, "-o", str(tmp_path / "local"), "--cache-dir", str(tmp_path / "cache-local"))
+        local = in_process(monkeypatch, capsys, *args, "-o", str(tmp_path / "local"), "--cache-dir", str(tmp_path / "cache-local"))
         assert local.returncode == 0, local.stderr[-2000:]
         paid_locally = Counter(server.received)
         server.received.clear()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fake_openai_server import FakeOpenAIServer
-from ray_fakes import cli, comparable_results, corpus_inputs, recipe_reply, run_args
+from ray_fakes import cli, comparable_results, corpus_inputs, in_process, recipe_reply, run_args
 from ray_nodes import WORKER_RESOURCE, check_placement
 
 from privasis_bench.pipeline.lock import LOCK_NAME
@@ -19,9 +19,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real multi-node Ra
 ON_WORKERS = ("--ray-resources", f"{WORKER_RESOURCE}=1")
 
 
-def test_run_on_ray_writes_the_local_results(ray_cluster, ray_address: str, tmp_path: Path):
+def test_run_on_ray_writes_the_local_results(ray_cluster, ray_address: str, tmp_path: Path, monkeypatch, capsys):
     with FakeOpenAIServer(delay=0.01) as server:
-        local = cli(*run_args(server.base_url, tmp_path / "local", tmp_path / "cache-local"))
+        local = in_process(monkeypatch, capsys, *run_args(server.base_url, tmp_path / "local", tmp_path / "cache-local"))
         assert local.returncode == 0, local.stderr[-2000:]
         calls_local = sum(server.received.values())
         distributed = cli(*run_args(server.base_url, tmp_path / "ray", tmp_path / "cache-ray", "--executor", "ray",
@@ -46,11 +46,12 @@ def test_run_on_ray_writes_the_local_results(ray_cluster, ray_address: str, tmp_
     assert ledger["invocations"][-1]["usage"]["judge"]["batches"] == local_usage["judge"]["batches"]
 
 
-def test_build_corpus_on_ray_writes_the_local_files(ray_address: str, tmp_path: Path):
+def test_build_corpus_on_ray_writes_the_local_files(ray_address: str, tmp_path: Path, monkeypatch, capsys):
     inputs = corpus_inputs(tmp_path / "in.jsonl", n=6)
     with FakeOpenAIServer(reply=recipe_reply) as server:
         def build(out: str, *extra: str):
-            return cli("build-corpus", "-r", "corpus", "-m", "openai:fake-model", "--model-args", f"base_url={server.base_url}",
+            run = cli if "--executor" in extra else lambda *a: in_process(monkeypatch, capsys, *a)
+            return run("build-corpus", "-r", "corpus", "-m", "openai:fake-model", "--model-args", f"base_url={server.base_url}",
                        "--judge", f"openai:fake-judge,base_url={server.base_url}", "-i", str(inputs), "-o", str(tmp_path / out),
                        "--cache-dir", str(tmp_path / f"cache-{out}"), "--batch-size", "2", "--no-progress", *extra)
 
@@ -84,14 +85,15 @@ def _without_usage(path: Path) -> list[dict]:
     return rows
 
 
-def test_evaluate_on_ray_writes_the_local_results(ray_cluster, ray_address: str, tmp_path: Path):
+def test_evaluate_on_ray_writes_the_local_results(ray_cluster, ray_address: str, tmp_path: Path, monkeypatch, capsys):
     with FakeOpenAIServer() as server:
-        source = cli(*run_args(server.base_url, tmp_path / "src", tmp_path / "cache-src", limit=4))
+        source = in_process(monkeypatch, capsys, *run_args(server.base_url, tmp_path / "src", tmp_path / "cache-src", limit=4))
         assert source.returncode == 0, source.stderr[-2000:]
         predictions = tmp_path / "src" / "privasis_sample" / "sanitized.jsonl"
 
         def evaluate(out: str, *extra: str):
-            return cli("evaluate", "-p", str(predictions), "--judge", "openai:fake-judge", "--judge-args",
+            run = cli if "--executor" in extra else lambda *a: in_process(monkeypatch, capsys, *a)
+            return run("evaluate", "-p", str(predictions), "--judge", "openai:fake-judge", "--judge-args",
                        f"base_url={server.base_url}", "-t", "privasis_sample", "--limit", "4", "-o", str(tmp_path / out),
                        "--cache-dir", str(tmp_path / f"cache-{out}"), "--no-progress", "--max-off-label", "100000",
                        "--bootstrap-samples", "200", *extra)

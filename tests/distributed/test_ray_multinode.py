@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, reply_for
-from ray_fakes import cli, comparable_results, popen, run_args
+from ray_fakes import cli, comparable_results, in_process, popen, run_args
 from ray_nodes import WORKER_RESOURCE, LocalCluster
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]  # a real multi-node Ray cluster on this machine
@@ -114,13 +114,13 @@ def _lose_a_node_mid_run(nodes: LocalCluster, server: FakeOpenAIServer, gate: Ga
 
 
 def test_nodes_lost_mid_run_finish_or_stop_in_one_line_and_resume_paying_only_for_the_batches_in_flight(
-        ray_cluster: LocalCluster, tmp_path: Path):
+        ray_cluster: LocalCluster, tmp_path: Path, monkeypatch, capsys):
     nodes = ray_cluster
     while len(nodes.cluster.worker_nodes) < 2:  # two worker nodes to start with, whatever ran before
         nodes.workers.append(nodes.cluster.add_node(**nodes.worker_args))
     gate = Gate(first=5)
     with FakeOpenAIServer(reply=gate) as server:
-        local = cli(*run_args(server.base_url, tmp_path / "local", tmp_path / "cache-local"))
+        local = in_process(monkeypatch, capsys, *run_args(server.base_url, tmp_path / "local", tmp_path / "cache-local"))
         assert local.returncode == 0, local.stderr[-2000:]
         paid_locally = Counter(server.received)
 

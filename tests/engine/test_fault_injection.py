@@ -267,7 +267,7 @@ def test_cli_reports_failures_exits_non_zero_and_resumes_only_them(tmp_path: Pat
 
 @pytest.mark.slow
 @pytest.mark.parametrize("stop", ["SIGKILL", "SIGTERM"])
-def test_spend_of_an_interrupted_run_is_on_the_ledger(tmp_path: Path, stop: str) -> None:
+def test_spend_of_an_interrupted_run_is_on_the_ledger(tmp_path: Path, stop: str, monkeypatch, capsys) -> None:
     """Issue 23 point 6: the paid calls of a run stopped by kill -9 or SIGTERM appear in usage_cumulative after resume."""
     yaml = write_tiny_task(tmp_path / "task", n=40)
     out, cache = tmp_path / "out", tmp_path / "cache"
@@ -292,9 +292,10 @@ def test_spend_of_an_interrupted_run_is_on_the_ledger(tmp_path: Path, stop: str)
         recorded_before_stop = paid_on_ledger()
         os.kill(proc.pid, getattr(signal, stop))
         proc.communicate(timeout=30)
-        resumed = subprocess.run([sys.executable, "-m", "privasis_bench", *args], env=env, capture_output=True,
-                                 text=True, timeout=120)
-        assert resumed.returncode == 0, resumed.stderr
+        for key in ("HF_HUB_OFFLINE", "OPENAI_API_KEY"):  # the resume runs in this process, as the stopped run did
+            monkeypatch.setenv(key, env[key])
+        code, _, stderr = run_main(args, monkeypatch, capsys)
+        assert code == 0, stderr
         served = sum(server.served.values())
     cumulative = json.loads((out / "tiny" / "results.json").read_text())["usage_cumulative"]
     assert cumulative["total"]["invocations"] == 2

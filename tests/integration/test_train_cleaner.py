@@ -1,5 +1,9 @@
 """The whole cleaner loop on a CPU: export-sft -> train (TRL) -> run -m hf:<dir>, through the real command line.
 
+The first three commands run in the test process through the console script's entry point
+(``tests/cli_main.py``): torch, transformers and TRL are imported once, not once per command. The vLLM step runs
+in a subprocess (the engine starts processes of its own and must not stay behind in the test process).
+
 The base model is the tiny random-weight Llama built locally (``tiny_model.py``); the smoke recipe trains it
 for a few steps with a high learning rate, so the loss must visibly fall. The saved directory is then loaded
 by transformers through the ``hf:`` adapter and scored on two sample records with ``--judge none``.
@@ -16,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from cli_main import run_main
+
 from .conftest import offline_env, require_module
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -28,25 +34,37 @@ def cli(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 300) -
     return out
 
 
-def test_export_train_and_evaluate_a_tiny_cleaner(tmp_path: Path, tiny_vllm_model_dir: Path, hf_home: Path):
+def test_export_train_and_evaluate_a_tiny_cleaner(tmp_path: Path, tiny_vllm_model_dir: Path, hf_home: Path,
+                                                  monkeypatch, capsys):
     for name, hint in (("trl", "pip install 'privasis-bench[train]'"), ("peft", "pip install 'privasis-bench[train]'")):
         require_module(name, hint)
     env = offline_env(hf_home)
     env["PRIVASIS_BENCH_CACHE_DIR"] = str(tmp_path / "cache")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH")]))
+    for key in ("PRIVASIS_BENCH_CACHE_DIR", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE", "HF_HOME",
+                "TOKENIZERS_PARALLELISM"):  # the same environment for the commands run in this process
+        monkeypatch.setenv(key, env[key])
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+    def here(args: list[str]) -> str:
+        code, out, err = run_main(args, monkeypatch, capsys)
+        assert code == 0, f"{' '.join(args[:1])} failed ({code}):\n{out[-3000:]}\n{err[-3000:]}"
+        return out
 
     # 1. export: the sample task is an evaluation task, so exporting it must be asked for explicitly.
     data = tmp_path / "train.jsonl"
-    out = cli(["export-sft", "-i", "privasis_sample", "-o", str(data), "--allow-eval-overlap"], env, tmp_path)
-    assert "train examples" in out.stdout
+    out = here(["export-sft", "-i", "privasis_sample", "-o", str(data), "--allow-eval-overlap"])
+    assert "train examples" in out
     examples = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines()]
     assert len(examples) == 29  # every sample row is a triple (the paper's default: no success filter)
     assert {e["instruction"] for e in examples} == {"smoothed"}
 
     # 2. train a few steps on the CPU; the logged loss falls.
     model_dir = tmp_path / "cleaner"
-    cli(["train", "--recipe", "train_cleaner_cpu_smoke", "--base-model", str(tiny_vllm_model_dir),
-         "--data", str(data), "-o", str(model_dir)], env, tmp_path)
+    here(["train", "--recipe", "train_cleaner_cpu_smoke", "--base-model", str(tiny_vllm_model_dir),
+          "--data", str(data), "-o", str(model_dir)])
     losses = [json.loads(line)["loss"] for line in (model_dir / "train_log.jsonl").read_text().splitlines()]
     assert len(losses) == 8
     assert sum(losses[-3:]) / 3 < sum(losses[:3]) / 3 - 0.2, losses
@@ -70,9 +88,9 @@ def test_export_train_and_evaluate_a_tiny_cleaner(tmp_path: Path, tiny_vllm_mode
 
     # 4. evaluate it in-process.
     runs = tmp_path / "runs"
-    cli(["run", "-m", f"hf:{model_dir}", "-t", "privasis_sample", "--limit", "2", "--judge", "none",
-         "--max-tokens", "24", "-o", str(runs), "--no-progress", "--truncated-answers", "accept", "--empty-answers", "accept"],
-        env, tmp_path)  # a 24-token budget cuts answers: accepted, as for vllm: below (one policy for every adapter)
+    # a 24-token budget cuts answers: accepted, as for vllm: below (one policy for every adapter)
+    here(["run", "-m", f"hf:{model_dir}", "-t", "privasis_sample", "--limit", "2", "--judge", "none",
+          "--max-tokens", "24", "-o", str(runs), "--no-progress", "--truncated-answers", "accept", "--empty-answers", "accept"])
     sanitized = [json.loads(line) for line in (runs / "privasis_sample" / "sanitized.jsonl").read_text().splitlines()]
     assert len(sanitized) == 2 and all(s["error"] is None and s["raw_output"] is not None for s in sanitized)
     assert all(s["usage"]["prompt_tokens"] > 100 and 0 < s["usage"]["completion_tokens"] <= 24 for s in sanitized)

@@ -26,6 +26,7 @@ from recipe_fake_model import answer, reject_revisions
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("vendi_score")
 pytest.importorskip("rouge_score")
+pytestmark = pytest.mark.usefixtures("shared_embeddings")  # conftest.py: each text embedded once per session
 
 SAMPLE = REPO_ROOT / "tasks" / "sample" / "privasis_sample.jsonl"
 

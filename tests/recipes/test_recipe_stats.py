@@ -81,7 +81,8 @@ def test_acceptance_sums_every_revision_tried() -> None:
     assert acceptance([])["mean_delta_vendi"] is None
 
 
-def test_generate_statistics_accumulate_across_resumes_and_failures(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_generate_statistics_accumulate_across_resumes_and_failures(tmp_path: Path, monkeypatch, capsys,
+                                                                    shared_embeddings) -> None:
     pytest.importorskip("openai")
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("vendi_score")
