@@ -60,9 +60,12 @@ def test_readme_evaluate_block(provider: FakeBatchServer, tmp_path: Path, monkey
 
 
 def test_batch_block(provider: FakeBatchServer, tmp_path: Path, monkeypatch, capsys) -> None:
-    [argv] = commands("docs/batch.md", "privasis-bench run --model openai:gpt-4.1-mini --tasks privasis_vanilla --judge openai:gpt-4.1 \\")
-    code, out, err = run_main([*argv, *SHORT, *FAST_BATCHES], monkeypatch, capsys)
-    assert code == 0, out[-2000:] + err[-2000:]
+    run, sanitize = commands("docs/batch.md",
+                             "privasis-bench run --model openai:gpt-4.1-mini --tasks privasis_vanilla --judge openai:gpt-4.1 \\")
+    for argv in (run, sanitize):
+        code, out, err = run_main([*argv, *SHORT, *FAST_BATCHES], monkeypatch, capsys)
+        assert code == 0, out[-2000:] + err[-2000:]
+    assert (tmp_path / "runs" / "rewrites" / "privasis_vanilla" / "sanitized.jsonl").is_file()
     results = _finished(tmp_path / "runs" / "batched")
     assert provider.live_calls == 0 and len(provider.batches) >= 2  # the model's wave, then the judge's
     for role in ("model", "judge"):
