@@ -170,8 +170,8 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (NOT_RUN, "needs an OpenAI API key; the same path against local Files + Batches servers: "
                   "tests/engine/test_batch_runs.py"),
     ("docs/replacement.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_replacement_sample -o runs/repl"):
-        (NOT_RUN, "replacements.json and runs/other are the reader's own files, and the default classifier attack takes "
-                  "minutes; each command runs in tests/replacement/test_replacement_run.py"),
+        (NOT_RUN, "replacements.json and runs/other are the reader's own files; each command runs in "
+                  "tests/replacement/test_replacement_run.py"),
 }
 BLOCKS = {(page, first[:KEY_LEN]): value for (page, first), value in BLOCKS.items()}
 
