@@ -122,12 +122,29 @@ def edited(row: dict[str, Any]) -> str:
 
 
 def edited_spans(row: dict[str, Any]) -> list[tuple[int, int]]:
-    """The character spans of the row's text that :func:`edited` replaces or removes (for span scorers)."""
-    keys = {_key(s) for s in row.get("drops", [])} | {_key(u["span"]) for u in row.get("units", [])}
+    """The character spans of the row's text that :func:`edited` replaces or removes (for span scorers), sorted
+    and disjoint: a removed span also covers the spaces and tabs around it that the tidying removes, so that every
+    stretch of the text outside the spans is in the output unchanged."""
+    units = {_key(u["span"]) for u in row.get("units", [])}
+    removed = {_key(s) for s in row.get("drops", [])} - units
     pattern = _pattern(list(row.get("drops", [])) + [u["span"] for u in row.get("units", [])])
     if pattern is None:
         return []
-    return [(m.start(), m.end()) for m in pattern.finditer(row["text"]) if _key(m.group(0)) in keys]
+    text, spans = row["text"], []
+    for m in pattern.finditer(text):
+        key, start, end = _key(m.group(0)), m.start(), m.end()
+        if key not in units | removed:
+            continue
+        if key in removed:
+            while start > 0 and text[start - 1] in " \t":
+                start -= 1
+            while end < len(text) and text[end] in " \t":
+                end += 1
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], end))
+        else:
+            spans.append((start, end))
+    return spans
 
 
 def _context(text: str, span: str) -> str:
