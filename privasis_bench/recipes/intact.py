@@ -141,9 +141,29 @@ def edited_spans(row: dict[str, Any]) -> list[tuple[int, int]]:
             while end < len(text) and text[end] in " \t":
                 end += 1
         if spans and start <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(spans[-1][1], end))
+            spans[-1] = (spans[-1][0], max(spans[-1][1], end), spans[-1][2] and key in removed)
         else:
-            spans.append((start, end))
+            spans.append((start, end, key in removed))
+    return [(s, e) for s, e, _ in _stripped_ends(text, spans)]
+
+
+def _stripped_ends(text: str, spans: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
+    """Removed spans at either end of the text, with the white space between them and the text, as one span each:
+    an output is stripped, so that white space goes with them."""
+    i, pos = 0, 0
+    while i < len(spans) and spans[i][2] and not text[pos:spans[i][0]].strip():
+        pos, i = spans[i][1], i + 1
+    if i:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        spans = [(0, pos, True)] + spans[i:]
+    j, pos = len(spans), len(text)
+    while j > 0 and spans[j - 1][2] and not text[spans[j - 1][1]:pos].strip():
+        pos, j = spans[j - 1][0], j - 1
+    if j < len(spans):
+        while pos > 0 and text[pos - 1].isspace() and (not j or pos > spans[j - 1][1]):
+            pos -= 1
+        spans = spans[:j] + [(pos, len(text), True)]
     return spans
 
 

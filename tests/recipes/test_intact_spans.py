@@ -17,6 +17,14 @@ def test_edited_spans_are_exactly_the_replaced_and_removed_occurrences():
     assert _outside_kept(text, spans, out)
 
 
+def test_removed_spans_at_either_end_take_the_white_space_the_stripped_output_loses():
+    text = "PROCEDURE\n\nThe case of Acme.\n\nTHE FACTS\n"
+    row = {"text": text, "drops": ["PROCEDURE", "THE FACTS"], "units": []}
+    spans = edited_spans(row)
+    assert spans == [(0, 11), (len("PROCEDURE\n\nThe case of Acme."), len(text))]
+    assert _outside_kept(text, spans, edited(row).strip())
+
+
 def _outside_kept(text: str, spans: list[tuple[int, int]], out: str) -> bool:
     """Every stretch of ``text`` outside ``spans`` is in ``out``, in order, and nothing else is kept around them."""
     pos, last = 0, 0
