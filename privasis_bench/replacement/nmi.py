@@ -45,8 +45,14 @@ def kmeans_labels(embeddings: np.ndarray, k: int, restarts: int, seed: int) -> l
         from sklearn.cluster import KMeans
     except ImportError:
         raise PrivasisError("NMI needs scikit-learn: pip install 'privasis-bench[replacement]'") from None
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
     model = KMeans(n_clusters=k, init="k-means++", n_init=restarts, random_state=seed)
-    return [int(x) for x in model.fit_predict(np.asarray(embeddings, dtype=float))]
+    with warnings.catch_warnings():  # fewer distinct documents than clusters (an empty output for all): expected
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return [int(x) for x in model.fit_predict(np.asarray(embeddings, dtype=float))]
 
 
 def clustering_nmi(original: np.ndarray, sanitized: np.ndarray, settings: ClusteringSettings) -> float | None:
