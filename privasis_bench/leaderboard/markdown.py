@@ -83,7 +83,7 @@ def markdown_board(entries: list[dict[str, Any]]) -> str:
     for _, rows in groupby(entries, key=lambda e: e["group"]):
         rows = list(rows)
         scale = family_named(rows[0].get("family")).scale
-        parts.append(f"### {md_cell(group_title(rows[0]))}\n\n{md_cell(scale.capitalize())}.\n\n"
+        parts.append(f"### {md_cell(group_title(rows[0]))}\n\n{md_cell(scale[:1].upper() + scale[1:])}.\n\n"
                      + md_table(header(rows[0]), (_row_cells(e) for e in rows)) + "\n")
     return "".join(parts)
 

@@ -129,7 +129,7 @@ def _table(rows: list[dict[str, Any]]) -> str:
     head.append("<th class='link'>Per record</th>")
     return (f"<div class='group' data-task='{escape(first['task'])}' data-track='{escape(first['track'] or '')}' "
             f"data-family='{escape(fam.name)}'><h3>{escape(group_title(first))}</h3>"
-            f"<p class='sub'>{escape(fam.scale.capitalize())}; ranked by {escape(headline)}.</p>"
+            f"<p class='sub'>{escape(fam.scale[:1].upper() + fam.scale[1:])}; ranked by {escape(headline)}.</p>"
             f"<div class='wide'><table class='board'><thead><tr>{''.join(head)}</tr></thead>"
             f"<tbody>{''.join(_row(e) for e in rows)}</tbody></table></div></div>")
 
