@@ -129,7 +129,7 @@ def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built:
     if rejected:
         parts.append("## Rejected submissions\n\n" + "".join(f"- {md_cell(r['path'])}: {md_cell(r['problems'])} problem(s)\n"
                                                            for r in rejected) + "\n")
-    parts.append(section_markdown(published_table3()) + "\n")
+    parts.append(section_markdown(entries, published_table3()))
     parts.append("## Reported in the paper, not reproduced here\n\n"
                  "Table 4 of the Privasis paper (judge GPT-OSS-120B) is shown in `index.html` in its own section. Those\n"
                  "figures were not computed by this harness and are never ranked with the entries above.\n")

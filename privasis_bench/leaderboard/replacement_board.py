@@ -1,4 +1,4 @@
-"""The replacement-quality section of the board: the privacy-utility scatter (TRIR across, TPS up) of the verified
+"""The replacement-quality section of the board (when it holds a replacement entry): the privacy-utility scatter (TRIR across, TPS up) of the verified
 replacement entries, one chart per comparable group (the same task, track, documents and estimators: numbers from
 different estimators never share a chart, as they never share a ranking), and the paper's Table 3 shown apart, as
 published and never ranked.
@@ -35,13 +35,16 @@ def replacement_groups(entries: list[dict[str, Any]]) -> list[list[dict[str, Any
 
 
 def section_html(entries: list[dict[str, Any]], reported: dict[str, Any]) -> str:
-    """The section's HTML: a scatter per comparable group, then Table 3 as published."""
+    """The section's HTML: a scatter per comparable group, then Table 3 as published ('' on a board without a
+    replacement entry)."""
+    if not replacement_groups(entries):
+        return ""
     charts = []
     for rows in replacement_groups(entries):
         charts.append(f"<div><h3>{escape(group_title(rows[0]))}</h3>"
                       + scatter(rows, "trir", "tps", "TRIR: re-identification risk", "TPS: text preserved similarity",
                                 x_direction="→ less private") + "</div>")
-    body = "".join(charts) or "<p class='sub'>No verified replacement-quality entry yet.</p>"
+    body = "".join(charts)
     head = "".join(f"<th>{escape(t)} (%)</th>" for _, t in PUBLISHED_COLUMNS)
     rows = "".join("<tr><td data-label='Method'>" + escape(str(r["method"])) + "</td>"
                    + "".join(f"<td data-label='{escape(t)}'>{r[k]:.1f}</td>" for k, t in PUBLISHED_COLUMNS) + "</tr>"
@@ -58,8 +61,11 @@ def section_html(entries: list[dict[str, Any]], reported: dict[str, Any]) -> str
             f"<tbody>{rows}</tbody></table></div></section>")
 
 
-def section_markdown(reported: dict[str, Any]) -> str:
-    """The section's Markdown: Table 3 as published (the scatter is in ``index.html``)."""
+def section_markdown(entries: list[dict[str, Any]], reported: dict[str, Any]) -> str:
+    """The section's Markdown: Table 3 as published (the scatter is in ``index.html``; '' on a board without a
+    replacement entry)."""
+    if not replacement_groups(entries):
+        return ""
     header = ["method", *(f"{t} (%)" for _, t in PUBLISHED_COLUMNS)]
     lines = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join([md_cell(r["method"]), *(f"{r[k]:.1f}" for k, _ in PUBLISHED_COLUMNS)]) + " |"
@@ -68,4 +74,4 @@ def section_markdown(reported: dict[str, Any]) -> str:
             f"{md_cell(reported['source'])}: {md_cell(reported['setting'])}. These figures were not computed by this\n"
             "harness (other estimators, the full TAB test set) and are never ranked with the entries above; the\n"
             "privacy-utility scatter of the verified entries (TRIR against TPS) is in `index.html`.\n\n"
-            + "\n".join(lines) + "\n")
+            + "\n".join(lines) + "\n\n")
