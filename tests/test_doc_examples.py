@@ -198,8 +198,7 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
     ("docs/replacement.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_replacement_sample -o runs/repl"):
         (SUBST, "in a temporary folder holding the reader's files, written by the test (replacements.json: each "
                 "document's applicant name replaced, pairs reported; runs/other: a run of identity); -t "
-                "tab_replacement_sample -> tab_replacement_sample.yaml there, the same task with the retrieval attack "
-                "for the default classifier (minutes of training) and nmi_restarts 3 for 50: "
+                "tab_replacement_sample -> tab_replacement_sample.yaml there, the same task with nmi_restarts 3 for 50: "
                 "tests/replacement/test_replacement_doc_block.py"),
 }
 BLOCKS = {(page, first[:KEY_LEN]): value for (page, first), value in BLOCKS.items()}

@@ -26,8 +26,10 @@ def _clip(text: str, limit: int = LABEL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def scatter(entries: list[dict[str, Any]], x_key: str, y_key: str, x_title: str, y_title: str) -> str:
-    """Sanitization (x) against retention (y) per entry, 0-100 on both axes, with CI whiskers."""
+def scatter(entries: list[dict[str, Any]], x_key: str, y_key: str, x_title: str, y_title: str,
+            x_direction: str = "→ more private") -> str:
+    """Sanitization (x) against retention (y) per entry, 0-100 on both axes, with CI whiskers (``x_direction``:
+    which way along x is more private)."""
     w, h, m = 520, 420, 56
     sx = lambda v: m + (w - 2 * m) * v / 100.0  # noqa: E731
     sy = lambda v: h - m - (h - 2 * m) * v / 100.0  # noqa: E731
@@ -37,7 +39,7 @@ def scatter(entries: list[dict[str, Any]], x_key: str, y_key: str, x_title: str,
                    f'<line x1="{m}" y1="{_fmt(sy(tick))}" x2="{w - m}" y2="{_fmt(sy(tick))}" class="grid"/>'
                    f'<text x="{_fmt(sx(tick))}" y="{h - m + 16}" class="tick" text-anchor="middle">{tick}</text>'
                    f'<text x="{m - 8}" y="{_fmt(sy(tick) + 4)}" class="tick" text-anchor="end">{tick}</text>')
-    out.append(f'<text x="{w / 2}" y="{h - 12}" class="axis" text-anchor="middle">{escape(x_title)} (%) → more private</text>'
+    out.append(f'<text x="{w / 2}" y="{h - 12}" class="axis" text-anchor="middle">{escape(x_title)} (%) {escape(x_direction)}</text>'
                f'<text transform="translate(16 {h / 2}) rotate(-90)" class="axis" text-anchor="middle">'
                f'{escape(y_title)} (%) → more useful</text>')
     for i, e in enumerate(entries):

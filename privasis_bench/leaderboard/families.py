@@ -38,6 +38,14 @@ class Family:
     recompute: str | None
     row: str
     viewer: str
+    #: How a comparable group is ordered: (key, "higher"/"lower" is better), first key first; empty: ``rank_key``,
+    #: higher is better.
+    rank_by: tuple[tuple[str, str], ...] = ()
+    tolerance: float = 1e-9  # largest difference between a submitted and a recomputed number that counts as equal
+
+    def order(self) -> tuple[tuple[str, str], ...]:
+        """The (key, better) pairs that rank a comparable group."""
+        return self.rank_by or ((self.rank_key, "higher"),)
 
     def call(self, what: str, *args: Any, **kwargs: Any) -> Any:
         """Call one of the family's functions (``content``, ``recompute``, ``row``, ``viewer``)."""
@@ -64,6 +72,14 @@ TAB_COLUMNS: tuple[tuple[str, str], ...] = (
     ("recall_direct_entities", "Entity recall (direct)"), ("recall_quasi_entities", "Entity recall (quasi)"),
     ("token_precision", "Token precision"), ("mention_precision", "Mention precision"), ("token_f1", "Token F1"),
 )
+#: Numbers of the replacement family within this of their recomputation agree (fractions: far below the board's
+#: two decimals of a percentage, above float32 sentence-embedding noise between CPUs).
+REPLACEMENT_TOLERANCE = 1e-6
+#: The replacement-quality family's columns (:mod:`.replacement_family`), in percent.
+REPLACEMENT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("trir", "TRIR ↓"), ("tps", "TPS"), ("nmi", "NMI"), ("token_recall", "TAB token recall"),
+    ("recall_direct_entities", "TAB entity recall (direct)"), ("token_precision", "TAB token precision"),
+)
 
 FAMILIES: dict[str, Family] = {
     DEFAULT_SCORER: Family(
@@ -82,6 +98,19 @@ FAMILIES: dict[str, Family] = {
         recompute="privasis_bench.leaderboard.tab_family:recompute",
         row="privasis_bench.leaderboard.tab_family:board_row",
         viewer="privasis_bench.leaderboard.tab_viewer:write_tab_viewer"),
+    "tab_replacement": Family(
+        name="tab_replacement",
+        schema_versions={"results": "replacement-results-1", "samples": "replacement-samples-row-1",
+                         "submission": "tab-submission-1"},
+        columns=REPLACEMENT_COLUMNS, rank_key="trir", digits=1,
+        scale=("percentages over documents: the replacement measures of the inference-attack-guided sanitization "
+               "paper (TRIR with a 95% bootstrap interval, TPS with one, NMI without) beside TAB's detection measures; "
+               "ranked by TRIR (lowest first), ties by TPS, only among entries scored with the same estimators"),
+        content="privasis_bench.leaderboard.replacement_family:replacement_content",
+        recompute="privasis_bench.leaderboard.replacement_family:recompute",
+        row="privasis_bench.leaderboard.replacement_family:board_row",
+        viewer="privasis_bench.leaderboard.tab_viewer:write_tab_viewer",
+        rank_by=(("trir", "lower"), ("tps", "higher")), tolerance=REPLACEMENT_TOLERANCE),
 }
 
 

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, summary
 from privasis_bench.leaderboard.escaping import md_cell
 from privasis_bench.leaderboard.families import family_named
+from privasis_bench.leaderboard.replacement_board import published_table3, section_markdown
 from privasis_bench.leaderboard.rows import HEADLINE, group_title
 
 __all__ = ["md_cell", "md_table", "markdown_board", "readme", "rank_text", "header"]
@@ -55,7 +56,8 @@ def _row_cells(e: dict[str, Any]) -> list[Any]:
         notes += [e.get("model"), e.get("span_source")]
     cells: list[Any] = [rank_text(e), e.get("name"), e.get("records")]
     d = fam.digits
-    cells += [f"{_num(e.get(k), d)} ({_num(e.get(f'{k}_low'), d)}–{_num(e.get(f'{k}_high'), d)})" for k, _ in fam.columns]
+    cells += [_num(e.get(k), d) if e.get(f"{k}_low") is None and e.get(f"{k}_high") is None and e.get(k) is not None
+              else f"{_num(e.get(k), d)} ({_num(e.get(f'{k}_low'), d)}–{_num(e.get(f'{k}_high'), d)})" for k, _ in fam.columns]
     if fam.recompute is None:
         cells.append(" / ".join("–" if e.get(k) is None else str(e[k]) for k in
                                 ("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers")))
@@ -81,7 +83,7 @@ def markdown_board(entries: list[dict[str, Any]]) -> str:
     for _, rows in groupby(entries, key=lambda e: e["group"]):
         rows = list(rows)
         scale = family_named(rows[0].get("family")).scale
-        parts.append(f"### {md_cell(group_title(rows[0]))}\n\n{md_cell(scale.capitalize())}.\n\n"
+        parts.append(f"### {md_cell(group_title(rows[0]))}\n\n{md_cell(scale[:1].upper() + scale[1:])}.\n\n"
                      + md_table(header(rows[0]), (_row_cells(e) for e in rows)) + "\n")
     return "".join(parts)
 
@@ -104,18 +106,22 @@ def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built:
         "the submitted per-record outputs by `privasis-bench leaderboard verify`. Open `index.html` for the page with\n"
         "charts and per-record viewers; `privasis.json` holds the same data.\n\n",
         "Every task family is on this board through the same submit/verify/build path; each table says what its\n"
-        "numbers are (Privasis: percentages over records; TAB: fractions over documents). Entries are ranked by their\n"
-        "family's headline (Privasis: Full Successful Record; TAB: token recall) only against comparable entries: the\n"
-        "same task, track and record set; entries tied on the headline share a rank, shown as `1=` (no tie-break).\n"
+        "numbers are (Privasis: percentages over records; TAB: fractions over documents; replacement quality:\n"
+        "percentages over documents). Entries are ranked by their family's headline (Privasis: Full Successful Record;\n"
+        "TAB: token recall; replacement quality: TRIR, lowest first, then TPS) only against comparable entries: the\n"
+        "same task, track and record set (and, for replacement quality, the same estimators); entries tied on the\n"
+        "headline share a rank, shown as `1=` (no tie-break).\n"
         "**Verified** Privasis entries were judged with the task's pinned judge and prompts and re-judged in CI;\n"
-        "verified TAB entries were recomputed from their outputs and the shipped documents; **self-reported** entries\n"
+        "verified TAB and replacement-quality entries were recomputed from their outputs and the shipped documents\n"
+        "(and the task's estimators); **self-reported** entries\n"
         "were not re-judged.\n"
         "Partial runs (fewer records than the task) are ranked only among themselves; a baseline that reads gold\n"
         "labels is shown for reference and never ranked. The counts column is failed model outputs / unjudged records /\n"
         "off-label judge answers / model outputs cut at the token budget / judge answers cut at the token budget.\n\n",
         "Submit with `privasis-bench submit RUN --name ORG/MODEL` and a pull request (see\n"
         "[the submission guide](../submissions/README.md) and [publishing](../docs/publishing.md));\n"
-        "`seed_sample_board.sh` and `seed_tab_board.sh` reproduce the seeded sample-task entries.\n\n",
+        "`seed_sample_board.sh`, `seed_tab_board.sh`, `seed_deid_tools.sh` and `seed_replacement_board.sh` reproduce\n"
+        "the seeded sample-task entries.\n\n",
         f"Built {md_cell(built['date'])} (newest submission) by privasis-bench {md_cell(built['harness_version'])}.\n\n",
         *_rejudge_note(built.get("rejudge")),
         "## Board\n\n", markdown_board(entries),
@@ -123,6 +129,7 @@ def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built:
     if rejected:
         parts.append("## Rejected submissions\n\n" + "".join(f"- {md_cell(r['path'])}: {md_cell(r['problems'])} problem(s)\n"
                                                            for r in rejected) + "\n")
+    parts.append(section_markdown(entries, published_table3()))
     parts.append("## Reported in the paper, not reproduced here\n\n"
                  "Table 4 of the Privasis paper (judge GPT-OSS-120B) is shown in `index.html` in its own section. Those\n"
                  "figures were not computed by this harness and are never ranked with the entries above.\n")

@@ -9,7 +9,8 @@
   name must agree on both, else all are rejected. In CI, ``$PRIVASIS_BENCH_SUBMITTER`` (the pull request's author)
   must be the owner of every entry that is not on the base branch yet.
 * **Content identity ignores padding**: two entries whose *scored content* is equal (:mod:`.scored_content`:
-  outputs and the answers verdicts come from, or masks; never unknown fields or bytes) are one set of outputs.
+  outputs and the answers verdicts come from, or masks; never unknown fields or bytes) are one set of outputs. The
+  same outputs under two tasks of one name (a TAB run scored again for replacement quality) are that name's own.
 * **Precedence follows when the content reached the base branch** (:mod:`.precedence`): of a set of outputs, the
   entry whose folder held it first on the base branch keeps it; a folder that takes it in a later update, and every
   contender not on the base branch, is rejected; two new contenders are both rejected.
@@ -117,12 +118,18 @@ def _name_problems(group: list[_Entry], base: dict[Path, int], submitter: str | 
                                   "look-alike letters; none is on the base branch, so all are rejected)")
 
 
+def _name(entry: _Entry) -> str:
+    return folded(str(entry.submission.get("name")))
+
+
 def _content_problems(group: list[_Entry], history: dict[Path, dict[str, int]]) -> None:
+    if len({_name(e) for e in group}) == 1:
+        return  # one entry's own outputs under several tasks (a TAB run also scored for replacement quality)
     when = {e.path: history.get(e.path, {}).get(str(e.content)) for e in group}
     held = sorted((w, e.path.as_posix(), i) for i, (e, w) in enumerate(zip(group, when.values())) if w is not None)
     owner = group[held[0][2]] if held else None
     for entry in group:
-        if entry is owner:
+        if entry is owner or (owner is not None and _name(entry) == _name(owner)):
             continue
         if owner is not None:
             entry.problems.append(f"{entry.path / 'samples.jsonl'}: the same samples as {owner.path}, which is already on "

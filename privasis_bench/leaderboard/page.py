@@ -14,6 +14,7 @@ from typing import Any
 
 from privasis_bench.leaderboard.charts import leak_bars, scatter
 from privasis_bench.leaderboard.rejudge_report import summary
+from privasis_bench.leaderboard.replacement_board import published_table3, section_html
 from privasis_bench.leaderboard.families import family_named
 from privasis_bench.leaderboard.markdown import rank_text
 from privasis_bench.leaderboard.rows import HEADLINE, TRACK_ORDER, group_title
@@ -105,8 +106,9 @@ def _row(e: dict[str, Any]) -> str:
     for key, title in fam.columns:
         v, lo, hi = e.get(key), e.get(f"{key}_low"), e.get(f"{key}_high")
         v = v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-        cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{_num(v, fam.digits)}"
-                     f"<div class='ci'>[{_num(lo, fam.digits)}, {_num(hi, fam.digits)}]</div></td>")
+        ci = ("" if lo is None and hi is None and v is not None  # a measure without an interval (NMI)
+              else f"<div class='ci'>[{_num(lo, fam.digits)}, {_num(hi, fam.digits)}]</div>")
+        cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{_num(v, fam.digits)}{ci}</td>")
     link = f"<a href='{escape(e['viewer'])}'>records →</a>" if e.get("viewer") else ""
     cells.append(f"<td class='link' data-label='Per record'>{link}</td>")
     return f"<tr class='{'unranked' if rank is None else 'ranked'}'>{''.join(cells)}</tr>"
@@ -115,7 +117,8 @@ def _row(e: dict[str, Any]) -> str:
 def _table(rows: list[dict[str, Any]]) -> str:
     first = rows[0]
     fam = family_named(first.get("family"))
-    headline = dict(fam.columns)[fam.rank_key]
+    headline = " then ".join(f"{dict(fam.columns)[k]} ({b} is better)" for k, b in fam.order()) if fam.rank_by \
+        else dict(fam.columns)[fam.rank_key]
     head = [f"<th data-sort='num' class='rank' title='rank by {escape(headline)} within this table; ties share a rank "
             "(shown as 1=)'>#</th>", "<th data-sort='text' class='txt entry'>Entry</th>",
             f"<th data-sort='num' class='records'>{'Records' if fam.recompute is None else 'Documents'}</th>"]
@@ -126,7 +129,7 @@ def _table(rows: list[dict[str, Any]]) -> str:
     head.append("<th class='link'>Per record</th>")
     return (f"<div class='group' data-task='{escape(first['task'])}' data-track='{escape(first['track'] or '')}' "
             f"data-family='{escape(fam.name)}'><h3>{escape(group_title(first))}</h3>"
-            f"<p class='sub'>{escape(fam.scale.capitalize())}; ranked by {escape(headline)}.</p>"
+            f"<p class='sub'>{escape(fam.scale[:1].upper() + fam.scale[1:])}; ranked by {escape(headline)}.</p>"
             f"<div class='wide'><table class='board'><thead><tr>{''.join(head)}</tr></thead>"
             f"<tbody>{''.join(_row(e) for e in rows)}</tbody></table></div></div>")
 
@@ -139,7 +142,7 @@ def _tracks(entries: list[dict[str, Any]]) -> str:
     for track, rows in groupby(entries, key=lambda e: e["track"]):
         rows = list(rows)
         heading = ("Verified: re-judged with the task's pinned judge (Privasis) or recomputed from the shipped "
-                   "documents (TAB)" if track == "verified" else f"{track.capitalize() if track else 'Other'}: not re-judged")
+                   "documents (TAB, replacement quality)" if track == "verified" else f"{track.capitalize() if track else 'Other'}: not re-judged")
         tables = [_table(list(g)) for _, g in groupby(rows, key=lambda e: e["group"])]
         out.append((order.get(track, len(order)), f"<section class='track-{escape(track or '')}'><h2>{escape(heading)}"
                     f"</h2>{''.join(tables)}</section>"))
@@ -188,4 +191,5 @@ def render_board(entries: list[dict[str, Any]], reported: dict[str, Any], built:
                         "Sanitization · Successful Attribute", "Retention · Successful Attribute"),
         leaks=leak_bars(per_task),
         paper=_paper(reported),
+        replacement=section_html(entries, published_table3()),
     )

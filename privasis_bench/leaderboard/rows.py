@@ -207,33 +207,49 @@ def pooled_row(parts: list[dict[str, Any]], first: dict[str, Any]) -> dict[str, 
     return row
 
 
-def group_key(row: dict[str, Any]) -> tuple[str, str, str]:
-    """Rows are comparable only within one task, track and record set."""
-    return (row["task"], row["track"] or "", row["record_set"] or "")
+def group_key(row: dict[str, Any]) -> tuple[str, str, str, str]:
+    """Rows are comparable only within one task, track and record set, and (replacement quality) one estimator key:
+    numbers from different estimators are never ranked together."""
+    return (row["task"], row["track"] or "", row["record_set"] or "", str(row.get("estimator_key") or ""))
 
 
-def _group_order(key: tuple[str, str, str], rows: list[dict[str, Any]]) -> tuple:
+def _group_order(key: tuple[str, str, str, str], rows: list[dict[str, Any]]) -> tuple:
     track = TRACK_ORDER.index(key[1]) if key[1] in TRACK_ORDER else len(TRACK_ORDER)
     partial = any(r["partial"] for r in rows)
-    return (track, key[0] == OVERALL, key[0], partial, -max(r["records"] for r in rows), key[2])
+    return (track, key[0] == OVERALL, key[0], partial, -max(r["records"] or 0 for r in rows), key[2], key[3])
+
+
+def _standing(row: dict[str, Any], order: tuple[tuple[str, str], ...]) -> tuple[float, ...]:
+    """A row's place on its family's ranking keys, smaller is better (a missing number is worst)."""
+    out = []
+    for key, better in order:
+        value = row.get(key)
+        value = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        out.append(float("inf") if value is None else (value if better == "lower" else -value))
+    return tuple(out)
 
 
 def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Group rows, rank each group by its family's headline (Full Successful Record for Privasis, token recall for
-    TAB; best first, ties share a rank and are marked ``tied``, unrankable rows last without a rank), and return them
+    TAB, TRIR then TPS for replacement quality; best first, ties share a rank and are marked ``tied``, unrankable
+    rows last without a rank), and return them
     in board order with ``group`` (1, 2, ... in board order), ``rank`` and ``tied`` set."""
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(group_key(row), []).append(row)
     out: list[dict[str, Any]] = []
     for number, key in enumerate(sorted(groups, key=lambda k: _group_order(k, groups[k])), start=1):
-        rank_key = family_named(groups[key][0].get("family")).rank_key
-        members = sorted(groups[key], key=lambda r: (not r["rankable"], -(r.get(rank_key) or 0.0), r["name"] or ""))
+        fam = family_named(groups[key][0].get("family"))
+        if fam.rank_by:
+            place = lambda r: _standing(r, fam.order())  # noqa: E731
+        else:  # one headline, higher is better (a missing number counts 0, as the board always did)
+            place = lambda r: (-(r.get(fam.rank_key) or 0.0),)  # noqa: E731
+        members = sorted(groups[key], key=lambda r: (not r["rankable"], place(r), r["name"] or ""))
         rank, previous = 0, None
         for position, row in enumerate(members, start=1):
             if row["rankable"]:
-                if row.get(rank_key) != previous:
-                    rank, previous = position, row.get(rank_key)
+                if place(row) != previous:
+                    rank, previous = position, place(row)
                 row["rank"] = rank
             else:
                 row["rank"] = None
@@ -254,4 +270,5 @@ def group_title(row: dict[str, Any]) -> str:
         records = f"partial runs: {row['records_loaded'] or row['records']}{of} records, ranked only among themselves"
     else:
         records = "full runs"
-    return f"{row['task']} · {track} · {records}"
+    estimators = f" · {row['estimators']}" if row.get("estimators") else ""  # replacement quality: what scored it
+    return f"{row['task']} · {track} · {records}{estimators}"

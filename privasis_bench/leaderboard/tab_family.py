@@ -92,25 +92,22 @@ def derived_spans(doc: TabDocument, row: Mapping[str, Any], masker: bool, failed
     return masked_spans(doc.text, output), None
 
 
-def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool) -> tuple[list[str], dict[str, Any] | None]:
-    """(problems, recomputed metrics) of one TAB entry (see the module docstring); sets ``v.family_facts``."""
-    res = v.results
-    if custom:  # documents of the user's own: the verifier holds no gold; numbers are re-pooled from the rows only
-        boot = res["metrics"]["bootstrap"]
-        v.family_facts = {"partial": True, "records_of_task": None, "scored_records": None}
-        return [], rescore_rows(rows, res["metrics"], bootstrap_samples=boot["samples"], seed=boot["seed"],
-                                confidence=boot["confidence"])
+def index_rows(task: TaskConfig, results: Mapping[str, Any], rows: list[dict[str, Any]]
+               ) -> list[str] | tuple[list[TabDocument], dict[str, TabDocument], dict[str, dict[str, Any]]]:
+    """(every document of the task, the documents within the run's limit by id, the rows by id), or the problems
+    that stop a TAB-schema entry before scoring: unreadable documents, too many rows, a repeated or unknown id, a
+    document without a row."""
     if not task.dataset.data_files:
-        return [f"task {task.task!r} ships no documents to verify against (self-reported only)"], None
+        return [f"task {task.task!r} ships no documents to verify against (self-reported only)"]
     try:
         every = load_documents(list(task.dataset.data_files))
     except PrivasisError as exc:
-        return [f"task {task.task!r}: cannot read its documents ({exc})"], None
-    limit = (res.get("dataset") or {}).get("limit")
+        return [f"task {task.task!r}: cannot read its documents ({exc})"]
+    limit = (results.get("dataset") or {}).get("limit")
     docs = {d.doc_id: d for d in (every[:limit] if isinstance(limit, int) and limit > 0 else every)}
-    problems: list[str] = []
     if len(rows) > MAX_DOCUMENTS:
-        return [f"{len(rows)} rows, more than {MAX_DOCUMENTS} documents"], None
+        return [f"{len(rows)} rows, more than {MAX_DOCUMENTS} documents"]
+    problems: list[str] = []
     by_id: dict[str, dict[str, Any]] = {}
     for n, row in enumerate(rows, start=1):
         rid = str(row.get("id"))
@@ -120,8 +117,22 @@ def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool
             problems.append(f"line {n}: {rid[:80]!r} is not a document of the task{' within its limit' if limit else ''}")
         by_id.setdefault(rid, row)
     problems += [f"document {d}: no samples row (every document of the task has one)" for d in docs if d not in by_id]
-    if problems:
-        return problems, None
+    return problems or (every, docs, by_id)
+
+
+def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool) -> tuple[list[str], dict[str, Any] | None]:
+    """(problems, recomputed metrics) of one TAB entry (see the module docstring); sets ``v.family_facts``."""
+    res = v.results
+    if custom:  # documents of the user's own: the verifier holds no gold; numbers are re-pooled from the rows only
+        boot = res["metrics"]["bootstrap"]
+        v.family_facts = {"partial": True, "records_of_task": None, "scored_records": None}
+        return [], rescore_rows(rows, res["metrics"], bootstrap_samples=boot["samples"], seed=boot["seed"],
+                                confidence=boot["confidence"])
+    indexed = index_rows(task, res, rows)
+    if isinstance(indexed, list):
+        return indexed, None
+    every, docs, by_id = indexed
+    problems: list[str] = []
     masker = span_masker(res)
     failed_as_empty = (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty"
     ignore = spacy_ignore_map(task.scorer_args.get("spacy_model"))

@@ -38,7 +38,7 @@ from privasis_bench.tasks.config import TASK_NAME, TaskConfig
 #: The shipped task whose limits (budgets, bootstrap settings) bind an entry made with a task file of its own.
 REFERENCE_TASK = "privasis_vanilla"
 #: The same, per task family (see :mod:`.families`).
-REFERENCE_TASKS = {"privasis": REFERENCE_TASK, "tab": "tab_test"}
+REFERENCE_TASKS = {"privasis": REFERENCE_TASK, "tab": "tab_test", "tab_replacement": "tab_replacement_sample"}
 
 #: Fields submission.json repeats from results.json: (submission path, results path).
 _MIRRORED = (
@@ -85,20 +85,21 @@ def get(data: Any, dotted: str) -> Any:
     return data
 
 
-def number_differences(stored: Any, derived: Any, path: str = "metrics") -> list[str]:
-    """Every leaf where two metric trees differ, as ``path: results.json says X, samples.jsonl gives Y``."""
+def number_differences(stored: Any, derived: Any, path: str = "metrics", tolerance: float = 1e-9) -> list[str]:
+    """Every leaf where two metric trees differ, as ``path: results.json says X, samples.jsonl gives Y`` (numbers
+    within ``tolerance`` agree)."""
     if isinstance(stored, dict) and isinstance(derived, dict):
         out = []
         for key in sorted(set(stored) | set(derived), key=str):
-            out += number_differences(stored.get(key), derived.get(key), f"{path}.{key}")
+            out += number_differences(stored.get(key), derived.get(key), f"{path}.{key}", tolerance)
         return out
     if isinstance(stored, list) and isinstance(derived, list) and len(stored) == len(derived):
         out = []
         for i, (a, b) in enumerate(zip(stored, derived)):
-            out += number_differences(a, b, f"{path}[{i}]")
+            out += number_differences(a, b, f"{path}[{i}]", tolerance)
         return out
     same = stored == derived or (isinstance(stored, (int, float)) and isinstance(derived, (int, float))
-                                 and not isinstance(stored, bool) and abs(stored - derived) <= 1e-9)
+                                 and not isinstance(stored, bool) and abs(stored - derived) <= tolerance)
     return [] if same else [f"{path}: results.json says {stored!r}, samples.jsonl gives {derived!r}"]
 
 
@@ -243,7 +244,8 @@ def _family_checks(v: Verified, fam: Family, task: TaskConfig, rows: list[dict[s
     problems, metrics = fam.call("recompute", v, task, rows, bool(v.custom))
     v.problems += [f"{folder / SAMPLES_NAME}: {p}" for p in problems]
     if metrics is not None:
-        v.problems += [f"{folder / RESULTS_NAME}: {d}" for d in number_differences(res["metrics"], metrics)]
+        v.problems += [f"{folder / RESULTS_NAME}: {d}" for d in number_differences(res["metrics"], metrics,
+                                                                                  tolerance=fam.tolerance)]
 
 
 def _task_checks(v: Verified, task: TaskConfig, rows: list[dict[str, Any]], data_dir: str | Path | None) -> None:

@@ -122,12 +122,49 @@ def edited(row: dict[str, Any]) -> str:
 
 
 def edited_spans(row: dict[str, Any]) -> list[tuple[int, int]]:
-    """The character spans of the row's text that :func:`edited` replaces or removes (for span scorers)."""
-    keys = {_key(s) for s in row.get("drops", [])} | {_key(u["span"]) for u in row.get("units", [])}
+    """The character spans of the row's text that :func:`edited` replaces or removes (for span scorers), sorted
+    and disjoint: a removed span also covers the spaces and tabs around it that the tidying removes, so that every
+    stretch of the text outside the spans is in the output unchanged."""
+    units = {_key(u["span"]) for u in row.get("units", [])}
+    removed = {_key(s) for s in row.get("drops", [])} - units
     pattern = _pattern(list(row.get("drops", [])) + [u["span"] for u in row.get("units", [])])
     if pattern is None:
         return []
-    return [(m.start(), m.end()) for m in pattern.finditer(row["text"]) if _key(m.group(0)) in keys]
+    text, spans = row["text"], []
+    for m in pattern.finditer(text):
+        key, start, end = _key(m.group(0)), m.start(), m.end()
+        if key not in units | removed:
+            continue
+        if key in removed:
+            while start > 0 and text[start - 1] in " \t":
+                start -= 1
+            while end < len(text) and text[end] in " \t":
+                end += 1
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], end), spans[-1][2] and key in removed)
+        else:
+            spans.append((start, end, key in removed))
+    return [(s, e) for s, e, _ in _stripped_ends(text, spans)]
+
+
+def _stripped_ends(text: str, spans: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
+    """Removed spans at either end of the text, with the white space between them and the text, as one span each:
+    an output is stripped, so that white space goes with them."""
+    i, pos = 0, 0
+    while i < len(spans) and spans[i][2] and not text[pos:spans[i][0]].strip():
+        pos, i = spans[i][1], i + 1
+    if i:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        spans = [(0, pos, True)] + spans[i:]
+    j, pos = len(spans), len(text)
+    while j > 0 and spans[j - 1][2] and not text[spans[j - 1][1]:pos].strip():
+        pos, j = spans[j - 1][0], j - 1
+    if j < len(spans):
+        while pos > 0 and text[pos - 1].isspace() and (not j or pos > spans[j - 1][1]):
+            pos -= 1
+        spans = spans[:j] + [(pos, len(text), True)]
+    return spans
 
 
 def _context(text: str, span: str) -> str:

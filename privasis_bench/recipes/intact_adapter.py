@@ -61,6 +61,7 @@ class IntactAdapter(Adapter):
 
     provider = "intact"
     rankable = True
+    reports_spans = True  # it knows what it replaced (checked against its output by the board's verifier)
     batched = True
 
     def __init__(self, model: str, **args: Any) -> None:

@@ -7,9 +7,9 @@ with the corpus-frequency estimator), :mod:`mlm` (IC from a masked language mode
 :mod:`pairs` (span <-> replacement pairs, from the sanitizer's spans or from TAB's alignment), :mod:`tps` (Eq. 7),
 :mod:`background` (background knowledge: reading it, and building it from TAB-schema files), :mod:`trir`
 (TRIR and the retrieval attacker), :mod:`classifier` (the fine-tuned re-identification classifier),
-:mod:`nmi` (clustering agreement), :mod:`scorer` (the span scorer), :mod:`family` (what a leaderboard needs:
-recompute, columns, row view), :mod:`published` (the paper's own numbers, as published) and :mod:`chart`
-(the privacy-utility scatter).
+:mod:`nmi` (clustering agreement), :mod:`scorer` (the span scorer), :mod:`published` (the paper's own numbers,
+as published) and :mod:`chart` (the privacy-utility scatter). The board's family (verified recompute, row, scatter)
+is :mod:`privasis_bench.leaderboard.replacement_family`, on the shared submit/verify/build path.
 
 May import data, tasks, protocol (the linkage retrieval and its bootstrap) and tab (documents, alignment,
 detection measures); nothing below it imports it.

@@ -45,8 +45,17 @@ def kmeans_labels(embeddings: np.ndarray, k: int, restarts: int, seed: int) -> l
         from sklearn.cluster import KMeans
     except ImportError:
         raise PrivasisError("NMI needs scikit-learn: pip install 'privasis-bench[replacement]'") from None
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from threadpoolctl import threadpool_limits
+
     model = KMeans(n_clusters=k, init="k-means++", n_init=restarts, random_state=seed)
-    return [int(x) for x in model.fit_predict(np.asarray(embeddings, dtype=float))]
+    # One thread: a few hundred documents cluster in milliseconds per restart, and OpenMP's thread start-up and
+    # spinning cost more than that (tens of times more on a busy machine).
+    with warnings.catch_warnings(), threadpool_limits(limits=1):
+        warnings.simplefilter("ignore", ConvergenceWarning)  # fewer distinct documents than clusters: expected
+        return [int(x) for x in model.fit_predict(np.asarray(embeddings, dtype=float))]
 
 
 def clustering_nmi(original: np.ndarray, sanitized: np.ndarray, settings: ClusteringSettings) -> float | None:

@@ -2,8 +2,8 @@
 
 Stated substitutions (also in tests/test_doc_examples.py BLOCKS): the reader's ``replacements.json`` is written here
 (each sample document's applicant name replaced, with the pairs reported) and ``runs/other`` is a run of ``identity``;
-``-t tab_replacement_sample`` names ``tab_replacement_sample.yaml`` in that folder, the shipped task with the retrieval
-attack instead of the default classifier (which trains for minutes) and 3 k-means restarts instead of 50.
+``-t tab_replacement_sample`` names ``tab_replacement_sample.yaml`` in that folder, the shipped task (retrieval attack)
+with 3 k-means restarts instead of 50.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ PAGE, FIRST = "docs/replacement.md", "privasis-bench run -m regex-scrubber:,name
 def _fast_task(folder: Path) -> None:
     """``folder/tab_replacement_sample.yaml``: the shipped task (same name), the cheap attack, absolute paths."""
     body = (REPO / "tasks" / "tab_replacement_sample.yaml").read_text(encoding="utf-8")
-    assert "trir_attacker: classifier" in body and "nmi_restarts: 50" in body
-    body = body.replace("trir_attacker: classifier", "trir_attacker: retrieval").replace("nmi_restarts: 50", "nmi_restarts: 3")
+    assert "trir_attacker: retrieval" in body and "nmi_restarts: 50" in body
+    body = body.replace("nmi_restarts: 50", "nmi_restarts: 3")
     body = body.replace("include: _tab_base.yaml", f"include: {REPO / 'tasks' / '_tab_base.yaml'}")
     body = body.replace("sample/", f"{REPO / 'tasks' / 'sample'}/").replace("prompts/", f"{REPO / 'tasks' / 'prompts'}/")
     (folder / "tab_replacement_sample.yaml").write_text(body, encoding="utf-8")

@@ -15,9 +15,9 @@ SAMPLE = json.loads((REPO / "tasks" / "sample" / "tab_sample.json").read_text(en
 
 
 def _task(tmp_path: Path) -> Path:
-    """The sample task with the cheaper retrieval attacker and fewer k-means restarts (fast in tests)."""
+    """The sample task (retrieval attacker) with fewer k-means restarts (fast in tests)."""
     body = (REPO / "tasks" / "tab_replacement_sample.yaml").read_text(encoding="utf-8")
-    body = body.replace("trir_attacker: classifier", "trir_attacker: retrieval").replace("nmi_restarts: 50", "nmi_restarts: 3")
+    body = body.replace("nmi_restarts: 50", "nmi_restarts: 3")
     body = body.replace("sample/", str(REPO / "tasks" / "sample") + "/").replace("prompts/", str(REPO / "tasks" / "prompts") + "/")
     body = body.replace("include: _tab_base.yaml", f"include: {REPO / 'tasks' / '_tab_base.yaml'}")
     path = tmp_path / "tab_replacement_fast.yaml"
@@ -101,8 +101,9 @@ def test_the_papers_constructions_run_through_the_scorer_on_a_local_model(tmp_pa
     task = _task(tmp_path)
     body = task.read_text(encoding="utf-8").replace("information_content: wordfreq",
                                                     f"information_content: mlm\n  mlm_model: {tiny_bert}\n  mask_spacing: 3")
-    body = body.replace("trir_attacker: retrieval", f"trir_attacker: classifier\n  classifier_model: {tiny_bert}")
-    task.write_text(body.replace("classifier_epochs: 10", "classifier_epochs: 2"), encoding="utf-8")
+    body = body.replace("trir_attacker: retrieval",
+                        f"trir_attacker: classifier\n  classifier_model: {tiny_bert}\n  classifier_epochs: 2")
+    task.write_text(body, encoding="utf-8")
     out = tmp_path / "out"
     code, o, e = run_main(["run", "--tasks", str(task), "-t", "tab_replacement_fast", "-m", "regex-scrubber:,names=true",
                            "-o", str(out), "--no-progress", "--bootstrap-samples", "20"], monkeypatch, capsys)
@@ -116,14 +117,18 @@ def test_the_papers_constructions_run_through_the_scorer_on_a_local_model(tmp_pa
     rows = [json.loads(x) for x in (out / "tab_replacement_fast" / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
     assert all(r["replacement_source"] == "system" for r in rows)
     assert any(p["replacement"].startswith("[") for r in rows for p in r["edited"])
-    # the board's recompute: the same numbers again from the stored outputs and the task's data alone
-    from privasis_bench.replacement.family import recompute
+    # the board's recompute: the same numbers and rows again from the stored outputs and the task's data alone
+    from types import SimpleNamespace
+
+    from privasis_bench.leaderboard.replacement_family import recompute
     from privasis_bench.tasks.registry import parse_task_file
 
-    again = recompute(parse_task_file(task), rows, bootstrap_samples=20, seed=res["metrics"]["bootstrap"]["seed"],
-                      confidence=0.95)
+    v = SimpleNamespace(results=res, family_facts={}, task_records=None, facts=lambda: {})
+    problems, again = recompute(v, parse_task_file(task), rows, False)
+    assert problems == []
     assert again["tps"] == m["tps"] and again["trir"] == m["trir"] and again["nmi"] == m["nmi"]
     assert again["token_recall"] == m["token_recall"] and again["estimator_key"] == m["estimator_key"]
+    assert v.family_facts["estimator_key"] == m["estimator_key"] and v.family_facts["scored_records"] == 10
 
 
 @pytest.mark.parametrize("setting", ["similarity_model: nobody/no-such-model",

@@ -66,7 +66,7 @@ def _clean_html(html: str, benign: str) -> None:
 
 
 def test_every_field_of_every_family_row_is_escaped_on_the_page(rows):
-    assert {r["family"] for r in rows} == {"privasis", "tab"}
+    assert {r["family"] for r in rows} == {"privasis", "tab", "tab_replacement"}
     hostile = [_hostile(r) for r in rows]
     built = {"date": HOSTILE, "harness_version": HOSTILE, "rejudge": {"report": HOSTILE, "seed": HOSTILE}}
     benign = render_board(rows, paper_reported(), {"date": "d", "harness_version": "v"})
@@ -109,7 +109,8 @@ def _hostile_copy(tmp_path: Path, entry: str, task: str) -> Path:
 
 
 @pytest.mark.parametrize("entry,task,writer", [("baselines__identity", "privasis_sample", write_viewer),
-                                               ("microsoft__presidio", "tab_sample", write_tab_viewer)])
+                                               ("microsoft__presidio", "tab_sample", write_tab_viewer),
+                                               ("microsoft__presidio", "tab_replacement_sample", write_tab_viewer)])
 def test_every_field_a_viewer_shows_is_escaped(tmp_path, entry, task, writer):
     benign = writer(REPO / "submissions" / entry / task, tmp_path / "benign.html", title="t", back="../index.html")
     folder = _hostile_copy(tmp_path, entry, task)

@@ -1,0 +1,77 @@
+"""The replacement-quality section of the board (when it holds a replacement entry): the privacy-utility scatter (TRIR across, TPS up) of the verified
+replacement entries, one chart per comparable group (the same task, track, documents and estimators: numbers from
+different estimators never share a chart, as they never share a ranking), and the paper's Table 3 shown apart, as
+published and never ranked.
+
+The ranked tables themselves are the shared ones (:mod:`.page`, :mod:`.markdown`); only this section is the
+family's own. Every text a submitter controls goes through :mod:`.escaping`.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+from typing import Any
+
+from privasis_bench.leaderboard.charts import scatter
+from privasis_bench.leaderboard.escaping import escape, md_cell
+from privasis_bench.leaderboard.rows import group_title
+
+FAMILY = "tab_replacement"
+#: Table 3's columns: (key in the published rows, header).
+PUBLISHED_COLUMNS = (("tps", "TPS"), ("nmi", "NMI"), ("trir", "TRIR"))
+
+
+def published_table3() -> dict[str, Any]:
+    """The paper's Table 3 (TAB test set, its own estimators), as :mod:`privasis_bench.replacement.published` ships it."""
+    from privasis_bench.replacement.published import published
+
+    return published()
+
+
+def replacement_groups(entries: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The replacement rows of the board, one list per comparable group (entries already in board order)."""
+    rows = [e for e in entries if e.get("family") == FAMILY]
+    return [list(g) for _, g in groupby(rows, key=lambda e: e["group"])]
+
+
+def section_html(entries: list[dict[str, Any]], reported: dict[str, Any]) -> str:
+    """The section's HTML: a scatter per comparable group, then Table 3 as published ('' on a board without a
+    replacement entry)."""
+    if not replacement_groups(entries):
+        return ""
+    charts = []
+    for rows in replacement_groups(entries):
+        charts.append(f"<div><h3>{escape(group_title(rows[0]))}</h3>"
+                      + scatter(rows, "trir", "tps", "TRIR: re-identification risk", "TPS: text preserved similarity",
+                                x_direction="→ less private") + "</div>")
+    body = "".join(charts)
+    head = "".join(f"<th>{escape(t)} (%)</th>" for _, t in PUBLISHED_COLUMNS)
+    rows = "".join("<tr><td data-label='Method'>" + escape(str(r["method"])) + "</td>"
+                   + "".join(f"<td data-label='{escape(t)}'>{r[k]:.1f}</td>" for k, t in PUBLISHED_COLUMNS) + "</tr>"
+                   for r in reported["rows"])
+    return ("<section id='replacement'><h2>Replacement quality: privacy against utility</h2>"
+            "<p class='sub'>TRIR (share of documents an attacker trained on background knowledge re-identifies; "
+            "lower is more private) against TPS (share of the text's information its replacements keep); "
+            "whiskers: 95% bootstrap intervals over documents. Each chart holds one comparable group: numbers from "
+            f"different estimators are never drawn or ranked together.</p><div class='charts'>{body}</div>"
+            "<h3>As published: Table 3 of the inference-attack-guided sanitization paper, never ranked</h3>"
+            f"<p class='sub'>{escape(str(reported['source']))}. {escape(str(reported['setting']))}. "
+            f"{escape(str(reported['status']))}.</p>"
+            f"<div class='wide'><table class='paper'><thead><tr><th>Method</th>{head}</tr></thead>"
+            f"<tbody>{rows}</tbody></table></div></section>")
+
+
+def section_markdown(entries: list[dict[str, Any]], reported: dict[str, Any]) -> str:
+    """The section's Markdown: Table 3 as published (the scatter is in ``index.html``; '' on a board without a
+    replacement entry)."""
+    if not replacement_groups(entries):
+        return ""
+    header = ["method", *(f"{t} (%)" for _, t in PUBLISHED_COLUMNS)]
+    lines = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join([md_cell(r["method"]), *(f"{r[k]:.1f}" for k, _ in PUBLISHED_COLUMNS)]) + " |"
+              for r in reported["rows"]]
+    return ("## Replacement quality as published, not reproduced here\n\n"
+            f"{md_cell(reported['source'])}: {md_cell(reported['setting'])}. These figures were not computed by this\n"
+            "harness (other estimators, the full TAB test set) and are never ranked with the entries above; the\n"
+            "privacy-utility scatter of the verified entries (TRIR against TPS) is in `index.html`.\n\n"
+            + "\n".join(lines) + "\n\n")

@@ -1,0 +1,205 @@
+"""The replacement-quality family (``scorer: tab_replacement``) on the shared board: recompute an entry's TPS, TRIR
+and NMI, and TAB's detection measures beside them, from its outputs and the data the verifier holds.
+
+Nothing an entry derives is taken as given:
+
+* **Documents, ids, spans, scored or not** are checked as for TAB (:mod:`.tab_family`): every document of the task
+  has exactly one row; a span masker's reported spans (``reports_spans``: the de-identification tools, ``intact:``)
+  must describe its output, every other row is aligned afresh; the verifier decides what is scored.
+* **Estimators**: the verifier scores with the shipped task's own settings (information content, similarity model,
+  background knowledge, attacker, clustering) and loads them itself; ``results.json``'s ``scorer`` section must be
+  what they describe (package versions aside), so a run cannot record an estimator it did not use, and
+  ``metrics.estimator_key`` must be theirs (numbers under different keys are never ranked together).
+* **Numbers**: every row's pairs, information content, TPS, attacker guess and TAB counts, and every pooled
+  measure with its bootstrap interval, are recomputed and compared; model-derived numbers (sentence embeddings)
+  within ``REPLACEMENT_TOLERANCE`` (:mod:`.families`) of each other are equal, since float32 inference differs in its last bits between CPUs.
+
+The verifier loads the models once per task and process (:func:`prepared_scorer`): verifying several entries of
+one task fits the attacker and loads the embedding model once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Iterator, Mapping
+
+from privasis_bench.data.system_output import SystemOutput
+from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.families import REPLACEMENT_COLUMNS, REPLACEMENT_TOLERANCE as TOLERANCE, TAB_COLUMNS
+from privasis_bench.leaderboard.tab_family import derived_spans, index_rows, span_masker
+from privasis_bench.tasks.config import TaskConfig
+
+#: Fields of ``results.json``'s ``scorer`` section that name a package version, not an estimator.
+_VERSION_KEYS = ("version", "package_version", "spacy_version", "spacy_pipeline_version", "transformers_version",
+                 "sentence_transformers_version", "torch_version")
+
+
+_PREPARED: dict[tuple[str, str, int | None], Any] = {}
+
+
+def prepared_scorer(task: TaskConfig, limit: int | None) -> Any:
+    """The task's replacement scorer with its documents read, models loaded and attacker fitted (once per process
+    and task configuration)."""
+    from privasis_bench.replacement.scorer import ReplacementScorer
+
+    key = (task.task, task.config_hash(), limit)
+    if key not in _PREPARED:
+        scorer = ReplacementScorer(task)
+        scorer.records(limit=limit)
+        _PREPARED.clear()  # one task's models at a time
+        _PREPARED[key] = scorer
+    return _PREPARED[key]
+
+
+def leaf_differences(stored: Any, derived: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
+    """(path, stored, derived) of every leaf where two JSON trees differ; numbers within :data:`TOLERANCE` agree."""
+    if isinstance(stored, Mapping) and isinstance(derived, Mapping):
+        for key in sorted(set(stored) | set(derived), key=str):
+            yield from leaf_differences(stored.get(key), derived.get(key), f"{path}.{key}")
+    elif isinstance(stored, list) and isinstance(derived, list) and len(stored) == len(derived):
+        for i, (a, b) in enumerate(zip(stored, derived)):
+            yield from leaf_differences(a, b, f"{path}[{i}]")
+    elif not (stored == derived or (isinstance(stored, (int, float)) and isinstance(derived, (int, float))
+                                    and not isinstance(stored, bool) and not isinstance(derived, bool)
+                                    and abs(stored - derived) <= TOLERANCE)):
+        yield path, stored, derived
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def without_versions(data: Any) -> Any:
+    """``data`` without the package-version fields (an estimator is its name and settings, not its build)."""
+    if isinstance(data, Mapping):
+        return {k: without_versions(v) for k, v in data.items() if k not in _VERSION_KEYS}
+    if isinstance(data, list):
+        return [without_versions(v) for v in data]
+    return data
+
+
+def _outputs(docs: Mapping[str, Any], by_id: Mapping[str, dict[str, Any]], masker: bool, failed_as_empty: bool
+             ) -> tuple[dict[str, SystemOutput], list[str]]:
+    """What the system produced per document, as the pipeline handed it to the scorer (reported spans only from a
+    span masker, and only when they describe its output)."""
+    outputs, problems = {}, []
+    for doc_id, doc in docs.items():
+        row = by_id[doc_id]
+        _, bad = derived_spans(doc, row, masker, failed_as_empty)
+        if bad:
+            problems.append(f"document {doc_id}: {bad}")
+            continue
+        text = row.get("output") if isinstance(row.get("output"), str) else None
+        error = row.get("error") if isinstance(row.get("error"), str) else None
+        spans = row.get("masked_spans") if masker and text is not None and error is None else None
+        outputs[doc_id] = SystemOutput(text=text, spans=spans, error=error)
+    return outputs, problems
+
+
+def row_differences(submitted: Mapping[str, dict[str, Any]], derived: list[dict[str, Any]], limit: int = 20) -> list[str]:
+    """Every field of a submitted row that differs from the row the verifier derives (at most ``limit`` lines)."""
+    problems: list[str] = []
+    for row in derived:
+        got = submitted.get(row["id"]) or {}
+        for key in sorted(row):
+            first = next(leaf_differences(got.get(key), row[key], key), None)
+            if first:
+                problems.append(f"document {row['id']}: {first[0]} is {_short(first[1])}, but its output gives "
+                                f"{_short(first[2])} (re-derived from the output, the document and the task's estimators)")
+        if len(problems) >= limit:
+            return problems[:limit] + ["(more row differences not shown)"]
+    return problems
+
+
+def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool) -> tuple[list[str], dict[str, Any] | None]:
+    """(problems, recomputed metrics) of one replacement entry (see the module docstring); sets ``v.family_facts``."""
+    from privasis_bench.replacement.summary import summarize_rows
+
+    res = v.results
+    boot = res["metrics"]["bootstrap"]
+    settings = {"bootstrap_samples": boot["samples"], "seed": boot["seed"], "confidence": boot["confidence"]}
+    if custom:  # data or estimators of the user's own: re-pooled from the rows only (self-reported)
+        v.family_facts = {"partial": True, "records_of_task": None, "scored_records": None,
+                          "estimator_key": res["metrics"].get("estimator_key")}
+        return [], summarize_rows(rows, res["metrics"], **settings)
+    indexed = index_rows(task, res, rows)
+    if isinstance(indexed, list):
+        return indexed, None
+    every, docs, by_id = indexed
+    limit = (res.get("dataset") or {}).get("limit")
+    masker = span_masker(res)
+    failed_as_empty = (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty"
+    outputs, problems = _outputs(docs, by_id, masker, failed_as_empty)
+    if problems:
+        return problems, None
+    try:
+        scorer = prepared_scorer(task, limit if isinstance(limit, int) and limit > 0 else None)
+    except PrivasisError as exc:
+        return [f"task {task.task!r}: cannot load its estimators or background here ({exc})"], None
+    metrics, derived = scorer.score(outputs, failed_as_empty=failed_as_empty, **settings)
+    described = scorer.describe()
+    problems += [f"results.json {path} is {_short(a)} but the task's estimators, as the verifier loads them, give "
+                 f"{_short(b)} (an entry records the estimators that made its numbers)"
+                 for path, a, b in leaf_differences(without_versions(res.get("scorer")), without_versions(described),
+                                                    "scorer")]
+    problems += row_differences(by_id, derived)
+    scored = [r["id"] for r in derived if r.get("scored")]
+    failed = sum(not (isinstance(by_id[d].get("output"), str) and by_id[d].get("error") is None) for d in docs)
+    counts = res.get("counts") or {}
+    for key, value in (("scored", len(scored)), ("failed_outputs", failed), ("records_loaded", len(docs))):
+        if counts.get(key) != value:
+            problems.append(f"counts.{key} is {counts.get(key)!r}; the rows give {value}")
+    if failed and not failed_as_empty:
+        problems.append(f"{failed} document(s) with a failed output: an unfinished run (re-run to retry them, or "
+                        "score them as empty with --score-failed-as-empty, which the board then shows)")
+    if res.get("complete") is not True or (res.get("checks") or {}).get("passed") is not True:
+        problems.append("complete/checks.passed is not true: only finished runs go on the board")
+    v.task_records = len(every)
+    v.family_facts = {"partial": len(scored) < len(every), "records_of_task": len(every),
+                      "scored_records": len(scored), "span_masker": masker, "failed_outputs": failed,
+                      "record_set": hashlib.sha256("\n".join(sorted(scored)).encode("utf-8")).hexdigest(),
+                      "estimator_key": metrics.get("estimator_key")}
+    return problems, metrics
+
+
+def replacement_content(rows: list[dict[str, Any]], results: dict[str, Any] | None = None) -> str:
+    """The digest of a replacement entry's scored content: as TAB's (outputs, and a span masker's spans)."""
+    from privasis_bench.leaderboard.scored_content import tab_content
+
+    return tab_content(rows, results)
+
+
+def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
+    """The board row of one verified replacement entry: TAB's shared fields, then TRIR, TPS, NMI and TAB's
+    measures in percent (with their intervals; NMI has none), and the estimator key that groups rows."""
+    from privasis_bench.leaderboard.tab_family import board_row as tab_row
+
+    row = tab_row(v, task, viewer)
+    for key, _ in TAB_COLUMNS:
+        for suffix in ("", "_low", "_high"):
+            row.pop(f"{key}{suffix}", None)
+    m, scorer = v.results["metrics"], v.results.get("scorer") or {}
+    for key, _ in REPLACEMENT_COLUMNS:
+        ci = (m.get("ci") or {}).get(key) or {}
+        row.update({key: _pct(m.get(key)), f"{key}_low": _pct(ci.get("low")), f"{key}_high": _pct(ci.get("high"))})
+    trir = scorer.get("trir") if isinstance(scorer.get("trir"), dict) else {}
+    row.update(family="tab_replacement", estimator_key=str(v.facts().get("estimator_key") or m.get("estimator_key")),
+               estimators=estimator_summary(scorer), trir_attacker=trir.get("attacker"))
+    return row
+
+
+def _pct(value: Any) -> float | None:
+    return None if not isinstance(value, (int, float)) or isinstance(value, bool) else round(100 * float(value), 6)
+
+
+def estimator_summary(scorer: Mapping[str, Any]) -> str:
+    """One line naming what gave the numbers: information content, similarity model, attacker, NMI embeddings."""
+    def part(section: str, key: str) -> str:
+        value = scorer.get(section)
+        return str(value.get(key)) if isinstance(value, Mapping) and value.get(key) is not None else "?"
+
+    trir = scorer.get("trir")
+    attack = f"{part('trir', 'attacker')} attack" if isinstance(trir, Mapping) else "no attack (no background)"
+    return (f"IC {part('information_content', 'name')} · similarity {part('similarity', 'model')} · {attack} · "
+            f"NMI {part('nmi', 'model')} K={part('nmi', 'k')}")
