@@ -186,9 +186,6 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
     ("docs/tab.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_sample -o runs/tab"):
         (SUBST, "echr_test.json -> a copy of the bundled TAB sample under that name; openai:gpt-4o-mini -> identity "
                 "(no API key here); --limit 3 --bootstrap-samples 0 on run and evaluate (speed)"),
-    ("docs/tab.md", "pip install --target /tmp/tabofficial intervaltree"):
-        (NOT_RUN, "needs a copy of TAB's repository (its evaluation.py and data) and a package outside the project; "
-                  "benchmarks/tab_official_check.py is a check, not a test (result recorded in docs/tab.md)"),
     ("docs/tasks.md", "privasis-bench tasks list"): (RUN, ""),
     ("docs/batch.md", "privasis-bench run --model openai:gpt-4.1-mini --tasks privasis_vanilla --judge openai:gpt-4.1 \\"):
         (SUBST, "tests/docs_examples/test_provider_blocks.py::test_batch_block: the OpenAI API -> the local Files + "
