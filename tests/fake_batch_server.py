@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import email.parser
 import json
+import os
+import signal
+import subprocess
 import threading
 import time
 import uuid
@@ -329,6 +332,32 @@ class FakeBatchServer(AnthropicRoutes):
             h.wfile.flush()
         except OSError:
             pass
+
+
+class KillAt:
+    """An ``on_event`` hook for :class:`FakeBatchServer` that SIGKILLs the command :meth:`run` started when the fake
+    sees ``event`` for the ``nth`` time (the fake's reply, if any, then goes to a dead process)."""
+
+    def __init__(self, event: str, nth: int = 1) -> None:
+        self.event, self.nth, self.count = event, nth, 0
+        self.killed = threading.Event()
+        self.proc: subprocess.Popen | None = None
+
+    def __call__(self, name: str, server: FakeBatchServer) -> None:
+        if name != self.event or self.killed.is_set() or self.proc is None:
+            return
+        self.count += 1
+        if self.count == self.nth:
+            self.killed.set()
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(30)
+
+    def run(self, command: list[str], env: dict[str, str]) -> str:
+        """Run ``command`` until the kill; its output. Fails unless it was killed at the event."""
+        self.proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        output, _ = self.proc.communicate(timeout=120)
+        assert self.killed.is_set() and self.proc.returncode == -signal.SIGKILL, output
+        return output
 
 
 def _multipart_file(content_type: str, raw: bytes) -> str:

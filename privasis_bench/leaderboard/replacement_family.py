@@ -20,13 +20,13 @@ one task fits the attacker and loads the embedding model once.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Iterator, Mapping
 
 from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.families import REPLACEMENT_COLUMNS, REPLACEMENT_TOLERANCE as TOLERANCE, TAB_COLUMNS
-from privasis_bench.leaderboard.tab_family import derived_spans, index_rows, span_masker
+from privasis_bench.leaderboard.tab_family import (check_counts_and_record_facts, derived_spans, index_rows,
+                                                   span_masker)
 from privasis_bench.tasks.config import TaskConfig
 
 #: Fields of ``results.json``'s ``scorer`` section that name a package version, not an estimator.
@@ -146,20 +146,9 @@ def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool
     problems += row_differences(by_id, derived)
     scored = [r["id"] for r in derived if r.get("scored")]
     failed = sum(not (isinstance(by_id[d].get("output"), str) and by_id[d].get("error") is None) for d in docs)
-    counts = res.get("counts") or {}
-    for key, value in (("scored", len(scored)), ("failed_outputs", failed), ("records_loaded", len(docs))):
-        if counts.get(key) != value:
-            problems.append(f"counts.{key} is {counts.get(key)!r}; the rows give {value}")
-    if failed and not failed_as_empty:
-        problems.append(f"{failed} document(s) with a failed output: an unfinished run (re-run to retry them, or "
-                        "score them as empty with --score-failed-as-empty, which the board then shows)")
-    if res.get("complete") is not True or (res.get("checks") or {}).get("passed") is not True:
-        problems.append("complete/checks.passed is not true: only finished runs go on the board")
-    v.task_records = len(every)
-    v.family_facts = {"partial": len(scored) < len(every), "records_of_task": len(every),
-                      "scored_records": len(scored), "span_masker": masker, "failed_outputs": failed,
-                      "record_set": hashlib.sha256("\n".join(sorted(scored)).encode("utf-8")).hexdigest(),
-                      "estimator_key": metrics.get("estimator_key")}
+    problems += check_counts_and_record_facts(v, res, every=len(every), loaded=len(docs), scored_ids=scored,
+                                              failed=failed, failed_as_empty=failed_as_empty, masker=masker)
+    v.family_facts["estimator_key"] = metrics.get("estimator_key")
     return problems, metrics
 
 

@@ -157,8 +157,18 @@ def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool
     metrics = summarize(tallies, bootstrap_samples=boot["samples"], seed=boot["seed"], confidence=boot["confidence"])
     metrics["documents"] = len(docs)
     metrics["annotators"] = sorted({a for d in docs.values() for a in d.annotators})
+    problems += check_counts_and_record_facts(v, res, every=len(every), loaded=len(docs), scored_ids=scored_ids,
+                                              failed=failed, failed_as_empty=failed_as_empty, masker=masker)
+    return problems, metrics
+
+
+def check_counts_and_record_facts(v: Any, res: Mapping[str, Any], *, every: int, loaded: int, scored_ids: list[str],
+                                  failed: int, failed_as_empty: bool, masker: Any) -> list[str]:
+    """A span-scored entry's counts and completeness checked against what its rows give, and the facts the board
+    shows recorded on ``v`` (shared by every family that scores TAB documents)."""
+    problems = []
     counts = res.get("counts") or {}
-    for key, value in (("scored", len(tallies)), ("failed_outputs", failed), ("records_loaded", len(docs))):
+    for key, value in (("scored", len(scored_ids)), ("failed_outputs", failed), ("records_loaded", loaded)):
         if counts.get(key) != value:
             problems.append(f"counts.{key} is {counts.get(key)!r}; the rows give {value}")
     if failed and not failed_as_empty:
@@ -166,11 +176,11 @@ def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool
                         "score them as empty with --score-failed-as-empty, which the board then shows)")
     if res.get("complete") is not True or (res.get("checks") or {}).get("passed") is not True:
         problems.append("complete/checks.passed is not true: only finished runs go on the board")
-    v.task_records = len(every)
-    v.family_facts = {"partial": len(tallies) < len(every), "records_of_task": len(every),
-                      "scored_records": len(tallies), "span_masker": masker, "failed_outputs": failed,
+    v.task_records = every
+    v.family_facts = {"partial": len(scored_ids) < every, "records_of_task": every,
+                      "scored_records": len(scored_ids), "span_masker": masker, "failed_outputs": failed,
                       "record_set": hashlib.sha256("\n".join(sorted(scored_ids)).encode("utf-8")).hexdigest()}
-    return problems, metrics
+    return problems
 
 
 def _row_differences(doc_id: str, row: Mapping[str, Any], spans: list, tally: Any) -> list[str]:

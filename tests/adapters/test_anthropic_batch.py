@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from cli_main import run_main
-from fake_batch_server import FakeBatchServer
+from fake_batch_server import FakeBatchServer, KillAt
 from fake_openai_server import write_tiny_task
 
 pytest.importorskip("anthropic")
@@ -64,21 +61,11 @@ def test_expired_requests_go_to_the_next_batch(tmp_path: Path, monkeypatch, caps
 def test_killed_after_submit_is_collected_not_paid_again(tmp_path: Path, event: str, monkeypatch, capsys) -> None:
     yaml = write_tiny_task(tmp_path / "task", n=3)
     out, cache = tmp_path / "out", tmp_path / "cache"
-    proc: list[subprocess.Popen] = []
-    killed = threading.Event()
-
-    def on_event(name: str, server: FakeBatchServer) -> None:
-        if name == event and not killed.is_set():
-            killed.set()
-            os.kill(proc[0].pid, signal.SIGKILL)
-            proc[0].wait(30)
-
+    kill = KillAt(event)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    with FakeBatchServer(on_event=on_event) as server:
+    with FakeBatchServer(on_event=kill) as server:
         command = [sys.executable, "-m", "privasis_bench", *_args(server, yaml, out, cache, "--batch", "model,judge", *FAST)]
-        proc.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
-        first, _ = proc[0].communicate(timeout=120)
-        assert killed.is_set(), first
+        kill.run(command, env)
         code, so, se = run_main(command[3:], monkeypatch, capsys)  # the re-run: in this process (nothing to kill)
         assert code == 0, so + se
         server.settle()

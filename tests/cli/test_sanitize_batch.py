@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from cli_main import run_main
-from fake_batch_server import FakeBatchServer
+from fake_batch_server import FakeBatchServer, KillAt
 from fake_openai_server import write_tiny_task
 
 pytest.importorskip("openai")
@@ -128,22 +126,12 @@ def test_killed_sanitize_resumes_paying_each_request_once(tmp_path: Path, provid
         pytest.importorskip("anthropic")
     yaml = write_tiny_task(tmp_path / "task", n=4)
     out, cache = tmp_path / "out", tmp_path / "cache"
-    proc: list[subprocess.Popen] = []
-    killed = threading.Event()
-
-    def on_event(name: str, server: FakeBatchServer) -> None:
-        if name == event and not killed.is_set():
-            killed.set()
-            os.kill(proc[0].pid, signal.SIGKILL)
-            proc[0].wait(30)  # the reply (if any) goes to a dead process
-
+    kill = KillAt(event)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    with FakeBatchServer(on_event=on_event) as server:
+    with FakeBatchServer(on_event=kill) as server:
         command = [sys.executable, "-m", "privasis_bench",
                    *_args(server, yaml, out, cache, "--batch", "model", *FAST, provider=provider)]
-        proc.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
-        first, _ = proc[0].communicate(timeout=120)
-        assert killed.is_set() and proc[0].returncode == -signal.SIGKILL, first
+        kill.run(command, env)
         again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
         assert again.returncode == 0, again.stdout + again.stderr
         server.settle()  # a batch left behind would still be run and billed

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from fake_batch_server import FakeBatchServer
+from fake_batch_server import FakeBatchServer, KillAt
 from fake_openai_server import write_tiny_task
 
 pytest.importorskip("openai")
@@ -49,25 +47,9 @@ def test_killed_at_each_point_then_resumed_pays_each_request_once(tmp_path: Path
                                                                    latency: float) -> None:
     yaml = write_tiny_task(tmp_path / "task", n=4)
     out, cache = tmp_path / "out", tmp_path / "cache"
-    proc: list[subprocess.Popen] = []
-    seen = {"n": 0}
-    killed = threading.Event()
-
-    def on_event(name: str, server: FakeBatchServer) -> None:
-        if name != event or killed.is_set():
-            return
-        seen["n"] += 1
-        if seen["n"] == nth:
-            killed.set()
-            os.kill(proc[0].pid, signal.SIGKILL)
-            proc[0].wait(30)  # the reply (if any) goes to a dead process
-
-    with FakeBatchServer(on_event=on_event, latency=latency) as server:
-        proc.append(subprocess.Popen(_command(server, yaml, out, cache), env=_env(), stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True))
-        first, _ = proc[0].communicate(timeout=120)
-        assert killed.is_set(), first
-        assert proc[0].returncode == -signal.SIGKILL
+    kill = KillAt(event, nth)
+    with FakeBatchServer(on_event=kill, latency=latency) as server:
+        kill.run(_command(server, yaml, out, cache), _env())
         again = subprocess.run(_command(server, yaml, out, cache), env=_env(), capture_output=True, text=True,
                                timeout=120)
         assert again.returncode == 0, again.stdout + again.stderr
