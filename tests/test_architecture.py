@@ -30,9 +30,9 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "training", "leaderboard",
             "recipes", "distributed", "replacement"},
 }
-ROOT_MODULES = {"errors", "fsutil", "__init__", "__main__"}
+ROOT_MODULES = {"errors", "fsutil", "registry", "__init__", "__main__"}
 #: Root modules every layer may import (small shared helpers with no dependencies of their own).
-SHARED_ROOT = {"errors", "fsutil", "__version__"}
+SHARED_ROOT = {"errors", "fsutil", "registry", "__version__"}
 MAX_LINES = 400
 
 

@@ -1,0 +1,29 @@
+"""The Privasis-Sanitization family's declaration (see :mod:`privasis_bench.tasks.family`)."""
+
+from __future__ import annotations
+
+from privasis_bench.tasks.family import BoardSpec, FamilySpec
+
+BOARD = BoardSpec(
+    unit='percentages with 95% bootstrap intervals over records',
+    columns=(('full_successful_record', 'Full Successful Record'), ('sanitization_attribute', 'San. Attr'), ('sanitization_attribute_per_record', 'San. Att/Rec'), ('sanitization_record', 'San. Rec'), ('retention_attribute', 'Ret. Attr'), ('retention_attribute_per_record', 'Ret. Att/Rec'), ('retention_record', 'Ret. Rec')),
+    rank_by=(('full_successful_record', 'higher'),),
+    digits=2,
+    tolerance=1e-09,
+)
+
+FAMILY = FamilySpec(
+    name='privasis',
+    title='Privasis-Sanitization',
+    roles=('judge',),
+    schema_versions={'results': 'results-1', 'samples': 'samples-row-1', 'submission': 'submission-1'},
+    reference_task='privasis_vanilla',
+    board=BOARD,
+    scorer='privasis_bench.protocol.scorer:PrivasisScorer',
+    verifier="privasis_bench.leaderboard.families.privasis:verify",
+    row="privasis_bench.leaderboard.families.privasis:board_row",
+    content="privasis_bench.leaderboard.families.privasis:content",
+    viewer="privasis_bench.leaderboard.families.privasis:write_viewer",
+    rejudge='privasis_bench.leaderboard.families.privasis:rejudge',
+    overall='privasis_bench.leaderboard.families.privasis:overall_row',
+)

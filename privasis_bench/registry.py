@@ -1,0 +1,117 @@
+"""One lazy registry for every pluggable kind (task families, adapters, batch clients, ...).
+
+A registry maps a name to either an object or a ``"module:attr"`` target that is imported on first use, so that
+registering something costs nothing until it is asked for. Third-party packages add entries through an
+entry-point group (``[project.entry-points."<group>"]``); built-in entries are registered by the package itself,
+and an entry registered in code wins over an entry point of the same name.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.metadata
+from typing import Any, Callable, Generic, Iterator, TypeVar
+
+T = TypeVar("T")
+
+
+class UnknownName(KeyError):
+    """A name the registry does not hold; the message lists the names it does (and the closest one)."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; this is meant to be read
+        return str(self.args[0])
+
+
+def import_target(target: str) -> Any:
+    """The object a ``"module:attr"`` (or ``"module:Class.attr"``) string points to."""
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"{target!r} is not a 'module:attr' target")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+class Registry(Generic[T]):
+    """Names -> objects of one kind, resolved lazily (see the module docstring).
+
+    ``check`` (optional) validates a resolved object and returns it (or raises); ``kind`` names what the registry
+    holds in error messages.
+    """
+
+    def __init__(self, kind: str, *, entry_point_group: str | None = None,
+                 check: Callable[[Any, str], T] | None = None) -> None:
+        self.kind = kind
+        self.entry_point_group = entry_point_group
+        self._check = check
+        self._targets: dict[str, str | T] = {}
+        self._resolved: dict[str, T] = {}
+
+    def register(self, name: str, target: str | T, *, replace: bool = False) -> None:
+        """Register ``target`` (an object or a ``"module:attr"`` string) under ``name``."""
+        if name in self._targets and not replace and self._targets[name] != target:
+            raise ValueError(f"{self.kind} {name!r} is already registered")
+        self._targets[name] = target
+        self._resolved.pop(name, None)
+
+    def unregister(self, name: str) -> None:
+        """Forget ``name`` (tests that register a temporary entry call this when done)."""
+        self._targets.pop(name, None)
+        self._resolved.pop(name, None)
+
+    def _entry_points(self) -> dict[str, importlib.metadata.EntryPoint]:
+        if not self.entry_point_group:
+            return {}
+        try:
+            found = importlib.metadata.entry_points(group=self.entry_point_group)
+        except Exception:  # noqa: BLE001 - broken third-party metadata must not break the harness
+            return {}
+        out: dict[str, importlib.metadata.EntryPoint] = {}
+        for ep in found:
+            out.setdefault(ep.name, ep)
+        return out
+
+    def names(self) -> list[str]:
+        """Every registered name (built-in first, in registration order, then entry points, sorted)."""
+        plugins = sorted(n for n in self._entry_points() if n not in self._targets)
+        return [*self._targets, *plugins]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name in self._targets or name in self._entry_points())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def target(self, name: str) -> str | T:
+        """What ``name`` was registered as (the ``"module:attr"`` string when it was registered by one)."""
+        if name in self._targets:
+            return self._targets[name]
+        ep = self._entry_points().get(name)
+        if ep is None:
+            raise self._unknown(name)
+        return ep.value
+
+    def get(self, name: str) -> T:
+        """The object registered under ``name``, imported on first use; :class:`UnknownName` otherwise."""
+        if name in self._resolved:
+            return self._resolved[name]
+        target = self.target(name)
+        where = f"{self.kind} {name!r}"
+        if isinstance(target, str):
+            try:
+                obj = import_target(target)
+            except (ImportError, AttributeError, ValueError) as exc:
+                raise ImportError(f"{where}: cannot load {target!r}: {exc}") from exc
+        else:
+            obj = target
+        value = self._check(obj, where) if self._check else obj
+        self._resolved[name] = value
+        return value
+
+    def _unknown(self, name: str) -> UnknownName:
+        known = self.names()
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return UnknownName(f"unknown {self.kind} {name!r}{hint}; known: {', '.join(known) or 'none'}")

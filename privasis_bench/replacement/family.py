@@ -1,0 +1,29 @@
+"""The Replacement quality family's declaration (see :mod:`privasis_bench.tasks.family`)."""
+
+from __future__ import annotations
+
+from privasis_bench.tasks.family import BoardSpec, FamilySpec
+
+BOARD = BoardSpec(
+    unit="percentages over documents: the replacement measures of the inference-attack-guided sanitization paper (TRIR with a 95% bootstrap interval, TPS with one, NMI without) beside TAB's detection measures; ranked by TRIR (lowest first), ties by TPS, only among entries scored with the same estimators",
+    columns=(('trir', 'TRIR ↓'), ('tps', 'TPS'), ('nmi', 'NMI'), ('token_recall', 'TAB token recall'), ('recall_direct_entities', 'TAB entity recall (direct)'), ('token_precision', 'TAB token precision')),
+    rank_by=(('trir', 'lower'), ('tps', 'higher')),
+    digits=1,
+    tolerance=1e-06,
+)
+
+FAMILY = FamilySpec(
+    name='tab_replacement',
+    title='Replacement quality',
+    roles=(),
+    schema_versions={'results': 'replacement-results-1', 'samples': 'replacement-samples-row-1', 'submission': 'tab-submission-1'},
+    reference_task='tab_replacement_sample',
+    board=BOARD,
+    scorer='privasis_bench.replacement.scorer:ReplacementScorer',
+    verifier="privasis_bench.leaderboard.families.replacement:verify",
+    row="privasis_bench.leaderboard.families.replacement:board_row",
+    content="privasis_bench.leaderboard.families.replacement:content",
+    viewer="privasis_bench.leaderboard.families.replacement:write_viewer",
+    rejudge=None,
+    overall=None,
+)

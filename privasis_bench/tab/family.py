@@ -1,0 +1,29 @@
+"""The TAB family's declaration (see :mod:`privasis_bench.tasks.family`)."""
+
+from __future__ import annotations
+
+from privasis_bench.tasks.family import BoardSpec, FamilySpec
+
+BOARD = BoardSpec(
+    unit="fractions (TAB's measures, micro-averaged over annotators) with 95% bootstrap intervals over documents",
+    columns=(('token_recall', 'Token recall'), ('mention_recall', 'Mention recall'), ('recall_direct_entities', 'Entity recall (direct)'), ('recall_quasi_entities', 'Entity recall (quasi)'), ('token_precision', 'Token precision'), ('mention_precision', 'Mention precision'), ('token_f1', 'Token F1')),
+    rank_by=(('token_recall', 'higher'),),
+    digits=3,
+    tolerance=1e-09,
+)
+
+FAMILY = FamilySpec(
+    name='tab',
+    title='TAB',
+    roles=(),
+    schema_versions={'results': 'tab-results-1', 'samples': 'tab-samples-row-1', 'submission': 'tab-submission-1'},
+    reference_task='tab_test',
+    board=BOARD,
+    scorer='privasis_bench.tab.scorer:TabScorer',
+    verifier="privasis_bench.leaderboard.families.tab:verify",
+    row="privasis_bench.leaderboard.families.tab:board_row",
+    content="privasis_bench.leaderboard.families.tab:content",
+    viewer="privasis_bench.leaderboard.families.tab:write_viewer",
+    rejudge=None,
+    overall=None,
+)

@@ -1,0 +1,91 @@
+"""What a task family is: one declaration, as data, that every generic layer reads instead of asking "which family?".
+
+A family (the Privasis judge protocol, TAB's span measures, replacement quality, ...) brings a scorer and its board
+code; the harness only ever reaches them through :data:`FAMILIES`. A family declares:
+
+* ``roles``: the models it asks besides the model under test (``judge`` for Privasis, none for TAB, e.g.
+  ``attacker`` for an inference family); the runner builds one engine per role and hands them to the scorer;
+* ``schema_versions``: the JSON schemas its ``results.json``, samples rows and ``submission.json`` follow;
+* ``reference_task``: the shipped task whose limits bind an entry made with a task file of its own;
+* ``board``: how the board shows and ranks it (:class:`BoardSpec`);
+* lazy ``"module:attr"`` targets for its scorer (built from the task), verifier, board row, content digest, viewer,
+  and, where it has them, its re-judge and its ``overall`` row.
+
+Built-in families register below; other packages add theirs through the ``privasis_bench.families`` entry-point
+group (``name = "my_package.family:FAMILY"``), or in code with ``FAMILIES.register(name, family)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from privasis_bench.registry import Registry, import_target
+
+ENTRY_POINT_GROUP = "privasis_bench.families"
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """How the board shows one family: columns, ranking, digits, grouping and the prose of its section."""
+
+    unit: str  # one line saying what the numbers are (percentages with intervals over records, ...)
+    columns: tuple[tuple[str, str], ...]  # (metric key, column header), in display order
+    rank_by: tuple[tuple[str, str], ...]  # (metric key, "higher"/"lower" is better), first key first
+    digits: int  # decimals shown
+    group_keys: tuple[str, ...] = ()  # entry facts that must agree for two entries to be ranked together
+    section: str = ""  # the paragraph introducing the family's section of the board
+    tolerance: float = 1e-9  # largest |submitted - recomputed| that still counts as equal
+
+    @property
+    def rank_key(self) -> str:
+        """The headline metric (the first ranking key)."""
+        return self.rank_by[0][0]
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    """One task family's declaration (see the module docstring)."""
+
+    name: str
+    title: str  # human name ("Privasis-Sanitization", "TAB", ...)
+    roles: tuple[str, ...]
+    schema_versions: Mapping[str, str]
+    reference_task: str
+    board: BoardSpec
+    scorer: str  # "module:Class", built as Class(task)
+    verifier: str  # "module:function"
+    row: str
+    content: str
+    viewer: str
+    rejudge: str | None = None
+    overall: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def load(self, what: str) -> Any:
+        """The object one of the family's targets (``scorer``, ``verifier``, ``row``, ...) names, imported now."""
+        target = getattr(self, what)
+        if target is None:
+            raise LookupError(f"family {self.name!r} declares no {what}")
+        return import_target(target)
+
+    def call(self, what: str, *args: Any, **kwargs: Any) -> Any:
+        """Call one of the family's targets."""
+        return self.load(what)(*args, **kwargs)
+
+
+def _check_family(obj: Any, where: str) -> FamilySpec:
+    if not isinstance(obj, FamilySpec):
+        raise TypeError(f"{where} is not a FamilySpec (got {type(obj).__name__})")
+    return obj
+
+
+FAMILIES: Registry[FamilySpec] = Registry("task family", entry_point_group=ENTRY_POINT_GROUP, check=_check_family)
+
+#: The family of a task that names no ``scorer:``.
+DEFAULT_FAMILY = "privasis"
+
+# The built-in families: one line each.
+FAMILIES.register("privasis", "privasis_bench.protocol.family:FAMILY")
+FAMILIES.register("tab", "privasis_bench.tab.family:FAMILY")
+FAMILIES.register("tab_replacement", "privasis_bench.replacement.family:FAMILY")
