@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.metadata
-from typing import Any, Callable, Generic, Iterator, TypeVar
+from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 
@@ -38,14 +38,17 @@ class Registry(Generic[T]):
     """Names -> objects of one kind, resolved lazily (see the module docstring).
 
     ``check`` (optional) validates a resolved object and returns it (or raises); ``kind`` names what the registry
-    holds in error messages.
+    holds in error messages; ``entry_points`` (optional) lists the plugin entry points instead of the installed
+    metadata of ``entry_point_group`` (the first of a name wins).
     """
 
     def __init__(self, kind: str, *, entry_point_group: str | None = None,
-                 check: Callable[[Any, str], T] | None = None) -> None:
+                 check: Callable[[Any, str], T] | None = None,
+                 entry_points: Callable[[], Iterable[importlib.metadata.EntryPoint]] | None = None) -> None:
         self.kind = kind
         self.entry_point_group = entry_point_group
         self._check = check
+        self._list_entry_points = entry_points
         self._targets: dict[str, str | T] = {}
         self._resolved: dict[str, T] = {}
 
@@ -61,11 +64,15 @@ class Registry(Generic[T]):
         self._targets.pop(name, None)
         self._resolved.pop(name, None)
 
-    def _entry_points(self) -> dict[str, importlib.metadata.EntryPoint]:
-        if not self.entry_point_group:
-            return {}
+    def entry_points(self) -> dict[str, importlib.metadata.EntryPoint]:
+        """The plugin entry points by name (the first of each name; none when the metadata is unreadable)."""
         try:
-            found = importlib.metadata.entry_points(group=self.entry_point_group)
+            if self._list_entry_points is not None:
+                found = list(self._list_entry_points())
+            elif self.entry_point_group:
+                found = list(importlib.metadata.entry_points(group=self.entry_point_group))
+            else:
+                return {}
         except Exception:  # noqa: BLE001 - broken third-party metadata must not break the harness
             return {}
         out: dict[str, importlib.metadata.EntryPoint] = {}
@@ -75,26 +82,32 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         """Every registered name (built-in first, in registration order, then entry points, sorted)."""
-        plugins = sorted(n for n in self._entry_points() if n not in self._targets)
+        plugins = sorted(n for n in self.entry_points() if n not in self._targets)
         return [*self._targets, *plugins]
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and (name in self._targets or name in self._entry_points())
+        return isinstance(name, str) and (name in self._targets or name in self.entry_points())
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
+
+    def builtin(self, name: str) -> bool:
+        """True when ``name`` was registered in code (not found through an entry point)."""
+        return name in self._targets
 
     def target(self, name: str) -> str | T:
         """What ``name`` was registered as (the ``"module:attr"`` string when it was registered by one)."""
         if name in self._targets:
             return self._targets[name]
-        ep = self._entry_points().get(name)
+        ep = self.entry_points().get(name)
         if ep is None:
             raise self._unknown(name)
         return ep.value
 
     def get(self, name: str) -> T:
-        """The object registered under ``name``, imported on first use; :class:`UnknownName` otherwise."""
+        """The object registered under ``name``, imported on first use; :class:`UnknownName` otherwise.
+
+        A target that cannot be imported raises ImportError naming it (the original error is its cause)."""
         if name in self._resolved:
             return self._resolved[name]
         target = self.target(name)
@@ -102,16 +115,21 @@ class Registry(Generic[T]):
         if isinstance(target, str):
             try:
                 obj = import_target(target)
-            except (ImportError, AttributeError, ValueError) as exc:
-                raise ImportError(f"{where}: cannot load {target!r}: {exc}") from exc
+            except Exception as exc:  # noqa: BLE001 - a plugin's module may fail in any way; said in one line
+                raise ImportError(f"{where}: cannot load {target!r}: {type(exc).__name__}: {exc}") from exc
         else:
             obj = target
         value = self._check(obj, where) if self._check else obj
-        self._resolved[name] = value
+        if name in self._targets:  # plugins are looked up again (their metadata may change between calls)
+            self._resolved[name] = value
         return value
 
-    def _unknown(self, name: str) -> UnknownName:
+    def unknown(self, name: str, *, cutoff: float = 0.6) -> UnknownName:
+        """The error for a name the registry does not hold (with the closest known name)."""
+        return self._unknown(name, cutoff)
+
+    def _unknown(self, name: str, cutoff: float = 0.6) -> UnknownName:
         known = self.names()
-        close = difflib.get_close_matches(name, known, n=1)
+        close = difflib.get_close_matches(name, known, n=1, cutoff=cutoff)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         return UnknownName(f"unknown {self.kind} {name!r}{hint}; known: {', '.join(known) or 'none'}")

@@ -11,8 +11,6 @@ group, each entry naming an :class:`~privasis_bench.adapters.base.Adapter` subcl
 
 from __future__ import annotations
 
-import difflib
-import importlib
 import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
@@ -20,6 +18,7 @@ from dataclasses import dataclass
 from privasis_bench.adapters.base import Adapter
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.errors import ModelSpecError
+from privasis_bench.registry import Registry, import_target
 
 ENTRY_POINT_GROUP = "privasis_bench.adapters"
 
@@ -103,15 +102,6 @@ def require_module(module: str, *, provider: str, extra: str | None, hint: str |
     raise ModelSpecError(f"provider {provider!r} needs the {module!r} package, which is not installed: {install}")
 
 
-def _import_target(target: str) -> type:
-    module_name, _, attr = target.partition(":")
-    module = importlib.import_module(module_name)
-    obj = module
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    return obj  # type: ignore[return-value]
-
-
 def _check_adapter_class(obj: object, where: str) -> type[Adapter]:
     if not (isinstance(obj, type) and issubclass(obj, Adapter)):
         raise ModelSpecError(f"{where} is not an Adapter subclass (got {obj!r})")
@@ -119,17 +109,15 @@ def _check_adapter_class(obj: object, where: str) -> type[Adapter]:
 
 
 def _entry_points() -> list[importlib.metadata.EntryPoint]:
-    try:
-        eps = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
-    except Exception:  # noqa: BLE001 - broken metadata must not break the CLI
-        return []
-    seen: set[str] = set()
-    unique = []
-    for ep in eps:
-        if ep.name not in seen:
-            seen.add(ep.name)
-            unique.append(ep)
-    return unique
+    """The installed plugin providers (read on each call; tests replace this function)."""
+    return list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+
+
+#: Provider name -> adapter class: the built-ins below, then plugins (the generic lazy registry).
+ADAPTERS: Registry[type[Adapter]] = Registry("model provider", entry_point_group=ENTRY_POINT_GROUP,
+                                             check=_check_adapter_class, entry_points=lambda: _entry_points())
+for _name, _builtin in BUILTIN_PROVIDERS.items():
+    ADAPTERS.register(_name, _builtin.target)
 
 
 def _dist_name(ep: importlib.metadata.EntryPoint) -> str | None:
@@ -139,27 +127,24 @@ def _dist_name(ep: importlib.metadata.EntryPoint) -> str | None:
 
 def provider_names() -> list[str]:
     """All provider names: built-ins first, then plugins (sorted)."""
-    plugins = sorted(ep.name for ep in _entry_points() if ep.name not in BUILTIN_PROVIDERS)
-    return list(BUILTIN_PROVIDERS) + plugins
+    return ADAPTERS.names()
 
 
 def load_adapter_class(provider: str) -> type[Adapter]:
     """Import and return the adapter class for ``provider``; unknown names get a 'did you mean'."""
-    builtin = BUILTIN_PROVIDERS.get(provider)
-    if builtin is not None:
-        return _check_adapter_class(_import_target(builtin.target), builtin.target)
-    for ep in _entry_points():
-        if ep.name == provider:
-            where = f"plugin provider {provider!r} ({ep.value}, from {_dist_name(ep) or 'unknown distribution'})"
-            try:
-                obj = ep.load()
-            except Exception as exc:  # noqa: BLE001 - a broken plugin is a user-facing error
-                raise ModelSpecError(f"{where} failed to load: {type(exc).__name__}: {exc}") from exc
-            return _check_adapter_class(obj, where)
-    names = provider_names()
-    close = difflib.get_close_matches(provider, names, n=1, cutoff=0.5)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise ModelSpecError(f"unknown model provider {provider!r}{hint}; known providers: {', '.join(names)}")
+    if provider not in ADAPTERS:
+        raise ModelSpecError(str(ADAPTERS.unknown(provider, cutoff=0.5)))
+    if ADAPTERS.builtin(provider):
+        return ADAPTERS.get(provider)
+    ep = ADAPTERS.entry_points()[provider]
+    where = f"plugin provider {provider!r} ({ep.value}, from {_dist_name(ep) or 'unknown distribution'})"
+    try:
+        return _check_adapter_class(ADAPTERS.get(provider), where)
+    except ImportError as exc:  # a broken plugin is a user-facing error
+        cause = exc.__cause__ or exc
+        raise ModelSpecError(f"{where} failed to load: {type(cause).__name__}: {cause}") from exc
+    except ModelSpecError as exc:
+        raise ModelSpecError(str(exc).replace(f"model provider {provider!r}", where)) from exc
 
 
 def build_adapter(spec: ModelSpec) -> Adapter:
@@ -178,7 +163,7 @@ def board_descriptions() -> dict[str, str]:
     out: dict[str, str] = {}
     for name, b in BUILTIN_PROVIDERS.items():
         try:
-            sentence = getattr(_import_target(b.target), "description", "")
+            sentence = getattr(import_target(b.target), "description", "")
         except Exception:  # noqa: BLE001 - a provider whose module cannot load has nothing to show
             continue
         if isinstance(sentence, str) and sentence:
@@ -192,12 +177,12 @@ def list_providers() -> list[ProviderInfo]:
     for name, b in BUILTIN_PROVIDERS.items():
         rankable: bool | None
         try:
-            rankable = bool(_import_target(b.target).rankable)
+            rankable = bool(import_target(b.target).rankable)
         except Exception:  # noqa: BLE001
             rankable = None
         installed = b.backend is None or module_available(b.backend)
         rows.append(ProviderInfo(name, "builtin", None, b.target, b.extra, installed, rankable, b.description))
-    for ep in _entry_points():
+    for ep in ADAPTERS.entry_points().values():
         dist = _dist_name(ep)
         if ep.name in BUILTIN_PROVIDERS:
             rows.append(ProviderInfo(ep.name, "entry point", dist, ep.value, None, False, None, "",

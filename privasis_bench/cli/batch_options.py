@@ -16,8 +16,8 @@ _DEFAULTS = BatchOptions()
 BATCH_OPTIONS: dict[str, tuple[Any, Any]] = {
     "batch": (Optional[List[str]], typer.Option(
         None, "--batch", help="Send these roles' calls through the provider's batch API (about half price, answers "
-        "within a day): model, judge, or both (comma-separated or repeated; sanitize has only a model, evaluate "
-        "only a judge). openai: and anthropic: models.")),
+        "within a day): model, judge, or any role a task family declares (comma-separated or repeated; sanitize "
+        "has only a model, evaluate no model under test). openai: and anthropic: models.")),
     "batch_size": (int, typer.Option(_DEFAULTS.size, "--batch-size", min=1, max=100_000,
                                      help="Most requests in one batch (provider limits split further).")),
     "batch_max_wait": (float, typer.Option(_DEFAULTS.max_wait, "--batch-max-wait", min=0.0, max=86_400.0,
@@ -39,14 +39,16 @@ def batch_options(opts: Any, *, command: str = "", lacks: str | None = None) -> 
     ``lacks``: the role ``command`` does not have (``sanitize`` has no judge, ``evaluate`` no model under test);
     naming it in --batch is then one line, exit 2, rather than an option silently ignored.
     """
-    roles = batch_roles(getattr(opts, "batch", None))
+    from privasis_bench.tasks.family import declared_roles
+
+    roles = batch_roles(getattr(opts, "batch", None), ("model", *declared_roles()))
     if lacks is not None and lacks in roles:
         other = "model" if lacks == "judge" else "judge"
         does = "only asks the model under test" if lacks == "judge" else "judges saved outputs, asking no model under test"
         raise PrivasisError(f"--batch {lacks}: {command} has no {lacks} (it {does}); use --batch {other}")
     if not roles:
         if getattr(opts, "batch_detach", False):
-            raise PrivasisError("--batch-detach needs --batch model and/or --batch judge")
+            raise PrivasisError("--batch-detach needs --batch ROLE (model, judge, ...)")
         return BatchOptions()
     return BatchOptions(roles=roles, size=opts.batch_size, max_wait=opts.batch_max_wait, quiet=opts.batch_quiet,
                         poll=opts.batch_poll, max_in_flight=opts.batch_max_in_flight, detach=opts.batch_detach)

@@ -16,7 +16,6 @@ from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.data.stats import dataset_stats
 from privasis_bench.pipeline.scorers import span_scorer
 from privasis_bench.tasks.registry import resolve_tasks
-from privasis_bench.tasks.scorers import DEFAULT_SCORER
 
 data_app = typer.Typer(help="Inspect benchmark data.", no_args_is_help=True)
 console = Console()
@@ -36,7 +35,7 @@ def inspect(
     for task in resolve_tasks(split_multi(tasks), include_path):
         if data_files:
             task = with_data_files(task, split_multi(data_files))
-        scorer = None if task.scorer == DEFAULT_SCORER else span_scorer(task)
+        scorer = span_scorer(task)
         if scorer is not None:  # TAB and other span-scored tasks: their own schema, their own statistics
             if not task.dataset.data_files:
                 task = with_data_files(task, scorer.data_files())

@@ -11,13 +11,14 @@ from rich.console import Console
 from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
+from privasis_bench.engine.cache import open_response_cache
 from privasis_bench.cli.batch_options import BATCH_OPTIONS, batch_options
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
 from privasis_bench.cli.outcome_report import finish as _finish
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings, refuse_unreproducible
-from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_task, span_task
+from privasis_bench.cli.roles import role_specs, task_roles
+from privasis_bench.cli.span_cmds import scorer_predictions, span_task
 from privasis_bench.cli.value_checks import check_finite, check_label
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
                                         TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
@@ -28,8 +29,9 @@ from privasis_bench.engine.stats import fault_summary
 from privasis_bench.errors import PrivasisError
 from privasis_bench.results.files import atomic_write_text, dumps_json
 from privasis_bench.results.tables import compare_table, summary_table
-from privasis_bench.pipeline.run import (SANITIZED_NAME, EngineOptions, EvalOutcome, OutputPlan, RunChecks, evaluate_task,
-                                         model_description, now)
+from privasis_bench.pipeline.run import (SANITIZED_NAME, EngineOptions, EvalOutcome, OutputPlan, RunChecks, TaskJob,
+                                         evaluate_task, model_description, now)
+from privasis_bench.pipeline.scorers import family_of
 from privasis_bench.pipeline.judging import resolve_judge, spec_label
 from privasis_bench.pipeline.lock import run_read_locks, task_dir_lock, task_dir_read_lock
 from privasis_bench.pipeline.spend import InvocationSpend, recorded_spend
@@ -110,6 +112,16 @@ def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
     return task, choice, loaded, opts.instruction or task.prompt.instruction
 
 
+def _family_setup(task: Any, opts: Opts) -> tuple[Any, Any, Any, Any, str]:
+    """Per task, whatever its family: the task as given, its scorer, its records, the judge settings of a protocol
+    judged in the flow (None otherwise) and the instruction variant."""
+    task, scorer = span_task(task, opts)
+    if scorer is not None:  # a scorer of finished outputs: its own documents, one instruction each
+        return task, scorer, scorer.records(limit=opts.limit), None, "base"
+    task, choice, loaded, variant = _task_setup(task, opts)
+    return task, family_of(task).load("scorer")(task), loaded, choice, variant
+
+
 def _checks(opts: Opts, task: Any) -> RunChecks:
     tolerated = tolerated_by_task(opts, task)
     limit = opts.max_off_label if opts.max_off_label is not None else tolerated.get("max_off_label", 0)
@@ -151,8 +163,10 @@ def run(
     ray_opts = ray_options(opts)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
+    given = role_specs(opts, task_list)
     if wants_plan(opts):  # --plan: counts and costs, no call, nothing written
-        show_plan(opts, spec, task_list, output, max_tokens=max_tokens, temperature=temperature, setup=_task_setup)
+        show_plan(opts, spec, task_list, output, max_tokens=max_tokens, temperature=temperature, setup=_task_setup,
+                  roles=given)
         return
     if ray_opts is not None and opts.batch:
         raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
@@ -166,34 +180,26 @@ def run(
         ensure_dir(output, "--output")
         for task in task_list:
             started = now()
-            task, scorer = span_task(task, opts)
-            if scorer is not None:  # a span scorer (scorer: tab ...): no judge, the scorer's own metrics
-                if ray_opts is not None:
-                    raise PrivasisError(f"--executor ray does not run task {task.task} (scorer {task.scorer}); "
-                                        "run it with the local executor")
-                outcomes.append(run_span_task(task, scorer, opts, session, spec, model_engine, output,
-                                              max_tokens=max_tokens, temperature=temperature, checks=_checks(opts, task)))
-                continue
-            task, choice, loaded, variant = _task_setup(task, opts)
+            task, scorer, records, choice, variant = _family_setup(task, opts)
             mt = max_tokens or task.generation.max_tokens
             temp = task.generation.temperature if temperature is None else temperature
             task_dir = output / task.task
-            judge_engine = session.engine(choice.spec, "judge")  # a judge without batches (--batch judge) is said
+            roles = task_roles(task, opts, session, given, choice)  # a role without batches (--batch ROLE) is said
             with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:  # before a ledger is written
                 _say_killed(spend)
-                _task_policies(opts, task, model_engine, judge_engine)
+                _task_policies(opts, task, model_engine, *roles.values())
                 if ray_opts is not None:  # --executor ray: fills the files below; the local pass then reuses them
-                    _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, model=(spec, model_engine),
-                                 judge_engine=judge_engine, instruction=variant, max_tokens=mt, temperature=temp)
+                    _distributed(task, records.scored if choice else records, choice, task_dir, ray_opts, session,
+                                 model=(spec, model_engine), judge_engine=roles.get("judge"), instruction=variant,
+                                 max_tokens=mt, temperature=temp)
                 journal = OutputJournal(task, model_engine, task_dir / SANITIZED_NAME, instruction=variant,
                                         max_tokens=mt, temperature=temp)
-                outcomes.append(evaluate_task(
-                    task, loaded, OutputPlan(model_engine, journal), choice, judge_engine, task_dir,
+                outcomes.append(evaluate_task(TaskJob(
+                    task, scorer, records, OutputPlan(model_engine, journal), task_dir, choice=choice, roles=roles,
                     model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
                     instruction=variant, engines=list(session.engines.values()), limit=opts.limit,
                     bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts, task),
-                    spend=spend, extra={"scoring_preset": opts.preset},
-                ))
+                    spend=spend, preset=opts.preset)))
     finally:
         if profile:
             _print_profile(clock, list(session.engines.values()))
@@ -240,8 +246,6 @@ def evaluate(
     opts: Opts = None,  # type: ignore[assignment]  # filled by with_options
 ) -> None:
     """Judge and score saved model outputs (no call to the model under test)."""
-    from privasis_bench.pipeline.predictions import load_predictions
-
     apply_preset(opts)
     _check_opts(opts)
     if opts.preset is not None and postprocess == "testee":
@@ -255,47 +259,54 @@ def evaluate(
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     if len(task_list) != 1:
         raise PrivasisError(f"--predictions belongs to one task; --tasks names {len(task_list)}")
+    roles_given = role_specs(opts, task_list)
     ensure_dir(output, "--output")
     session = _Session(opts)
     try:
         started = now()
-        task, scorer = span_task(task_list[0], opts)
-        if scorer is not None:  # the scorer's own predictions format (TAB: {doc_id: [[start, end], ...]})
-            outcome = evaluate_span_predictions(task, scorer, predictions, opts, session, output,
-                                                model_label=model_label, checks=_checks(opts, task))
-            return _finish([outcome])
-        task, choice, loaded, variant = _task_setup(task_list[0], opts)
-        with task_dir_read_lock(predictions.parent, "evaluate", create=False):  # not while a run writes them
-            preds = load_predictions(predictions, loaded.scored, format=prediction_format, task=task,
-                                     instruction=variant, model=model_label,
-                                     excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded},
-                                     postprocess=postprocess, missing="empty" if score_missing_as_empty else "leave_out",
-                                     null_as_empty=opts.preset is not None)
-        if opts.preset is not None:
-            refuse_unreproducible(preds, opts.preset, predictions)
-        models = sorted({o.model for o in preds.values() if o.model})
-        label = model_label or (models[0] if len(models) == 1 else f"predictions:{predictions.name}")
-        model_info: dict[str, Any] = {"label": label, "key": label, "spec": None, "rankable": None,
-                                      "generation": None, "predictions": preds.report.to_dict()}
-        left_out = frozenset() if score_missing_as_empty else frozenset(preds.report.missing)
-        judge_engine = session.engine(choice.spec, "judge")
-        _task_policies(opts, task, judge_engine)
+        task, scorer, records, choice, variant = _family_setup(task_list[0], opts)
+        if choice is None:  # the scorer's own predictions format (TAB: {doc_id: [[start, end], ...]})
+            given, model_info, left_out = scorer_predictions(scorer, predictions, model_label)
+        else:
+            given, model_info, left_out = _judged_predictions(
+                predictions, records, task, variant, opts, format=prediction_format, model_label=model_label,
+                postprocess=postprocess, missing_as_empty=score_missing_as_empty)
+        roles = task_roles(task, opts, session, roles_given, choice)
+        _task_policies(opts, task, *roles.values())
         task_dir = output / task.task
         with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
             _say_killed(spend)
-            if ray_opts is not None:  # --executor ray: fills judged.jsonl; the local pass then reuses every verdict
-                _distributed(task, loaded.scored, choice, task_dir, ray_opts, session, outputs=dict(preds),
-                             judge_engine=judge_engine)
-            outcome = evaluate_task(
-                task, loaded, OutputPlan(given=dict(preds), left_out=left_out), choice, judge_engine, task_dir,
-                model_info=model_info,
-                instruction=variant, engines=[judge_engine] if judge_engine else [], limit=opts.limit,
-                bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts, task),
-                spend=spend, extra={"scoring_preset": opts.preset},
-            )
+            if ray_opts is not None and choice is not None:  # --executor ray: fills judged.jsonl; the local pass
+                _distributed(task, records.scored, choice, task_dir, ray_opts, session, outputs=given,  # reuses it
+                             judge_engine=roles.get("judge"))
+            outcome = evaluate_task(TaskJob(
+                task, scorer, records, OutputPlan(given=given, left_out=left_out), task_dir, choice=choice,
+                roles=roles, model_info=model_info, instruction=variant, engines=list(roles.values()),
+                limit=opts.limit, bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started,
+                checks=_checks(opts, task), spend=spend, preset=opts.preset))
     finally:
         session.close()
     _finish([outcome])
+
+
+def _judged_predictions(predictions: Path, loaded: Any, task: Any, variant: str, opts: Opts, *, format: str,
+                        model_label: Optional[str], postprocess: str, missing_as_empty: bool) -> tuple[Any, Any, Any]:
+    """Saved outputs for a protocol judged in the flow (our formats, lm-eval, inspect): outputs, model section,
+    the records left out (no prediction)."""
+    from privasis_bench.pipeline.predictions import load_predictions
+
+    with task_dir_read_lock(predictions.parent, "evaluate", create=False):  # not while a run writes them
+        preds = load_predictions(predictions, loaded.scored, format=format, task=task, instruction=variant,
+                                 model=model_label, excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded},
+                                 postprocess=postprocess, missing="empty" if missing_as_empty else "leave_out",
+                                 null_as_empty=opts.preset is not None)
+    if opts.preset is not None:
+        refuse_unreproducible(preds, opts.preset, predictions)
+    models = sorted({o.model for o in preds.values() if o.model})
+    label = model_label or (models[0] if len(models) == 1 else f"predictions:{predictions.name}")
+    model_info = {"label": label, "key": label, "spec": None, "rankable": None, "generation": None,
+                  "predictions": preds.report.to_dict()}
+    return dict(preds), model_info, frozenset() if missing_as_empty else frozenset(preds.report.missing)
 
 
 def _distributed(task: Any, records: Any, choice: Any, task_dir: Path, ray_opts: Any, session: _Session, **kw: Any) -> None:

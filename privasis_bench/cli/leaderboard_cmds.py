@@ -14,7 +14,7 @@ from privasis_bench.cli.rejudging import JudgeSession, rejudged
 from privasis_bench.cli.rejudging import check_report as check_report_numbers
 from privasis_bench.cli.value_checks import check_label
 from privasis_bench.leaderboard.naming import check_owner
-from privasis_bench.tasks.scorers import DEFAULT_SCORER
+from privasis_bench.tasks.family import DEFAULT_FAMILY as DEFAULT_SCORER
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board, check_board
 from privasis_bench.leaderboard.data_source import DATA_DIR_ENV

@@ -43,6 +43,7 @@ TESTEE_OPTIONS: dict[str, tuple[Any, Any]] = {
 JUDGE_OPTIONS: dict[str, tuple[Any, Any]] = {
     "judge": (Optional[str], typer.Option(None, "--judge", help="Judge model spec (default: the task's), or 'none' for direct/verbatim-only scoring.")),
     "judge_args": (Optional[str], typer.Option(None, "--judge-args", help="Extra judge arguments k=v,k2=v2.")),
+    "role": (Optional[List[str]], typer.Option(None, "--role", help="The model of a role the task's family asks: ROLE=provider:model[,k=v...] (repeatable; --judge is the judge role's alias).")),
     "judge_prompts": (Optional[Path], typer.Option(None, "--judge-prompts", help="Directory of judge templates (<key>.txt) overriding the task's.")),
     "parse_mode": (Optional[str], typer.Option(None, "--parse-mode", help="Judge answer parsing: official (default) or strict.")),
     "judge_concurrency": (Optional[int], typer.Option(None, "--judge-concurrency", min=1, help="Judge requests in flight (default: --concurrency).")),

@@ -13,7 +13,9 @@ from rich.markup import escape
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.cache import open_response_cache
 from privasis_bench.errors import PrivasisError
-from privasis_bench.pipeline.plan import RolePlan, plan_task
+from privasis_bench.cli.roles import role_models
+from privasis_bench.cli.span_cmds import span_task
+from privasis_bench.pipeline.plan import RolePlan, plan_scored_task, plan_task
 from privasis_bench.pipeline.prices import Price, load_prices
 
 PLAN_OPTIONS: dict[str, tuple[Any, Any]] = {
@@ -51,7 +53,7 @@ def plan_line(plan: RolePlan, prices: dict[str, Price] | None) -> str:
 
 def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Path, *, max_tokens: Optional[int],
               temperature: Optional[float], setup: Callable[[Any, Any], tuple[Any, Any, Any, str]],
-              all_records: bool = False) -> None:
+              all_records: bool = False, roles: dict[str, str] | None = None) -> None:
     """Print the plan of every task (``setup``: the command's own per-task set-up: task, judge, records, variant).
 
     ``all_records``: the command also sends records that are never scored (``sanitize --all-records``).
@@ -60,15 +62,19 @@ def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Path, *, max
     cache = open_response_cache(opts.cache_dir, opts.no_cache)
     try:
         for task in tasks:
-            if getattr(task, "scorer", "privasis") != "privasis":
-                console.print(f"plan for {escape(task.task)}: skipped (--plan counts tasks judged by the Privasis "
-                              f"protocol; this one is scored by {escape(str(task.scorer))})", highlight=False)
-                continue
-            task, choice, loaded, variant = setup(task, opts)
-            records = list(loaded.records if all_records else loaded.scored)
-            plans = plan_task(task, records, output / task.task, model=spec, choice=choice, cache=cache,
-                              instruction=variant, max_tokens=max_tokens or task.generation.max_tokens,
-                              temperature=task.generation.temperature if temperature is None else temperature)
+            task, scorer = span_task(task, opts)
+            mt = max_tokens or task.generation.max_tokens
+            temp = task.generation.temperature if temperature is None else temperature
+            if scorer is not None:  # a scorer of finished outputs: the rewrite, then what it asks its roles
+                records = scorer.records(limit=opts.limit)
+                models = role_models(task, opts, roles or {}) if roles is not None else {}
+                plans = plan_scored_task(task, records, output / task.task, model=spec, scorer=scorer, roles=models,
+                                         cache=cache, max_tokens=mt, temperature=temp)
+            else:
+                task, choice, loaded, variant = setup(task, opts)
+                records = list(loaded.records if all_records else loaded.scored)
+                plans = plan_task(task, records, output / task.task, model=spec, choice=choice, cache=cache,
+                                  instruction=variant, max_tokens=mt, temperature=temp)
             console.print(f"plan for {escape(task.task)} ({len(records)} records; no call made):", highlight=False)
             for plan in plans:
                 console.print(escape(plan_line(plan, prices)), highlight=False, soft_wrap=True)

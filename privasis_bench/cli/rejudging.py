@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from privasis_bench.tasks.scorers import DEFAULT_SCORER
+from privasis_bench.tasks.family import DEFAULT_FAMILY as DEFAULT_SCORER
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.answers import AnswerPolicy
 from privasis_bench.engine.executor import Engine

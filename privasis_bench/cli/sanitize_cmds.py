@@ -31,7 +31,7 @@ from privasis_bench.pipeline.run import EngineOptions
 from privasis_bench.pipeline.sanitize import summarize
 from privasis_bench.pipeline.spend import recorded_spend
 from privasis_bench.protocol.testee_prompt import with_testee_prompt
-from privasis_bench.cli.span_cmds import refuse_span_task
+from privasis_bench.cli.span_cmds import span_task
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -120,12 +120,14 @@ def sanitize(
     try:
         out_dir = ensure_dir(out_dir, "--output")
         for task in task_list:
-            task = _as_given(task, opts)
-            refuse_span_task(task, "sanitize")
+            task, scorer = span_task(_as_given(task, opts), opts)
             if engine.adapter.cacheable:  # the task's answer_policy, unless an option says otherwise (as `run` does)
                 engine.answers = answer_policy(opts, "model", task=task)
-            loaded = _load(task, opts, all_records)
-            records = loaded.records if all_records else loaded.scored
+            if scorer is not None:  # a scorer's own documents (TAB ...), each with its instruction, as `run` asks them
+                loaded, records = None, scorer.records(limit=opts.limit)
+            else:
+                loaded = _load(task, opts, all_records)
+                records = loaded.records if all_records else loaded.scored
             out_path = out_dir / task.task / OUTPUT_NAME
             before = replace(engine.stats, usage=replace(engine.stats.usage))
             batched_before = replace(broker.counts) if broker is not None else None
@@ -143,7 +145,7 @@ def sanitize(
             now = engine.stats
             sent = now.asked - before.asked
             cached = now.cached - before.cached
-            skipped = len(loaded.records) - len(records)
+            skipped = len(loaded.records) - len(records) if loaded is not None else 0
             console.print(
                 f"[bold]{task.task}[/]: {counts['records']} records ({counts['records'] - sent} resumed from the output file, "
                 f"{cached} from the cache, {sent - cached} run); {counts['failed']} failed, {counts['empty']} empty, "
@@ -154,7 +156,7 @@ def sanitize(
                 f"{now.usage.completion_tokens - before.usage.completion_tokens} out"
                 + (_batched_line(broker, batched_before) if broker is not None else "")
                 + (f"; {skipped} unscored records not sent" if skipped else "")
-                + (f"; {len(loaded.invalid)} invalid rows skipped" if loaded.invalid else ""),
+                + (f"; {len(loaded.invalid)} invalid rows skipped" if loaded is not None and loaded.invalid else ""),
                 highlight=False, soft_wrap=True,
             )
             console.print(f"  -> {escape(str(out_path))}", highlight=False, soft_wrap=True)

@@ -23,7 +23,7 @@ def export_tab_masks(
     task: Optional[str] = typer.Option(None, "--task", "-t", help="The TAB task to export when the run holds several."),
 ) -> None:
     """Write a TAB run's masked spans as TAB's masked-output file, for its official evaluation.py."""
-    from privasis_bench.tasks.scorers import span_scorer_class
+    from privasis_bench.tasks.family import scorer_class
 
     found = [d for d in task_dirs(run_dir) if (load_results(d).get("scorer") or {}).get("name") == "tab"]
     if task is not None:
@@ -47,7 +47,7 @@ def export_tab_masks(
             raise PrivasisError(f"{found[0]}/samples.jsonl: row {n} has no id or no masked_spans list of [start, end] integer pairs (not a TAB run?)")
         spans[row["id"]] = masked
     ensure_dir(output.parent, "--output")
-    span_scorer_class("tab").write_masks(output, spans)  # the scorer registry: cli names no scorer package
+    scorer_class("tab").write_masks(output, spans)  # the family registry: cli names no scorer package
     left = sum(1 for r in rows if not r.get("scored"))
     note = f"; {left} unscored document(s) left out, as TAB's script leaves out what the file omits" if left else ""
     console.print(f"wrote {len(spans)} document(s) to {escape(str(output))}{escape(note)}", highlight=False)

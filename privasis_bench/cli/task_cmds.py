@@ -43,9 +43,9 @@ def show_task(name: str = typer.Argument(..., help="Task name or YAML path."), i
 
 def data_source(task: object) -> str:
     """Where a task's data comes from: its span scorer says when it has its own source (TAB: a GitHub file)."""
-    from privasis_bench.tasks.scorers import span_scorer_class
+    from privasis_bench.tasks.family import scorer_class
 
-    cls = span_scorer_class(task.scorer)  # type: ignore[attr-defined]
+    cls = scorer_class(task.scorer)  # type: ignore[attr-defined]
     describe = getattr(cls, "data_source", None)
     return describe(task) if describe is not None else task.dataset.describe()  # type: ignore[attr-defined]
 

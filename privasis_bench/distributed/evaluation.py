@@ -136,12 +136,15 @@ def worker_config(spec: ModelSpec, role: str, options: EngineOptions, ray: RayOp
 
 
 def distributed_evaluation(
-    task: TaskConfig, records: Sequence[Record], choice: JudgeChoice, task_dir: Path, *, ray: RayOptions,
+    task: TaskConfig, records: Sequence[Record], choice: JudgeChoice | None, task_dir: Path, *, ray: RayOptions,
     options: EngineOptions, model: tuple[ModelSpec, Engine] | None = None, outputs: dict[str, SanitizedOutput] | None = None,
     judge_engine: Engine | None = None, instruction: str | None = None, max_tokens: int | None = None,
     temperature: float | None = None,
 ) -> dict[str, int]:
     """Sanitize (with ``model``: its spec and the driver's engine) or take ``outputs``, and judge, on Ray.
+
+    ``choice`` None: the task's family is not judged record by record (its scorer scores the finished outputs in
+    the local pass, asking its roles there): only the model's rewrite runs on Ray.
 
     Fills ``sanitized.jsonl`` (+ meta) and ``judged.jsonl`` in ``task_dir``; returns counts of what was sent. The
     workers' calls and tokens are added to the stats of the driver's engines (``model[1]``, ``judge_engine``), so
@@ -156,8 +159,8 @@ def distributed_evaluation(
     else:
         items = [EvalItem(r, output=(outputs or {}).get(r.id)) for r in records]
     checkpoint = task_dir / CHECKPOINT_NAME
-    fp = choice.fingerprint()
-    if choice.spec is None:  # --judge none: nothing to ask, the local pass decides deterministically
+    fp = choice.fingerprint() if choice is not None else ""
+    if choice is None or choice.spec is None:  # --judge none: nothing to ask, the local pass decides deterministically
         for it in items:
             it.needs_judge = False
     else:
@@ -178,7 +181,7 @@ def distributed_evaluation(
     if counts["sanitize"] and model is not None:
         stages.append(Stage(SanitizeStage, {"config": worker_config(model[0], "model", options, ray, shards),
                                              "answer_cue": task.prompt.answer_cue}, gpus=ray.gpus_per_worker))
-    if counts["judge"] and choice.spec is not None:
+    if counts["judge"] and choice is not None and choice.spec is not None:
         stages.append(Stage(JudgeStage, {"config": worker_config(choice.spec, "judge", options, ray, shards),
                                          "choice": choice}))
     size = ray.batch_size or 16

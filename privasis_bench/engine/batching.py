@@ -1,4 +1,4 @@
-"""``--batch model`` / ``--batch judge``: an engine whose calls go through provider batch APIs.
+"""``--batch ROLE`` (model, judge, or any role a task family declares): an engine whose calls go through provider batch APIs.
 
 :func:`attach_batching` is the one hook: it checks, once and at start, that the provider offers batches (one clear
 line otherwise), then puts a :class:`BatchedAdapter` in front of the engine's adapter. Everything the engine owns
@@ -21,14 +21,15 @@ from privasis_bench.engine.batch_broker import BatchBroker, BatchOptions
 from privasis_bench.engine.batch_store import BatchStore
 from privasis_bench.engine.calls import copy_result
 from privasis_bench.errors import PrivasisError
+from privasis_bench.registry import Registry
 
 if TYPE_CHECKING:
     from privasis_bench.engine.executor import Engine
 
-#: Providers with a batch interface, and the module:class of their batch client.
-BATCH_CLIENTS = {"openai": "privasis_bench.adapters.openai_batch:OpenAIBatchClient",
-                 "anthropic": "privasis_bench.adapters.anthropic_batch:AnthropicBatchClient"}
-ROLES = ("model", "judge")
+#: Providers with a batch interface -> their batch client class (plugins: the ``privasis_bench.batch_clients`` group).
+BATCH_CLIENTS: Registry[Any] = Registry("batch client", entry_point_group="privasis_bench.batch_clients")
+BATCH_CLIENTS.register("openai", "privasis_bench.adapters.openai_batch:OpenAIBatchClient")
+BATCH_CLIENTS.register("anthropic", "privasis_bench.adapters.anthropic_batch:AnthropicBatchClient")
 _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")  # the environment names the engine also redacts
 
 
@@ -58,16 +59,12 @@ class BatchedAdapter(Adapter):
 
 def batch_client(adapter: Adapter) -> BatchClient:
     """The provider's batch client for an adapter (BatchUnsupported when it has none)."""
-    import importlib
-
-    target = BATCH_CLIENTS.get(adapter.provider)
-    if target is None:
+    if adapter.provider not in BATCH_CLIENTS:
         raise BatchUnsupported(
             f"--batch: provider {adapter.provider!r} has no batch interface; batches work with "
             f"{' and '.join(p + ':' for p in BATCH_CLIENTS)} models (and OpenAI-compatible base_url servers offering "
             "/v1/batches)")
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)(adapter)
+    return BATCH_CLIENTS.get(adapter.provider)(adapter)
 
 
 def attach_batching(engine: "Engine", options: BatchOptions, *, client: BatchClient | None = None) -> BatchBroker | None:
@@ -109,12 +106,12 @@ def _note(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
 
-def batch_roles(values: list[str] | None) -> frozenset[str]:
-    """``--batch`` values checked: each is model or judge (comma-separated or repeated)."""
+def batch_roles(values: list[str] | None, known: tuple[str, ...] = ("model", "judge")) -> frozenset[str]:
+    """``--batch`` values checked: each is a role name in ``known`` (comma-separated or repeated)."""
     roles = {v.strip() for value in values or [] for v in value.split(",") if v.strip()}
-    bad = sorted(roles - set(ROLES))
+    bad = sorted(roles - set(known))
     if bad:
-        raise PrivasisError(f"--batch takes model and/or judge, not {', '.join(bad)}")
+        raise PrivasisError(f"--batch takes {' and/or '.join(known)}, not {', '.join(bad)}")
     return frozenset(roles)
 
 

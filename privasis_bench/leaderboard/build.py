@@ -42,7 +42,7 @@ from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, apply_to_boar
 from privasis_bench.leaderboard.rows import HEADLINE, OVERALL, entry_row, pooled_row, rank_rows
 from privasis_bench.leaderboard.verify import Verified, verify_paths
 from privasis_bench.leaderboard.families import family_named
-from privasis_bench.tasks.scorers import DEFAULT_SCORER
+from privasis_bench.tasks.family import DEFAULT_FAMILY as DEFAULT_SCORER
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.results.files import atomic_write_text, dumps_json, load_sample_rows, verdicts_from_rows
 

@@ -21,7 +21,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from privasis_bench.tasks.scorers import DEFAULT_SCORER
+from privasis_bench.tasks.family import DEFAULT_FAMILY as DEFAULT_SCORER
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from privasis_bench.tasks.scorers import DEFAULT_SCORER
+from privasis_bench.tasks.family import DEFAULT_FAMILY as DEFAULT_SCORER
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.bounds import MAX_JSON_BYTES, parse_json, read_text
 from privasis_bench.leaderboard.rejudge import KINDS, Agreement

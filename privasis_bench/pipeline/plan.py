@@ -106,6 +106,37 @@ def plan_task(task: TaskConfig, records: Iterable[Record], task_dir: Path, *, mo
     return [model_plan] + ([judge_plan] if judge_plan is not None else [])
 
 
+def plan_scored_task(task: TaskConfig, records: Iterable[Record], task_dir: Path, *, model: ModelSpec,
+                     scorer: Any, roles: dict[str, ModelSpec], cache: ResponseCache | None, max_tokens: int,
+                     temperature: float) -> list[RolePlan]:
+    """The plans of a task whose scorer scores finished outputs: the model's rewrite of each record (as the run asks
+    it), then what the scorer's ``role_requests(record, text)`` says it asks each of its family's roles (at most;
+    the original text stands in for an output not written yet)."""
+    model_plan = RolePlan("model", spec_label(model))
+    plans = {role: RolePlan(role, spec_label(spec), upper_bound=True) for role, spec in roles.items()}
+    asks = getattr(scorer, "role_requests", None)
+    saved = read_outputs(task_dir / "sanitized.jsonl") if (task_dir / "sanitized.jsonl").exists() else {}
+    template = read_template(task)
+    for record in records:
+        request = build_sanitize_request(record, task, instruction="base", max_tokens=max_tokens,
+                                         temperature=temperature, template=template)
+        prev = saved.get(record.id)
+        output = prev.output if prev is not None and prev.ok and prev.prompt_hash == request.prompt_hash() else None
+        if output is not None or _in_cache(cache, request, model.cache_identity()):
+            model_plan.answered += 1
+        else:
+            model_plan.add(request)
+        for role, requests in (asks(record, output if output is not None else record.text) if asks else {}).items():
+            if role not in plans:
+                continue
+            for ask in requests:
+                if _in_cache(cache, ask, roles[role].cache_identity()):
+                    plans[role].answered += 1
+                else:
+                    plans[role].add(ask)
+    return [model_plan, *plans.values()]
+
+
 def _judge_requests(judge: Judge, plan: RolePlan, record: Record, text: str, cache: ResponseCache | None,
                     key: str) -> None:
     """Add the judge questions one record may need (at most)."""

@@ -1,18 +1,20 @@
-"""The evaluation pipeline: sanitize -> judge -> score -> write (``privasis-bench run`` / ``evaluate``).
+"""The one runner of every family: outputs -> the family's scorer -> one run record (``run`` / ``evaluate``).
 
 Every stage is resumable: the sanitize stage keeps finished outputs (``sanitized.jsonl``), the judge
 stage keeps finished verdicts (``judged.jsonl``, see :mod:`privasis_bench.pipeline.checkpoint`) and the
 response cache keeps every judge answer, so re-running a finished run makes no model call.
-Scoring is always recomputed from the verdicts; results and samples files are written atomically."""
+Scoring is always recomputed from the verdicts; results and samples files are written atomically. A family
+whose scorer scores finished outputs (TAB, ...) takes the same entry point (:func:`evaluate_task`), through
+:mod:`privasis_bench.pipeline.scored`.
+
+``RunChecks``, ``EvalOutcome`` and ``OutputPlan`` are re-exported from :mod:`privasis_bench.pipeline.job`."""
 
 from __future__ import annotations
 
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from privasis_bench import __version__
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.loading import LoadedRecords
@@ -21,25 +23,24 @@ from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.executor import Engine, run_together, usage_by_role
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME
-from privasis_bench.pipeline.flow import GivenOutputs, ModelOutputs, flow_window, ordered_flow
-from privasis_bench.pipeline.judging import JudgeChoice, JudgeStep, spec_label
+from privasis_bench.pipeline.flow import flow_window, ordered_flow
+from privasis_bench.pipeline.job import EvalOutcome, OutputPlan, RunChecks, TaskJob, is_complete
+from privasis_bench.pipeline.judging import JudgeStep, spec_label
+from privasis_bench.pipeline.sanitize import SanitizedOutput
+from privasis_bench.pipeline.scored import scored_sections
 from privasis_bench.pipeline.sink import ResultSink
-from privasis_bench.pipeline.spend import InvocationSpend, now, usage_delta
-from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
+from privasis_bench.pipeline.spend import now, usage_delta
 from privasis_bench.protocol.judge import run_sync
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.protocol.testee_prompt import describe_testee_prompt
 from privasis_bench.protocol.verdicts import RecordVerdict
-from privasis_bench.results.files import (
-    RESULTS_NAME,
-    SAMPLES_NAME,
-    git_revision,
-    write_results,
-)
+from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
+from privasis_bench.results.record import RunEnvelope, write_run_record
 from privasis_bench.tasks.config import TaskConfig
-from privasis_bench.tasks.paths import file_ref, portable_name
 
 SANITIZED_NAME = "sanitized.jsonl"
+__all__ = ["SANITIZED_NAME", "EngineOptions", "EvalOutcome", "OutputPlan", "RunChecks", "TaskJob", "evaluate_task",
+           "flow_records", "model_description", "now"]
 
 
 
@@ -64,67 +65,6 @@ class EngineOptions:
         answers = self.answers if role == "model" else self.judge_answers
         return Engine(build_adapter(spec), spec, role=role, cache=self.cache, retry=self.retry, concurrency=conc,
                       rpm=rpm, progress=self.progress, answers=answers)
-
-
-
-@dataclass(frozen=True)
-class RunChecks:
-    """What makes a finished evaluation count as complete (anything else exits non-zero).
-
-    ``score_failed_as_empty``: failed model outputs are scored as empty outputs (protocol §2: under the ``judge``
-    empty-output rule they are shown to the judge as ``""``, as the official client reads a failed call) and the
-    run still counts as complete; by default they make it incomplete, so a re-run retries them.
-    ``max_off_label``: how many judge answers may be off-label (see :mod:`privasis_bench.protocol.labels`)
-    before the command fails; they are read the official way and reported either way.
-    """
-
-    score_failed_as_empty: bool = False
-    max_off_label: int = 0  # judge answers off the expected labels tolerated (official reading) before exiting 1
-    #: the task's answer_policy settings in force (no command-line option overrode them), recorded in results
-    tolerated_by_task: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"failed_outputs": "scored_as_empty" if self.score_failed_as_empty else "incomplete",
-               "max_off_label": self.max_off_label}
-        if self.tolerated_by_task:
-            out["tolerated_by_task"] = dict(self.tolerated_by_task)
-        return out
-
-
-@dataclass
-class EvalOutcome:
-    """What one task evaluation produced."""
-
-    task_dir: Path
-    results: dict[str, Any]
-
-    @property
-    def ok(self) -> bool:
-        """False when the results are incomplete or hold too many off-label answers (the CLI then exits 1)."""
-        return bool(self.results["checks"]["passed"])
-
-
-def is_complete(counts: dict[str, int], checks: RunChecks) -> bool:
-    """Every record judged, and no failed model output unless those are knowingly scored as empty."""
-    return (counts["unjudged"] == 0 and counts.get("missing_predictions", 0) == 0
-            and (counts["failed_outputs"] == 0 or checks.score_failed_as_empty))
-
-
-
-@dataclass
-class OutputPlan:
-    """Where a task's outputs come from: the model under test (through its journal) or saved predictions."""
-
-    model_engine: Engine | None = None
-    journal: OutputJournal | None = None
-    given: dict[str, SanitizedOutput] | None = None
-    left_out: frozenset[str] = frozenset()  # records with no saved prediction: not scored, listed in results
-
-    def source(self, ask: Any) -> Any:
-        """The output source for the record flow (``ask``: the model stream's, when there is a model)."""
-        if self.journal is not None:
-            return ModelOutputs(self.journal, ask)
-        return GivenOutputs(self.given or {})
 
 
 
@@ -161,92 +101,68 @@ def flow_records(task: TaskConfig, loaded: LoadedRecords, plan: OutputPlan, step
 
 
 
-def evaluate_task(
-    task: TaskConfig,
-    loaded: LoadedRecords,
-    plan: OutputPlan,
-    choice: JudgeChoice,
-    judge_engine: Engine | None,
-    task_dir: Path,
-    *,
-    model_info: dict[str, Any],
-    instruction: str,
-    engines: Sequence[Engine] = (),
-    usage_before: dict[str, dict[str, Any]] | None = None,
-    limit: int | None = None,
-    bootstrap_samples: int | None = None,
-    seed: int | None = None,
-    started: str | None = None,
-    extra: dict[str, Any] | None = None,
-    checks: RunChecks = RunChecks(),
-    spend: InvocationSpend | None = None,
-) -> EvalOutcome:
-    """Get the outputs of ``loaded.scored`` (from the model or saved), judge them, compute metrics, write results.
+def evaluate_task(job: TaskJob) -> EvalOutcome:
+    """Evaluate one task of any family and write ``results.json`` and ``samples.jsonl`` to ``job.task_dir``.
 
-    With ``spend``, this invocation's usage is measured by it and recorded in the task directory's ledger, and
-    results carry every invocation's usage and the total (``usage_cumulative``).
+    A scorer judged in the flow (``in_flow``: the Privasis protocol) is asked record by record while the model
+    writes; any other scorer scores the finished outputs, asking its family's roles. Either way the shared part of
+    the results is the :class:`~privasis_bench.results.record.RunEnvelope` and the file is checked against the
+    family's schema as it is written. With ``job.spend``, this invocation's usage is measured and recorded in the task
+    directory's ledger, and results carry every invocation's usage and the total (``usage_cumulative``).
     """
-    started = started or now()
-    step = JudgeStep(choice, task_dir / CHECKPOINT_NAME)
+    started = job.started or now()
+    judged = bool(getattr(job.scorer, "in_flow", False))
+    family, dataset, complete, passed, finish = (_judged_sections if judged else scored_sections)(job)
+    envelope = RunEnvelope(
+        job.task, job.model_info, job.instruction, describe_testee_prompt(job.task), dataset={**dataset},
+        started=started, checks=job.checks.to_dict(), answer_policy={e.role: e.answers.to_dict() for e in job.engines},
+        usage=(job.spend.usage() if job.spend is not None
+               else usage_delta(job.usage_before or {}, usage_by_role(job.engines))),
+        usage_cumulative=finish(job.spend) if job.spend is not None else None)
+    results = envelope.assemble(family, complete=complete, passed=passed)
+    write_run_record(job.task_dir / RESULTS_NAME, results, job.task.scorer)
+    return EvalOutcome(job.task_dir, results)
+
+
+def _judged_sections(job: TaskJob) -> tuple[dict[str, Any], dict[str, Any], bool, bool, Any]:
+    """Get the outputs (from the model or saved), judge each as it lands, compute the metrics; the family's
+    sections of the results, the dataset facts, complete, passed, and how the spend ledger is finished."""
+    task, plan, choice, loaded, checks = job.task, job.plan, job.choice, job.records, job.checks
+    step = JudgeStep(choice, job.task_dir / CHECKPOINT_NAME)
     # --score-failed-as-empty under the judge rule: a failed output is judged as "", as the official client reads it
     step.failed_as_empty = judged_as_empty = checks.score_failed_as_empty and choice.settings.empty_outputs == "judge"
-    sink = ResultSink(task_dir / SAMPLES_NAME, official=choice.settings.parse_mode == "official", journal=plan.journal,
-                      left_out=plan.left_out, failed_as_empty=judged_as_empty)
+    sink = ResultSink(job.task_dir / SAMPLES_NAME, official=choice.settings.parse_mode == "official",
+                      journal=plan.journal, left_out=plan.left_out, failed_as_empty=judged_as_empty)
     try:
-        flow_records(task, loaded, plan, step, judge_engine, sink)
+        flow_records(task, loaded, plan, step, job.roles.get("judge"), sink)
         if plan.journal is not None:
             plan.journal.finish()
     finally:
         step.close()
         if plan.journal is not None:
             plan.journal.close()
-        if spend is not None:
-            spend.save()  # what was paid is on record even if the run stops here
-    stats = step.stats
-    mcfg = task.metrics
-    samples = mcfg.bootstrap_samples if bootstrap_samples is None else bootstrap_samples
-    seed = mcfg.bootstrap_seed if seed is None else seed
-    metrics = compute_metrics(
-        sink.tallies, bootstrap_samples=samples, seed=seed, confidence=mcfg.confidence, top_failed=mcfg.top_failed_attributes
-    )
-    results = {
-        "harness": {"name": "privasis-bench", "version": __version__, "git_revision": git_revision()},
-        "task": {"name": task.task, "version": task.version, "config_hash": task.config_hash(),
-                 "source_file": file_ref(task.source_file)},
-        "dataset": {
-            **portable_dataset(task),
-            "ids_hash": loaded.ids_hash,
-            "limit": limit,
-            "records_loaded": len(loaded),
-            "invalid_rows": len(loaded.invalid),
-        },
-        "model": model_info,
-        "instruction": instruction,
-        "testee_prompt": describe_testee_prompt(task),
+        if job.spend is not None:
+            job.spend.save()  # what was paid is on record even if the run stops here
+    stats, mcfg = step.stats, task.metrics
+    samples, seed = job.bootstrap()
+    metrics = compute_metrics(sink.tallies, bootstrap_samples=samples, seed=seed, confidence=mcfg.confidence,
+                              top_failed=mcfg.top_failed_attributes)
+    counts = {
+        "records_loaded": len(loaded), "excluded": len(loaded.excluded), "invalid_rows": len(loaded.invalid),
+        "judged_records": sink.judged_records, "scored": metrics["scored_records"],
+        "failed_outputs": len(sink.failed_ids), "failed_outputs_cut_at_budget": sink.failed_cut,
+        "empty_outputs": sink.empty_outputs, "truncated_outputs": sink.truncated_outputs,
+        "unjudged": len(sink.unjudged_ids), "unjudged_cut_at_budget": sink.unjudged_cut,
+        "missing_predictions": len(sink.missing_ids), "unparseable": len(sink.unparseable_ids),
+        "off_label": sink.off_label_count, "verdicts_reused_from_checkpoint": step.reused,
+    }
+    family = {
         "judge": choice.describe(),
         "parse_mode": choice.settings.parse_mode,
-        "scoring_preset": None,  # "paper" when --preset paper set every comparability setting (``extra`` says so)
+        "scoring_preset": job.preset,  # "paper" when --preset paper set every comparability setting
         "metrics": metrics,
-        "counts": {
-            "records_loaded": len(loaded),
-            "excluded": len(loaded.excluded),
-            "invalid_rows": len(loaded.invalid),
-            "judged_records": sink.judged_records,
-            "scored": metrics["scored_records"],
-            "failed_outputs": len(sink.failed_ids),
-            "failed_outputs_cut_at_budget": sink.failed_cut,
-            "empty_outputs": sink.empty_outputs,
-            "truncated_outputs": sink.truncated_outputs,
-            "unjudged": len(sink.unjudged_ids),
-            "unjudged_cut_at_budget": sink.unjudged_cut,
-            "missing_predictions": len(sink.missing_ids),
-            "unparseable": len(sink.unparseable_ids),
-            "off_label": sink.off_label_count,
-            "verdicts_reused_from_checkpoint": step.reused,
-        },
+        "counts": counts,
         "judge_calls": stats.to_dict(),
-        "checks": checks.to_dict(),
-        "answer_policy": {e.role: e.answers.to_dict() for e in engines},
         "excluded_records": [{"id": r.id, "reason": r.excluded_reason} for r in loaded.excluded],
         # rows skipped with --skip-invalid: which, where and why (row numbers count from 1 in the source)
         "invalid_row_details": [{"id": r.record_id, "row": r.row_number, "field": r.field, "reason": r.message}
@@ -256,30 +172,16 @@ def evaluate_task(
         "missing_prediction_records": sink.missing_ids,
         "unparseable_records": sink.unparseable_ids,
         "off_label_answers": [a.to_dict() for a in sink.off_label],
-        "usage": spend.usage() if spend is not None else usage_delta(usage_before or {}, usage_by_role(engines)),
-        "usage_cumulative": spend.finish("completed", judge_calls=stats.to_dict()) if spend is not None else None,
-        "timestamps": {"started": started, "finished": now()},
-        **(extra or {}),
     }
-    results["complete"] = is_complete(results["counts"], checks)
-    results["checks"]["passed"] = results["complete"] and sink.off_label_count <= checks.max_off_label
+    dataset = {"ids_hash": loaded.ids_hash, "limit": job.limit, "records_loaded": len(loaded),
+               "invalid_rows": len(loaded.invalid)}
+    complete = is_complete(counts, checks)
     try:
         sink.commit()
     finally:
         sink.close()
-    write_results(task_dir / RESULTS_NAME, results)
-    return EvalOutcome(task_dir, results)
-
-
-
-def portable_dataset(task: TaskConfig) -> dict[str, Any]:
-    """The dataset section of a results file, naming files portably (no local paths)."""
-    cfg = task.dataset
-    section = cfg.model_dump(include={"path", "name", "split", "revision"})
-    files = cfg.data_files or []
-    section["data_files"] = [file_ref(p) for p in files] or None
-    section["source"] = ", ".join(portable_name(p) or "" for p in files) if files else cfg.describe()
-    return section
+    return (family, dataset, complete, complete and sink.off_label_count <= checks.max_off_label,
+            lambda spend: spend.finish("completed", judge_calls=stats.to_dict()))
 
 
 def model_description(spec: ModelSpec, engine: Engine | None, *, max_tokens: int, temperature: float) -> dict[str, Any]:

@@ -19,7 +19,6 @@ The ledger is written atomically.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import threading
@@ -32,6 +31,7 @@ from typing import Any
 from privasis_bench.engine.executor import Engine, usage_by_role
 from privasis_bench.engine.stats import PAID
 from privasis_bench.results.files import atomic_write_text, dumps_json
+from privasis_bench.results.record import now
 
 LEDGER_NAME = "usage.json"
 LEDGER_FORMAT = "privasis-bench/usage/1"
@@ -185,6 +185,3 @@ def recorded_spend(task_dir: str | os.PathLike[str], command: str,
         spend.finish(ended)
 
 
-def now() -> str:
-    """UTC timestamp in ISO 8601."""
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

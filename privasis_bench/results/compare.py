@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.protocol.metrics import paired_bootstrap, scored
-from privasis_bench.tasks.scorers import span_scorer_class
+from privasis_bench.tasks.family import FAMILIES, scorer_class
 from privasis_bench.results.files import ResultsError, load_results, load_sample_rows, task_dirs, verdicts_from_rows
 
 
@@ -23,8 +23,8 @@ def _compare_span_runs(stored: dict[str, Any], a: Path, b: Path, boot: dict[str,
                        seed: int | None) -> dict[str, Any]:
     name = str(stored["scorer"].get("name"))
     other = (load_results(b).get("scorer") or {}).get("name")
-    cls = span_scorer_class(name)
-    if cls is None or other != name:
+    cls = scorer_class(name) if name in FAMILIES else None
+    if cls is None or other != name or not hasattr(cls, "compare"):
         raise ResultsError(f"{a} and {b}: cannot compare runs scored by {name!r} and {other!r}")
     return cls.compare(load_sample_rows(a), load_sample_rows(b), samples=samples or boot.get("samples") or 1000,
                        seed=boot.get("seed", 1234) if seed is None else seed, confidence=boot.get("confidence", 0.95))

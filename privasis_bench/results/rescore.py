@@ -18,7 +18,7 @@ from privasis_bench.protocol.rederive import (Contradiction, empty_output_rule, 
                                              rederive_row)
 from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import RecordVerdict
-from privasis_bench.tasks.scorers import span_scorer_class
+from privasis_bench.tasks.family import FAMILIES, scorer_class
 from privasis_bench.results.recount import RowCounts
 from privasis_bench.results.files import ResultsError, iter_sample_rows, load_results, task_dirs, write_results
 
@@ -128,8 +128,8 @@ def _rescore_span_task(task_dir: Path, stored: dict[str, Any], *, bootstrap_samp
                        write: bool) -> Rescored:
     """Rescore a run of a span scorer, through the scorer its results name."""
     name = str(stored["scorer"].get("name"))
-    cls = span_scorer_class(name)
-    if cls is None:
+    cls = scorer_class(name) if name in FAMILIES else None
+    if cls is None or not hasattr(cls, "rescore"):
         raise ResultsError(f"{task_dir}: results.json names scorer {name!r}, which this version does not know")
     old, boot = stored["metrics"], stored["metrics"]["bootstrap"]
     overridden = (bootstrap_samples is not None and bootstrap_samples != boot["samples"]) or (seed is not None and seed != boot["seed"])

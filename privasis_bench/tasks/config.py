@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import read_template_text
 from privasis_bench.tasks.paths import portable_name
-from privasis_bench.tasks.scorers import DEFAULT_SCORER, scorer_names
+from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES
 
 
 class _Strict(BaseModel):
@@ -147,7 +147,7 @@ class TaskConfig(_Strict):
     metrics: MetricsConfig = Field(default_factory=MetricsConfig)
     #: Which scorer turns outputs into metrics: "privasis" (the judge-based protocol) or a registered span scorer
     #: such as "tab"; ``scorer_args`` are that scorer's own settings (paths in them are relative to the YAML).
-    scorer: str = "privasis"
+    scorer: str = DEFAULT_FAMILY
     scorer_args: dict[str, Any] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
     answer_policy: AnswerPolicyConfig = Field(default_factory=AnswerPolicyConfig)
@@ -161,14 +161,14 @@ class TaskConfig(_Strict):
     @field_validator("scorer")
     @classmethod
     def _known_scorer(cls, value: str) -> str:
-        if value not in scorer_names():
-            raise ValueError(f"unknown scorer {value!r}; known: {', '.join(scorer_names())}")
+        if value not in FAMILIES:
+            raise ValueError(f"unknown scorer {value!r}; known: {', '.join(FAMILIES.names())}")
         return value
 
     @model_validator(mode="after")
     def _judge_for_the_judged_scorer(self) -> "TaskConfig":
-        if self.scorer == DEFAULT_SCORER and self.judge is None:
-            raise ValueError("judge: the privasis scorer needs a judge section (model and templates)")
+        if self.judge is None and "judge" in FAMILIES.get(self.scorer).roles:
+            raise ValueError(f"judge: the {self.scorer} scorer needs a judge section (model and templates)")
         return self
 
     @field_validator("task")
@@ -198,7 +198,7 @@ class TaskConfig(_Strict):
         payload["prompt"]["template"] = portable_name(self.prompt.template)
         if self.judge is not None:
             payload["judge"]["templates"] = {k: portable_name(v) for k, v in self.judge.templates.model_dump().items()}
-        if not self.scorer_args and self.scorer == DEFAULT_SCORER:  # hashes of tasks written before scorers stay put
+        if not self.scorer_args and self.scorer == DEFAULT_FAMILY:  # hashes of tasks written before scorers stay put
             payload.pop("scorer_args")
             payload.pop("scorer")
         for key in SCORER_PATH_ARGS:

@@ -82,6 +82,22 @@ def _check_family(obj: Any, where: str) -> FamilySpec:
 
 FAMILIES: Registry[FamilySpec] = Registry("task family", entry_point_group=ENTRY_POINT_GROUP, check=_check_family)
 
+def declared_roles() -> tuple[str, ...]:
+    """Every role a registered family asks besides the model under test (a family that cannot load is skipped)."""
+    roles: list[str] = []
+    for name in FAMILIES.names():
+        try:
+            roles += [r for r in FAMILIES.get(name).roles if r not in roles]
+        except (ImportError, TypeError):
+            continue
+    return tuple(roles)
+
+
+def scorer_class(name: str) -> Any:
+    """The scorer class family ``name`` declares, imported now (UnknownName for a name no family holds)."""
+    return FAMILIES.get(name).load("scorer")
+
+
 #: The family of a task that names no ``scorer:``.
 DEFAULT_FAMILY = "privasis"
 
