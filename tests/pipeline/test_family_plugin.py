@@ -128,3 +128,23 @@ def test_sanitize_writes_the_familys_rewrites(toy, tmp_path, monkeypatch, capsys
     lines = [json.loads(x) for x in (tmp_path / "s" / "toy_cities" / "sanitized.jsonl").read_text().splitlines()]
     assert len(lines) == 4 and "Lisbon" not in lines[0]["output"]
 
+
+
+def test_a_tab_plan_costs_the_model_rewrites(tmp_path, monkeypatch, capsys):
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("openai:writer: {input: 1.0, output: 2.0}\n")
+    code, out, err = run_main(["run", "-m", "openai:writer", "-t", "tab_sample", "-o", str(tmp_path / "o"), "--plan",
+                               "--no-cache", "--prices", str(prices)], monkeypatch, capsys)
+    assert code == 0, out + err
+    assert "plan for tab_sample (10 records" in out and "model openai:writer: 10 requests" in out
+    assert "about 2,760 prompt tokens, at most 10,240 output tokens; cost live 0.0232" in out  # 2,760 x 1 + 10,240 x 2 per 1M
+
+
+def test_judge_is_the_judge_roles_alias(tmp_path, monkeypatch, capsys):
+    code, out, err = run_main(["run", "-m", "identity", "-t", "privasis_sample", "-o", str(tmp_path / "o"),
+                               "--judge", "openai:a", "--role", "judge=openai:b"], monkeypatch, capsys)
+    assert code == 2 and "--judge and --role judge=... name two judges" in out + err
+    code, out, err = run_main(["run", "-m", "identity", "-t", "privasis_sample", "-o", str(tmp_path / "o"), "--limit", "3",
+                               "--role", "judge=none", "--no-progress", "--no-cache"], monkeypatch, capsys)
+    res = json.loads((tmp_path / "o" / "privasis_sample" / "results.json").read_text())
+    assert res["judge"]["mode"] == "none", out + err
