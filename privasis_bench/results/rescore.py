@@ -18,9 +18,10 @@ from privasis_bench.protocol.rederive import (Contradiction, empty_output_rule, 
                                              rederive_row)
 from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import RecordVerdict
-from privasis_bench.tasks.family import FAMILIES, scorer_class
+from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES, scorer_class
 from privasis_bench.results.recount import RowCounts
-from privasis_bench.results.files import ResultsError, iter_sample_rows, load_results, task_dirs, write_results
+from privasis_bench.results.files import ResultsError, iter_sample_rows, load_results, task_dirs
+from privasis_bench.results.record import write_run_record
 
 
 @dataclass
@@ -119,7 +120,7 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
     results = {k: v for k, v in stored.items() if k != "format"}
     results["metrics"] = metrics
     if write:
-        write_results(Path(task_dir) / "results.json", results)
+        write_run_record(Path(task_dir) / "results.json", results, DEFAULT_FAMILY)
     return Rescored(Path(task_dir), results, matches, contradictions, differences, recounted, preset_problems(stored),
                     row_problems, overridden)
 
@@ -143,7 +144,7 @@ def _rescore_span_task(task_dir: Path, stored: dict[str, Any], *, bootstrap_samp
     results = {k: v for k, v in stored.items() if k != "format"}
     results["metrics"] = metrics
     if write:
-        write_results(task_dir / "results.json", results)
+        write_run_record(task_dir / "results.json", results, name)
     return Rescored(task_dir, results, None if overridden else not differences, [], differences, row_problems=id_problems)
 
 

@@ -69,7 +69,8 @@ def test_bad_price_table_is_one_line_exit_2(tmp_path: Path, monkeypatch, capsys,
     assert code == 2 and needle in se and len(se.strip().splitlines()) == 1, se
 
 
-def test_plan_skips_span_scored_tasks_with_a_line(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_plan_counts_a_span_scored_tasks_rewrites(tmp_path: Path, monkeypatch, capsys) -> None:
     code, so, se = run_main(["run", "--model", "identity", "--tasks", "tab_sample", "--judge", "none", "--plan",
                              "--output", str(tmp_path / "o")], monkeypatch, capsys)
-    assert code == 0 and "plan for tab_sample: skipped" in so and not (tmp_path / "o").exists()
+    assert code == 0 and "plan for tab_sample (10 records" in so and "model identity: 10 requests" in so
+    assert not (tmp_path / "o").exists()
