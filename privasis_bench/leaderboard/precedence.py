@@ -87,7 +87,7 @@ def _blob(root: Path, commit: str, path: str, limit: int) -> str | None:
         return None
 
 
-def _digest(samples: str, results_text: str | None) -> str | None:
+def version_digest(samples: str, results_text: str | None) -> str | None:
     """The scored-content digest of one historical version (None when it cannot be read)."""
     from privasis_bench.fsutil import loads_json
     from privasis_bench.leaderboard.families import family_of
@@ -124,7 +124,7 @@ def content_history(folders: list[Path]) -> dict[Path, dict[str, int]]:
             continue
         versions += 1
         samples = _blob(root, commit, line, MAX_SAMPLES_BYTES)
-        digest = None if samples is None else _digest(samples, _blob(root, commit, f"{rel}/{RESULTS_NAME}", MAX_JSON_BYTES))
+        digest = None if samples is None else version_digest(samples, _blob(root, commit, f"{rel}/{RESULTS_NAME}", MAX_JSON_BYTES))
         if digest is not None:
             history.setdefault(wanted[rel], {}).setdefault(digest, position)
     return history
