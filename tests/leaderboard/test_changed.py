@@ -4,18 +4,13 @@ CLI re-judges exactly those entries while every entry still gets the cheap check
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
+from git_fakes import git
 
 from privasis_bench.leaderboard.changed import ChangeError, changes_since
 
-
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@x", "PATH": "/usr/bin:/bin", "HOME": str(cwd)})
 
 
 def _folder(repo: Path, name: str, text: str = "x") -> Path:
@@ -43,9 +38,9 @@ def repo(tmp_path):
                    for i in range(5)])
     (repo / "tasks").mkdir()
     (repo / "tasks" / "privasis_sample.yaml").write_text("judge: a\n")
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
     return repo
 
 
@@ -64,9 +59,9 @@ def test_a_new_entry_and_an_edited_one_are_in_full_uncommitted_or_not(repo):
     (repo / "submissions" / "org__m3" / "privasis_sample" / "samples.jsonl").write_text("y")  # not committed
     changes = changes_since("main", _folders(repo))
     assert changes.entries == {new.resolve(), (repo / "submissions" / "org__m3" / "privasis_sample").resolve()}
-    _git(repo, "checkout", "-q", "-b", "pr")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "pr")
+    git(repo, "checkout", "-q", "-b", "pr")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
     assert changes_since("main", _folders(repo)).entries == changes.entries
     assert changes_since("HEAD", _folders(repo)).entries == set()  # against the new commit: nothing changed
 

@@ -5,20 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 
 import pytest
+from git_fakes import git
 from leaderboard_fakes import identity_dir, invoke, made, scrubber_dir  # noqa: F401 - made is a fixture
 
 import privasis_bench.cli.leaderboard_cmds as cmds
 from privasis_bench.leaderboard.provenance import sha256_file
 from privasis_bench.results.files import dumps_json
-
-
-def _git(cwd, *args):
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@x", "PATH": "/usr/bin:/bin", "HOME": str(cwd)})
 
 
 @pytest.fixture
@@ -27,10 +21,10 @@ def repo(made, tmp_path, monkeypatch):  # noqa: F811
     monkeypatch.delenv("PRIVASIS_BENCH_SUBMITTER", raising=False)
     repo = tmp_path / "repo"
     shutil.copytree(made["submissions"], repo / "submissions")
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base: two verified entries")
-    _git(repo, "checkout", "-q", "-b", "pr")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base: two verified entries")
+    git(repo, "checkout", "-q", "-b", "pr")
     return repo
 
 
@@ -69,8 +63,8 @@ def test_the_cheap_checks_still_run_on_unchanged_entries(repo, asked):
     sub = json.loads((folder / "submission.json").read_text())
     sub["files"]["results.json"] = sha256_file(folder / "results.json")
     (folder / "submission.json").write_text(dumps_json(sub))
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "forged numbers")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "forged numbers")
     # against the forged commit itself nothing "changed", but the recompute still rejects the entry
     out = _verify(repo, "--changed-since", "HEAD", expect=1)
     assert "FAIL" in out and "results.json says" in out and asked == []

@@ -5,20 +5,15 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from git_fakes import commit, git
 
 from privasis_bench.leaderboard.disclosure import (TRACK_NOTE, board_disclosure, disclosure_markdown,
                                                    self_reported_fields, with_disclosure)
 from privasis_bench.leaderboard.history import History, OwnerActivity, activity
 
-
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@x", "PATH": "/usr/bin:/bin", "HOME": str(cwd)})
 
 
 def _entry(subs: Path, folder: str, owner: str, samples: str = "1") -> Path:
@@ -29,10 +24,6 @@ def _entry(subs: Path, folder: str, owner: str, samples: str = "1") -> Path:
     return path
 
 
-def _commit(repo: Path, message: str) -> None:
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", message)
-
 
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
@@ -42,12 +33,12 @@ def repo(tmp_path, monkeypatch):
     _entry(subs, "acme__a", "acme")
     _entry(subs, "globex__b", "globex")
     (repo / "README.md").write_text("x")
-    _git(repo, "init", "-q", "-b", "main")
-    _commit(repo, "two entries")
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "two entries")
     _entry(subs, "acme__a", "acme", "2")
-    _commit(repo, "acme updates a")
+    commit(repo, "acme updates a")
     shutil.rmtree(subs / "globex__b")
-    _commit(repo, "globex withdraws b")
+    commit(repo, "globex withdraws b")
     return repo
 
 
@@ -58,12 +49,12 @@ def test_counts_follow_the_base_branch_history(repo):
 
 def test_a_merged_change_is_one_step_and_the_working_tree_is_the_last(repo):
     subs = repo / "submissions"
-    _git(repo, "checkout", "-q", "-b", "pr")
+    git(repo, "checkout", "-q", "-b", "pr")
     for text in ("3", "4"):  # two commits of one pull request ...
         _entry(subs, "acme__a", "acme", text)
-        _commit(repo, f"acme update {text}")
-    _git(repo, "checkout", "-q", "main")
-    _git(repo, "merge", "-q", "--no-ff", "pr", "-m", "merge")  # ... merged: one update on the base branch
+        commit(repo, f"acme update {text}")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "pr", "-m", "merge")  # ... merged: one update on the base branch
     got = activity(subs)
     assert got.owners[0] == OwnerActivity("acme", submitted=1, updated=2)
     _entry(subs, "acme__c", "acme")  # a pending change (what a pull request's build shows) is the last step
@@ -74,7 +65,7 @@ def test_the_owner_counted_is_the_steps_own_record(repo):
     """A stranger's copy cannot charge a withdrawal to someone else: a withdrawal counts for the owner the deleted
     submission.json named, an update for the one the updated file names."""
     _entry(repo / "submissions", "acme__a", "mallory", "9")
-    _commit(repo, "an owner change (refused by verify in CI; counted as what it says)")
+    commit(repo, "an owner change (refused by verify in CI; counted as what it says)")
     owners = {o.owner: o for o in activity(repo / "submissions").owners}
     assert owners["mallory"].updated == 1 and owners["globex"].withdrawn == 1
 
