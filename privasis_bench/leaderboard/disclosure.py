@@ -41,7 +41,7 @@ def board_disclosure(submissions: str | Path, rows: list[dict[str, Any]]) -> dic
 def disclosure_markdown(data: dict[str, Any]) -> str:
     """The README section for :func:`board_disclosure`'s data."""
     owners = data["activity"]["owners"]
-    parts = ["## Disclosure\n\n",
+    parts = ["\n## Disclosure\n\n",
              "Per owner, the entries submitted, updated and withdrawn on the base branch's history (read from git,\n"
              "one step per change merged; docs/publishing.md). Every variant an owner submitted and later replaced or\n"
              "withdrew is counted here.\n\n"]
@@ -51,7 +51,7 @@ def disclosure_markdown(data: dict[str, Any]) -> str:
     else:
         parts.append("No git history was available to this build: the counts are unknown.\n")
     parts.append("\nSelf-reported fields (shown as submitted; the verifier bounds them but cannot check them): "
-                 + "; ".join(f"`{k}`: {md_cell(v)}" for k, v in data["self_reported_meaning"].items()) + ".\n\n")
+                 + "; ".join(f"`{k}`: {md_cell(v)}" for k, v in data["self_reported_meaning"].items()) + ".\n")
     return "".join(parts)
 
 
