@@ -4,6 +4,7 @@ from git (one step per change merged), and the self-reported fields of a board r
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -88,3 +89,17 @@ def test_self_reported_fields_of_a_row_and_the_page_section(repo):
     page = with_disclosure("<html><body><p>board</p></body></html>", data)
     assert page.index("id='disclosure'") < page.index("</body>") and "<td>globex</td>" in page
     assert "| acme | 1 | 1 | 0 |" in disclosure_markdown(data)
+
+
+def test_a_hostile_owner_in_the_history_is_escaped_on_the_page_and_in_markdown(repo):
+    """History counts owners of any blob the base branch ever held, also one that never passed verify."""
+    hostile = "<img src=x onerror=alert(1)>|[x](javascript:alert(1))"
+    _entry(repo / "submissions", "acme__a", hostile, "5")
+    commit(repo, "a hostile owner string")
+    data = board_disclosure(repo / "submissions", [])
+    page = with_disclosure("<html><body></body></html>", data)
+    assert "<img" not in page and "&lt;img" in page
+    text = disclosure_markdown(data)
+    assert "<img" not in text.replace("\\<img", "") and "](javascript" not in text.replace("\\](javascript", "")
+    row = next(line for line in text.splitlines() if "img" in line)
+    assert len(re.findall(r"(?<!\\)\|", row)) == 5  # the owner cannot end its cell early
