@@ -4,9 +4,9 @@
   removed, the folder renamed or deleted) is allowed only to the owner of that folder's name *as the base branch's
   blob records it* (:meth:`.base_branch.BaseView.holder`). In CI, ``$PRIVASIS_BENCH_SUBMITTER`` (the pull request's
   author) is who changes it; outside CI nobody can know who pushed, so these checks need it.
-* **Withdrawn outputs stay held.** A set of outputs (content digest, :mod:`.scored_content`) that any folder of
-  another name held at some point of the base branch's history cannot be submitted under a new name, even after the
-  holder was deleted: precedence is not lost with the folder.
+* **Outputs stay held.** A set of outputs (content digest, :mod:`.scored_content`) that any folder of another name
+  held at some point of the base branch's history cannot be submitted under a new name, even after the holder was
+  deleted or updated to other outputs: precedence is not lost with the folder or the version.
 """
 
 from __future__ import annotations
@@ -75,9 +75,8 @@ def withdrawals(view: BaseView, scope: Iterable[Path], submitter: str | None) ->
     return out
 
 
-def _historical_holders(view: BaseView, skip: set[str]) -> dict[str, list[tuple[str, str]]]:
-    """content digest -> [(folded name, folder)] of every samples version the base branch's history holds in a
-    folder outside ``skip`` (the folders the change itself holds; their precedence is decided with them)."""
+def _historical_holders(view: BaseView) -> dict[str, list[tuple[str, str]]]:
+    """content digest -> [(folded name, folder)] of every samples version the base branch's history holds."""
     log = git(["log", view.ref, "--reverse", "--format=@%H", "--name-only", "--diff-filter=AM", "--no-renames", "--",
                "."], view.root) or ""
     versions: list[tuple[str, str]] = []
@@ -85,7 +84,7 @@ def _historical_holders(view: BaseView, skip: set[str]) -> dict[str, list[tuple[
     for line in log.splitlines():
         if line.startswith("@"):
             commit = line[1:]
-        elif line.endswith("/" + SAMPLES_NAME) and line[: -len(SAMPLES_NAME) - 1] not in skip:
+        elif line.endswith("/" + SAMPLES_NAME):
             versions.append((commit, line[: -len(SAMPLES_NAME) - 1]))
     versions = versions[:MAX_VERSIONS]
     names = [f"{c}:{rel}/{f}" for c, rel in versions for f in (SUBMISSION_NAME, RESULTS_NAME)]
@@ -107,18 +106,20 @@ def _historical_holders(view: BaseView, skip: set[str]) -> dict[str, list[tuple[
 
 
 def held_content_problems(entries: Iterable[_Entry], view: BaseView) -> None:
-    """Reject an entry whose outputs (new to its folder) another name held on the base branch's history, in a folder
-    the change no longer holds (a withdrawn or deleted entry): its outputs cannot reappear under another name."""
+    """Reject an entry whose outputs (new to its folder) another name held at any point of the base branch's history:
+    a withdrawn or deleted entry's outputs, or an earlier version of an entry that has since been updated, cannot
+    reappear under another name. (An entry of the change that holds the same outputs now is left to the precedence
+    rule of :mod:`.ownership`, which names it.)"""
     entries = [e for e in entries if e.submission]
     fresh = [e for e in entries if e.content and (view.held(e.path) is None or view.changed(e.path))]
     if not fresh:
         return
-    present = {r for r in (view.rel(e.path) for e in entries) if r is not None}
-    holders = _historical_holders(view, present)
+    now = {rel: str(e.content) for e in entries if (rel := view.rel(e.path)) is not None}
+    holders = _historical_holders(view)
     for entry in fresh:
-        mine = folded(str(entry.submission.get("name")))
-        others = sorted({rel for name, rel in holders.get(str(entry.content), []) if name != mine})
+        mine, digest = folded(str(entry.submission.get("name"))), str(entry.content)
+        others = sorted({rel for name, rel in holders.get(digest, []) if name != mine and now.get(rel) != digest})
         if others:
             entry.problems.append(f"{entry.path / SAMPLES_NAME}: the same samples as {others[0]}, which the base "
-                                  "branch held under another name (withdrawn or deleted entries keep their outputs: "
-                                  "they cannot reappear under a new name)")
+                                  "branch held under another name (outputs an entry ever held, also after it was "
+                                  "withdrawn or updated, cannot reappear under a new name)")

@@ -103,3 +103,16 @@ def test_a_withdrawn_name_stays_held_and_a_rename_is_a_deletion(pr, monkeypatch)
     monkeypatch.setenv("PRIVASIS_BENCH_SUBMITTER", "mallory")
     got = outcomes(pr)
     assert any("only its owner 'globex' may withdraw" in p for p in got[pr / "globex__masker" / T].problems)
+
+
+def test_outputs_an_entry_held_before_its_update_stay_held(pr):
+    """The owner of acme/scrubber replaced its outputs on the base branch; its earlier outputs still belong to it."""
+    git(pr.parent, "checkout", "-q", "main")
+    _replace_outputs(pr / "acme__scrubber" / T, "spacy__ner-masker", "acme's second version")
+    commit_all(pr.parent, "acme updates its entry")
+    git(pr.parent, "checkout", "-q", "-b", "pr2")
+    copy = entry_as(pr, "baselines__regex-scrubber", T, "mallory/scrubber")  # acme's first outputs
+    got = outcomes(pr)
+    assert any("which the base branch held under another name" in p and "acme__scrubber" in p
+               for p in got[copy].problems), got[copy].problems
+    assert got[pr / "acme__scrubber" / T].ok and got[pr / "globex__masker" / T].ok
