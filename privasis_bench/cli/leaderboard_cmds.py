@@ -17,6 +17,7 @@ from privasis_bench.leaderboard.naming import check_owner
 from privasis_bench.tasks.family import DEFAULT_FAMILY as DEFAULT_SCORER
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board, check_board
+from privasis_bench.leaderboard.changed import base_branch_as, changes_since
 from privasis_bench.leaderboard.data_source import DATA_DIR_ENV
 from privasis_bench.leaderboard.rejudge import sample_size
 from privasis_bench.leaderboard.rejudge_report import ReportError, merged, read_raw, read_report
@@ -79,10 +80,22 @@ def verify(
         None, "--check-report",
         help="Also check a committed re-judge report (leaderboards/rejudge.json): re-ask each of its entries with the "
              "report's own seed and sample size, and fail naming the entry when a committed number differs."),
+    changed_since: Optional[str] = typer.Option(
+        None, "--changed-since", metavar="REF",
+        help="Pull-request mode: re-judge only the entries new or changed against git commit REF (and those whose "
+             "--check-report row changed; every entry when a judge input changed); every entry still gets the cheap "
+             "checks and ownership (REF is also the base branch for ownership). REF must be a commit whose whole "
+             "board was fully verified (docs/publishing.md)."),
 ) -> None:
     """Recompute and re-derive every submitted number and verdict, re-judge a sample; non-zero exit on any problem."""
     committed = read_report(check_report) if check_report is not None else None  # a malformed report fails first
-    outcomes = verify_paths(paths or [Path("submissions")], data_dir=data_dir)
+    with base_branch_as(changed_since):
+        outcomes = verify_paths(paths or [Path("submissions")], data_dir=data_dir)
+        changes = (changes_since(changed_since, [v.path for v in outcomes if v.submission], check_report)
+                   if changed_since else None)
+    full = {v.path for v in outcomes if changes is None or changes.full(v.path, v.submission)}
+    if changes is not None:
+        _say(changes.summary(len(outcomes), len(full)))
     if not outcomes:
         raise PrivasisError(f"no submission found under {', '.join(str(p) for p in paths or ['submissions'])} "
                             "(a submission folder holds submission.json; publish a run with `privasis-bench submit`)")
@@ -95,13 +108,14 @@ def verify(
         previous = read_raw(report) if report is not None and report.exists() else None
     except ReportError as exc:
         raise ReportError(f"{exc} (--report updates an existing report; remove the file to write a new one)") from None
-    checkable = {v.path for v in outcomes if v.ok and not v.custom}
+    checkable = {v.path for v in outcomes if v.ok and not v.custom and v.path in full}
     session = JudgeSession(judge_args, data_dir)
     try:
         for v in outcomes:
             verified_track = v.submission.get("track") == "verified"
             n = rejudge_n if rejudge_n is not None else (sample_size() if verified_track else 0)
-            note = None
+            note = None if v.path in full else f"not re-judged: unchanged since {changed_since} (cheap checks only)"
+            n = n if v.path in full else 0
             if n and v.ok and not v.custom and v.family == DEFAULT_SCORER:  # only judged families are re-asked
                 _say(f"rejudge {v.path}: asking the judge about up to {n} judged attributes")
                 if not verified_track and not judge:
@@ -129,7 +143,8 @@ def verify(
         if bad and report.exists():  # a failed check never replaces what is committed
             _say(f"{report}: not written (an entry or the report check failed); the existing file is kept")
         else:
-            atomic_write_text(report, dumps_json(merged(previous, verify_report(outcomes, seed))))
+            written = [v for v in outcomes if v.path in full]  # an entry not re-judged now keeps its committed row
+            atomic_write_text(report, dumps_json(merged(previous, verify_report(written, seed))))
             _say(f"-> {report}" + (" (updated: entries verified now replaced, others kept)" if previous else ""))
     if bad:
         raise typer.Exit(1)

@@ -36,6 +36,7 @@ import pandas as pd
 from privasis_bench import __version__
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import FileProblem
+from privasis_bench.leaderboard.disclosure import board_disclosure, disclosure_markdown, with_disclosure
 from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import render_board
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, apply_to_board, read_report
@@ -159,10 +160,11 @@ def _write_board(submissions: Path, out: Path, outcomes: list[Verified],
     rows = board_rows(accepted, viewers)
     built = {"date": build_date(accepted), "harness_version": __version__, **({"rejudge": rejudge} if rejudge else {})}
     board = {"format": BOARD_FORMAT, "built": built, "entries": rows, "rejected": rejected,
-             "paper_reported": paper_reported()}
+             "paper_reported": paper_reported(), "disclosure": board_disclosure(submissions, rows)}
     atomic_write_text(out / "privasis.json", dumps_json(board))
-    atomic_write_text(out / "README.md", readme(rows, rejected, built))
-    atomic_write_text(out / "index.html", render_board(rows, board["paper_reported"], built))
+    atomic_write_text(out / "README.md", readme(rows, rejected, built) + disclosure_markdown(board["disclosure"]))
+    atomic_write_text(out / "index.html", with_disclosure(render_board(rows, board["paper_reported"], built),
+                                                          board["disclosure"]))
     return sorted(viewers.values())
 
 

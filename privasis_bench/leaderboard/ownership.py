@@ -6,8 +6,10 @@
   confusables, case; :func:`.naming.folded`), across every task and family. The name's owner is the ``owner`` of
   the first submission the base branch added under it (:func:`.naming.owner_of`); every entry under that folded
   name must have that owner and that exact spelling. With no entry on the base branch, every new entry under the
-  name must agree on both, else all are rejected. In CI, ``$PRIVASIS_BENCH_SUBMITTER`` (the pull request's author)
-  must be the owner of every entry that is not on the base branch yet.
+  name must agree on both, else all are rejected. The owner and spelling are read from the base branch's blob
+  (:mod:`.base_branch`), never from the change's copy. In CI, ``$PRIVASIS_BENCH_SUBMITTER`` (the pull request's
+  author) must be the owner of every entry that is not on the base branch yet, and of every entry the change edits,
+  renames or deletes (:mod:`.updates`).
 * **Content identity ignores padding**: two entries whose *scored content* is equal (:mod:`.scored_content`:
   outputs and the answers verdicts come from, or masks; never unknown fields or bytes) are one set of outputs. The
   same outputs under two tasks of one name (a TAB run scored again for replacement quality) are that name's own.
@@ -25,7 +27,9 @@ from pathlib import Path
 from typing import Any, Iterable, Protocol
 
 from privasis_bench.leaderboard.naming import check_owner, folded, owner_of, submission_dir_name
-from privasis_bench.leaderboard.precedence import BASE_REF_ENV, content_history, on_base_branch
+from privasis_bench.leaderboard.base_branch import BaseView, load_base
+from privasis_bench.leaderboard.precedence import BASE_REF_ENV, content_history
+from privasis_bench.leaderboard.updates import change_problems, held_content_problems, withdrawals
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
 
 SUBMITTER_ENV = "PRIVASIS_BENCH_SUBMITTER"
@@ -93,22 +97,21 @@ def _same_task_problems(group: list[_Entry], base: dict[Path, int]) -> None:
                                   " (neither is on the base branch, so both are rejected)"))
 
 
-def _name_problems(group: list[_Entry], base: dict[Path, int], submitter: str | None) -> None:
+def _name_problems(group: list[_Entry], base: dict[Path, int], view: BaseView | None) -> None:
     _same_task_problems([e for e in group if e.submission.get("name") == group[0].submission.get("name")], base)
-    first = min((e for e in group if e.path in base), key=lambda e: (base[e.path], e.path.as_posix()), default=None)
-    if first is not None:
-        owner, spelling = owner_of(first.submission), first.submission.get("name")
+    holder = view.holder(group[0].submission.get("name")) if view is not None else None
+    if holder is not None:  # the owner and spelling the base branch's blob records, never the change's copy
+        owner, spelling = holder.owner, holder.spelling
+        where = f"{holder.where} (withdrawn)" if holder.withdrawn else holder.where
         for entry in group:
-            if entry is first:
-                continue
             if entry.submission.get("name") != spelling:
                 entry.problems.append(f"{_where(entry)}: name {entry.submission.get('name')!r} is the name {spelling!r} "
-                                      f"of {first.path} (already on the base branch; names are compared ignoring case, "
+                                      f"of {where} (already on the base branch; names are compared ignoring case, "
                                       "punctuation, Unicode width and look-alike letters)")
             elif owner_of(entry.submission) != owner:
                 entry.problems.append(f"{_where(entry)}: name {spelling!r} belongs to owner {owner!r}, who first added "
-                                      f"a task under it ({first.path}); this entry says owner "
-                                      f"{owner_of(entry.submission)!r}")
+                                      f"a task under it ({where}, as the base branch records it); this entry says "
+                                      f"owner {owner_of(entry.submission)!r}")
         return
     if len(group) > 1 and len({(e.submission.get("name"), owner_of(e.submission)) for e in group}) > 1:
         for entry in group:
@@ -140,13 +143,15 @@ def _content_problems(group: list[_Entry], history: dict[Path, dict[str, int]]) 
                                   "entry's outputs; neither is on the base branch, so both are rejected)")
 
 
-def ownership_problems(entries: Iterable[_Entry], base: dict[Path, int] | None = None,
-                       history: dict[Path, dict[str, int]] | None = None) -> None:
+def ownership_problems(entries: Iterable[_Entry], scope: Iterable[Path] = ()) -> list[tuple[Path, str]]:
     """Add to each entry's problems: a name another owner holds (or contests), a set of outputs another entry held
-    first, an owner that is not a handle, and (in CI) an owner that is not the submitter (see the module docstring)."""
+    first (also a withdrawn one), an owner that is not a handle, and (in CI) an owner that is not the submitter or a
+    change to an entry the submitter does not own (see the module docstring and :mod:`.updates`).
+
+    Returns (folder, problem) for every base folder under ``scope`` the change deletes without being its owner."""
     entries = [e for e in entries if e.submission]
-    paths = [e.path for e in entries]
-    base = on_base_branch(paths) if base is None else base
+    view = load_base([e.path for e in entries] or list(scope))
+    base = view.order() if view is not None else {}
     submitter = os.environ.get(SUBMITTER_ENV) or None
     by_name: dict[str, list[_Entry]] = {}
     by_content: dict[str, list[_Entry]] = {}
@@ -162,9 +167,14 @@ def ownership_problems(entries: Iterable[_Entry], base: dict[Path, int] | None =
         if getattr(entry, "content", None):
             by_content.setdefault(str(entry.content), []).append(entry)
     for group in by_name.values():
-        _name_problems(group, base, submitter)
+        _name_problems(group, base, view)
     contested = [g for g in by_content.values() if len(g) > 1]
     if contested:
-        history = content_history([e.path for g in contested for e in g]) if history is None else history
+        history = content_history([e.path for g in contested for e in g])
         for group in contested:
             _content_problems(group, history)
+    if view is None:
+        return []
+    change_problems(entries, view, submitter)
+    held_content_problems(entries, view)
+    return [(w.path, w.problem) for w in withdrawals(view, scope, submitter) if w.problem]

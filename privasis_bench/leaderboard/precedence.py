@@ -1,5 +1,5 @@
-"""When things reached the base branch: each submission folder's addition, and when each folder first held each
-content (its samples' scored content, :mod:`.scored_content`), read from the base branch's git history.
+"""When things reached the base branch: when each folder first held each content (its samples' scored content,
+:mod:`.scored_content`), read from the base branch's git history (each folder's addition: :mod:`.base_branch`).
 
 Precedence on the board follows these dates, never a folder's age or a date a submitter wrote: a folder on the base
 branch that takes another entry's outputs in an update first held that content *after* the entry it copied.
@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.leaderboard.bounds import MAX_JSON_BYTES, MAX_SAMPLES_BYTES
-from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
 
 BASE_REF_ENV = "PRIVASIS_BENCH_BASE_REF"
@@ -55,27 +54,6 @@ def _rel(folder: Path, root: Path) -> str | None:
         return None
 
 
-def on_base_branch(folders: list[Path]) -> dict[Path, int]:
-    """The folders whose submission.json the base branch holds, each with its order of addition there (0 first)."""
-    found_root = _root_and_ref(folders)
-    if found_root is None:
-        return {}
-    root, ref = found_root
-    listed = git(["ls-tree", "-r", "--name-only", ref], root) or ""
-    held = {line for line in listed.splitlines() if line.endswith("/" + SUBMISSION_NAME) or line == SUBMISSION_NAME}
-    added: dict[str, int] = {}
-    log = git(["log", ref, "--reverse", "--diff-filter=A", "--name-only", "--format=", "--", "."], root) or ""
-    for line in log.splitlines():
-        if line in held:
-            added.setdefault(line, len(added))
-    found = {}
-    for folder in folders:
-        rel = _rel(folder, root)
-        if rel is not None and f"{rel}/{SUBMISSION_NAME}" in held:
-            found[folder] = added.get(f"{rel}/{SUBMISSION_NAME}", len(held))
-    return found
-
-
 def _blob(root: Path, commit: str, path: str, limit: int) -> str | None:
     size = git(["cat-file", "-s", f"{commit}:{path}"], root)
     if size is None or not size.strip().isdigit() or int(size) > limit:
@@ -87,7 +65,7 @@ def _blob(root: Path, commit: str, path: str, limit: int) -> str | None:
         return None
 
 
-def _digest(samples: str, results_text: str | None) -> str | None:
+def version_digest(samples: str, results_text: str | None) -> str | None:
     """The scored-content digest of one historical version (None when it cannot be read)."""
     from privasis_bench.fsutil import loads_json
     from privasis_bench.leaderboard.families import family_of
@@ -124,7 +102,7 @@ def content_history(folders: list[Path]) -> dict[Path, dict[str, int]]:
             continue
         versions += 1
         samples = _blob(root, commit, line, MAX_SAMPLES_BYTES)
-        digest = None if samples is None else _digest(samples, _blob(root, commit, f"{rel}/{RESULTS_NAME}", MAX_JSON_BYTES))
+        digest = None if samples is None else version_digest(samples, _blob(root, commit, f"{rel}/{RESULTS_NAME}", MAX_JSON_BYTES))
         if digest is not None:
             history.setdefault(wanted[rel], {}).setdefault(digest, position)
     return history

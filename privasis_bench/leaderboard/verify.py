@@ -280,9 +280,10 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Path]:
 
 def verify_paths(paths: Iterable[str | Path], *, data_dir: str | Path | None = None) -> list[Verified]:
     """Verify every submission under ``paths``, then who owns each entry (see :mod:`.ownership`)."""
+    paths = [Path(p) for p in paths]
     outcomes = [verify_submission(folder, data_dir=data_dir) for folder in find_submissions(paths)]
-    ownership_problems(outcomes)
-    return outcomes
+    withdrawn = ownership_problems(outcomes, paths)  # a base entry the change deletes without being its owner
+    return outcomes + [Verified(folder, problems=[problem]) for folder, problem in withdrawn]
 
 
 def verify_report(outcomes: Iterable[Verified], seed: int | None) -> dict[str, Any]:

@@ -1,0 +1,74 @@
+"""The board's disclosure section: per owner, how many entries it submitted, updated and withdrawn on the base
+branch's history (:mod:`.history`), and per row which shown fields are the submitter's word rather than the
+verifier's computation. One function builds the data (``privasis.json``'s ``disclosure``); two render it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from privasis_bench.leaderboard.escaping import escape, md_cell
+from privasis_bench.leaderboard.history import activity
+
+#: Row fields the board shows as the submitter wrote them (the verifier bounds them, it cannot check them).
+SELF_REPORTED = {
+    "label": "the submitter's note",
+    "model": "the model's label (which model wrote the outputs cannot be known)",
+    "harness_version": "the harness version the run names (only checked not to be newer than the verifier)",
+    "tokens": "the spaCy pipeline the run records (the verifier scores with the task's own)",
+}
+#: What a self-reported-track row adds: its numbers were recomputed from its rows but never re-judged.
+TRACK_NOTE = "judge answers (self-reported track: recomputed, never re-judged)"
+
+
+def self_reported_fields(row: dict[str, Any]) -> list[str]:
+    """The fields of one board row that are self-reported (see :data:`SELF_REPORTED`), plus the row's own notes."""
+    fields = [k for k in SELF_REPORTED if row.get(k) not in (None, "")]
+    if row.get("track") == "self-reported":
+        fields.append(TRACK_NOTE)
+    return fields + [f"{t}" for t in row.get("self_reported") or [] if isinstance(t, str)]
+
+
+def board_disclosure(submissions: str | Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``privasis.json``'s disclosure: owner activity from git, and self-reported fields per row."""
+    per_row = [{"name": r.get("name"), "task": r.get("task"), "fields": self_reported_fields(r)}
+               for r in rows if r.get("task") != "overall"]
+    return {"activity": activity(submissions).as_dict(), "self_reported": per_row,
+            "self_reported_meaning": dict(SELF_REPORTED)}
+
+
+def disclosure_markdown(data: dict[str, Any]) -> str:
+    """The README section for :func:`board_disclosure`'s data."""
+    owners = data["activity"]["owners"]
+    parts = ["\n## Disclosure\n\n",
+             "Per owner, the entries submitted, updated and withdrawn on the base branch's history (read from git,\n"
+             "one step per change merged; docs/publishing.md). Every variant an owner submitted and later replaced or\n"
+             "withdrew is counted here.\n\n"]
+    if owners:
+        parts.append("| Owner | Submitted | Updated | Withdrawn |\n|---|---:|---:|---:|\n")
+        parts += [f"| {md_cell(o['owner'])} | {o['submitted']} | {o['updated']} | {o['withdrawn']} |\n" for o in owners]
+    else:
+        parts.append("No git history was available to this build: the counts are unknown.\n")
+    parts.append("\nSelf-reported fields (shown as submitted; the verifier bounds them but cannot check them): "
+                 + "; ".join(f"`{k}`: {md_cell(v)}" for k, v in data["self_reported_meaning"].items()) + ".\n")
+    return "".join(parts)
+
+
+def disclosure_html(data: dict[str, Any]) -> str:
+    """The board page's section for :func:`board_disclosure`'s data (every value escaped)."""
+    owners = data["activity"]["owners"]
+    body = "".join(f"<tr><td>{escape(o['owner'])}</td><td>{o['submitted']}</td><td>{o['updated']}</td>"
+                   f"<td>{o['withdrawn']}</td></tr>" for o in owners)
+    table = (f"<table><thead><tr><th>Owner</th><th>Submitted</th><th>Updated</th><th>Withdrawn</th></tr></thead>"
+             f"<tbody>{body}</tbody></table>" if owners else "<p>No git history was available to this build.</p>")
+    fields = "".join(f"<li><code>{escape(k)}</code>: {escape(v)}</li>" for k, v in data["self_reported_meaning"].items())
+    return (f"<section id='disclosure'><h2>Disclosure</h2><p>Per owner, entries submitted, updated and withdrawn on "
+            f"the base branch's history (read from git).</p>{table}<p>Self-reported fields (shown as submitted):</p>"
+            f"<ul>{fields}</ul></section>\n")
+
+
+def with_disclosure(page: str, data: dict[str, Any]) -> str:
+    """The board page with the disclosure section placed before its closing body tag."""
+    at = page.rfind("</body>")
+    return page + disclosure_html(data) if at < 0 else page[:at] + disclosure_html(data) + page[at:]
