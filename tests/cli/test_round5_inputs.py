@@ -1,0 +1,101 @@
+"""Issue 51 (items 4 and 8): this round's bad inputs and silent cases. Each bad input ends in one line naming the
+file or field (exit 2, no secret value, nothing written); each silent case is refused or said; nothing blocks."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from cli_main import run_main
+
+from privasis_bench.pipeline.prices import PriceFileError, load_prices
+from privasis_bench.tasks.paths import builtin_tasks_dir
+
+TAB_SAMPLE = builtin_tasks_dir() / "sample" / "tab_sample.json"
+
+
+def _one_error_line(code: int, err: str, *fragments: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("error:") and "Traceback" not in err, err
+    assert all(f in lines[0] for f in fragments), lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    """A named pipe no one writes to; a watchdog opens and closes its write end after 20 s so that a reader
+    blocked on it (the bug) ends with an empty read instead of hanging the test session."""
+    path = tmp_path / "pipe.json"
+    os.mkfifo(path)
+    stop = threading.Event()
+
+    def unblock() -> None:
+        if not stop.wait(20):  # still running after 20 s: a reader is blocked in open(); let it read an empty pipe
+            os.close(os.open(path, os.O_WRONLY))
+    thread = threading.Thread(target=unblock, daemon=True)
+    thread.start()
+    yield path
+    stop.set()
+
+
+# --- price tables (run --plan --prices) -------------------------------------------------------------------------
+
+def test_a_fifo_as_prices_is_refused_at_once(fifo):
+    started = time.monotonic()
+    with pytest.raises(PriceFileError, match="FIFO") as caught:
+        load_prices(fifo)
+    assert time.monotonic() - started < 5 and str(fifo) in str(caught.value)
+
+
+@pytest.mark.parametrize("content, fragment", [
+    ("openai:m:\n  input: 1\n  output: 2\n".encode("utf-16"), "UTF-16"),
+    ("openai:m:\n  input: 1\n  output: 2\n# prix \xe9t\xe9\n".encode("latin-1"), "not UTF-8"),
+    (bytes(range(256)) * 8, "binary"),
+    (b"[" * 100_000 + b"]" * 100_000, "prices.yaml"),
+    (b"{a: " * 5000 + b"1" + b"}" * 5000, "prices.yaml"),
+], ids=["utf16", "latin1", "binary", "nested-list", "nested-map"])
+def test_a_price_table_that_is_not_text_or_not_a_table_is_one_line(content, fragment, tmp_path):
+    path = tmp_path / "prices.yaml"
+    path.write_bytes(content)
+    with pytest.raises(PriceFileError) as caught:
+        load_prices(path)
+    message = str(caught.value)
+    assert fragment in message and "prices.yaml" in message and "\n" not in message and len(message) < 400, message
+
+
+def test_a_price_table_of_megabytes_is_refused_before_parsing(tmp_path):
+    path = tmp_path / "prices.yaml"
+    path.write_text("".join(f"openai:model-{i}:\n  input: 1\n  output: 2\n" for i in range(150_000)), encoding="utf-8")
+    assert path.stat().st_size > 5_000_000
+    started = time.monotonic()
+    with pytest.raises(PriceFileError, match="bytes, more than"):
+        load_prices(path)
+    assert time.monotonic() - started < 2
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf", "1e400"])
+def test_a_price_that_is_not_finite_is_refused(value, tmp_path):
+    path = tmp_path / "prices.yaml"
+    path.write_text(f"openai:m:\n  input: {value}\n  output: 2\n", encoding="utf-8")
+    with pytest.raises(PriceFileError, match=r"openai:m\.input must be a finite"):
+        load_prices(path)
+
+
+@pytest.mark.parametrize("value", [5, 1.01])
+def test_a_batch_discount_above_one_is_refused(value, tmp_path):
+    path = tmp_path / "prices.yaml"
+    path.write_text(f"openai:m:\n  input: 1\n  output: 2\n  batch_discount: {value}\n", encoding="utf-8")
+    with pytest.raises(PriceFileError, match="batch_discount .*between 0 and 1"):
+        load_prices(path)
+
+
+def test_a_batch_discount_of_one_or_less_is_read(tmp_path):
+    path = tmp_path / "prices.yaml"
+    path.write_text("openai:m:\n  input: 1\n  output: 2\n  batch_discount: 0.5\n", encoding="utf-8")
+    price = load_prices(path)["openai:m"]
+    assert (price.batch_input, price.batch_output) == (0.5, 1.0)
