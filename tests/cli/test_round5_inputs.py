@@ -99,3 +99,55 @@ def test_a_batch_discount_of_one_or_less_is_read(tmp_path):
     path.write_text("openai:m:\n  input: 1\n  output: 2\n  batch_discount: 0.5\n", encoding="utf-8")
     price = load_prices(path)["openai:m"]
     assert (price.batch_input, price.batch_output) == (0.5, 1.0)
+
+
+# --- tab-background and replacement-chart --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("which", ["--protected", "--pool"])
+def test_a_fifo_given_to_tab_background_is_refused_at_once(which, fifo, tmp_path, monkeypatch, capsys):
+    files = {"--protected": str(TAB_SAMPLE), "--pool": str(TAB_SAMPLE), which: str(fifo)}
+    started = time.monotonic()
+    code, _, err = run_main(["tab-background", "--protected", files["--protected"], "--pool", files["--pool"],
+                             "-o", str(tmp_path / "bg.jsonl")], monkeypatch, capsys)
+    assert time.monotonic() - started < 5
+    _one_error_line(code, err, str(fifo), "FIFO")
+    assert not (tmp_path / "bg.jsonl").exists()
+
+
+def _replacement_run(root: Path, name: str, **metrics) -> Path:
+    run = root / name / "tab_replacement_sample"
+    run.mkdir(parents=True)
+    body = {"scorer": "tab_replacement", "tps": 0.5, "trir": 0.25, "estimator_key": "e1", **metrics}
+    (run / "results.json").write_text(json.dumps({"metrics": body, "model": {"label": name}}), encoding="utf-8")
+    return run
+
+
+@pytest.mark.parametrize("field, value, fragment", [
+    ("tps", 1e300, "metrics.tps must be a number between 0 and 1, not 1e+300"),
+    ("trir", -5, "metrics.trir must be a number between 0 and 1, not -5"),
+    ("tps", "0.5", "metrics.tps must be a number between 0 and 1, not '0.5'"),
+    ("trir", [0.2], "metrics.trir must be a number between 0 and 1, not [0.2]"),
+    ("tps", True, "metrics.tps must be a number"),
+], ids=["tps-huge", "trir-negative", "string", "list", "bool"])
+def test_replacement_chart_refuses_a_metric_that_is_not_a_share(field, value, fragment, tmp_path, monkeypatch, capsys):
+    good = _replacement_run(tmp_path, "good")
+    bad = _replacement_run(tmp_path, "bad", **{field: value})
+    code, _, err = run_main(["replacement-chart", str(good), str(bad), "-o", str(tmp_path / "c.svg")], monkeypatch, capsys)
+    _one_error_line(code, err, str(bad / "results.json"), fragment)
+    assert not (tmp_path / "c.svg").exists()
+
+
+def test_replacement_chart_refuses_nan_in_a_results_file(tmp_path, monkeypatch, capsys):
+    run = _replacement_run(tmp_path, "nan")
+    path = run / "results.json"
+    path.write_text(path.read_text().replace('"tps": 0.5', '"tps": NaN'), encoding="utf-8")
+    code, _, err = run_main(["replacement-chart", str(run), "-o", str(tmp_path / "c.svg")], monkeypatch, capsys)
+    _one_error_line(code, err, str(path), "NaN")
+    assert not (tmp_path / "c.svg").exists()
+
+
+def test_replacement_chart_draws_valid_runs(tmp_path, monkeypatch, capsys):
+    runs = [_replacement_run(tmp_path, "a"), _replacement_run(tmp_path, "b", tps=1, trir=0)]
+    code, out, err = run_main(["replacement-chart", *map(str, runs), "-o", str(tmp_path / "c.svg")], monkeypatch, capsys)
+    assert code == 0, err
+    assert "2 runs" in out and (tmp_path / "c.svg").read_text().startswith("<")
