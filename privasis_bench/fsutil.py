@@ -233,11 +233,24 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def loads_json(text: str, where: str, *, unicode_check: bool = True) -> Any:
-    """Strict JSON: NaN/Infinity, huge integers, runaway nesting and (with ``unicode_check``) lone surrogate
-    escapes are one-line errors naming ``where`` (``file:line``) instead of values that break a later step."""
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            shown = key if len(key) <= 40 else key[:37] + "..."
+            raise ValueError(f"key {shown!r} appears twice in one object (readers differ on which copy counts; "
+                             "keep one)")
+        out[key] = value
+    return out
+
+
+def loads_json(text: str, where: str, *, unicode_check: bool = True, unique_keys: bool = False) -> Any:
+    """Strict JSON: NaN/Infinity, huge integers, runaway nesting, (with ``unique_keys``) a key given twice in one
+    object and (with ``unicode_check``) lone surrogate escapes are one-line errors naming ``where`` (``file:line``)
+    instead of values that break a later step."""
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float)
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float,
+                           object_pairs_hook=_unique_keys if unique_keys else None)
     except json.JSONDecodeError as exc:
         raise FileProblem(f"{where}: invalid JSON ({exc.msg}, column {exc.colno})") from None
     except ValueError as exc:

@@ -151,3 +151,58 @@ def test_replacement_chart_draws_valid_runs(tmp_path, monkeypatch, capsys):
     code, out, err = run_main(["replacement-chart", *map(str, runs), "-o", str(tmp_path / "c.svg")], monkeypatch, capsys)
     assert code == 0, err
     assert "2 runs" in out and (tmp_path / "c.svg").read_text().startswith("<")
+
+
+# --- TAB data and mask files -------------------------------------------------------------------------------------
+
+def _tab_docs() -> list[dict]:
+    return json.loads(TAB_SAMPLE.read_text(encoding="utf-8"))
+
+
+def test_a_duplicate_key_in_tab_data_is_refused(tmp_path, monkeypatch, capsys):
+    text = json.dumps(_tab_docs()[:2])
+    first = text.index('"text": ')
+    data = tmp_path / "dup.json"
+    data.write_text(text[:first] + '"text": "a decoy text", ' + text[first:], encoding="utf-8")
+    code, _, err = run_main(["run", "-m", "identity", "-t", "tab_sample", "--data-files", str(data), "-o",
+                             str(tmp_path / "out"), "--no-progress"], monkeypatch, capsys)
+    _one_error_line(code, err, str(data), "key 'text' appears twice")
+    assert not (tmp_path / "out" / "tab_sample" / "results.json").exists()
+
+
+def test_a_duplicate_document_in_a_mask_file_is_refused(tmp_path, monkeypatch, capsys):
+    doc = _tab_docs()[0]["doc_id"]
+    masks = tmp_path / "masks.json"
+    masks.write_text(f'{{"{doc}": [[0, 5]], "{doc}": []}}', encoding="utf-8")
+    code, _, err = run_main(["evaluate", "-t", "tab_sample", "-p", str(masks), "-o", str(tmp_path / "out")],
+                            monkeypatch, capsys)
+    _one_error_line(code, err, str(masks), f"key {doc!r} appears twice")
+    assert not (tmp_path / "out" / "tab_sample" / "results.json").exists()
+
+
+def test_a_tab_document_past_the_tagger_limit_is_refused_at_load(tmp_path, monkeypatch, capsys):
+    from privasis_bench.tab.tokens import MAX_TEXT_CHARS
+
+    doc = _tab_docs()[0]
+    doc["text"] += " " * (MAX_TEXT_CHARS + 1 - len(doc["text"]))
+    data = tmp_path / "huge.json"
+    data.write_text(json.dumps([doc]), encoding="utf-8")
+    started = time.monotonic()
+    code, _, err = run_main(["run", "-m", "identity", "-t", "tab_sample", "--data-files", str(data), "-o",
+                             str(tmp_path / "out"), "--no-progress"], monkeypatch, capsys)
+    assert time.monotonic() - started < 30
+    _one_error_line(code, err, str(data), doc["doc_id"], f"{MAX_TEXT_CHARS + 1:,} characters", "split the document")
+
+
+def test_a_long_tab_document_is_announced_before_tagging(caplog):
+    from privasis_bench.tab.tokens import LONG_TEXT_CHARS, IgnoreMap
+
+    tagged = []
+    ignore = IgnoreMap(lambda text: tagged.append(len(text)) or [], {"spacy_pipeline": "fake"})
+    with caplog.at_level("WARNING"):
+        ignore.flags("short text")
+        assert not caplog.records
+        ignore.flags("x" * LONG_TEXT_CHARS)
+    assert tagged == [10, LONG_TEXT_CHARS]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"tab scorer: tagging a {LONG_TEXT_CHARS:,}-character document with spaCy (fake); a text this long takes minutes"]
