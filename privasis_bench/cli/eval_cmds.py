@@ -18,7 +18,7 @@ from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
 from privasis_bench.cli.outcome_report import finish as _finish
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings, refuse_unreproducible
 from privasis_bench.cli.span_cmds import evaluate_span_predictions, run_span_task, span_task
-from privasis_bench.cli.value_checks import check_finite, check_label
+from privasis_bench.cli.value_checks import check_finite, check_input_path, check_label
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
                                         TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
                                         tolerated_by_task, with_options)
@@ -261,6 +261,7 @@ def evaluate(
         started = now()
         task, scorer = span_task(task_list[0], opts)
         if scorer is not None:  # the scorer's own predictions format (TAB: {doc_id: [[start, end], ...]})
+            check_input_path("--predictions", predictions)  # before the scorer loads its estimators
             outcome = evaluate_span_predictions(task, scorer, predictions, opts, session, output,
                                                 model_label=model_label, checks=_checks(opts, task))
             return _finish([outcome])

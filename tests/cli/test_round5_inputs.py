@@ -206,3 +206,33 @@ def test_a_long_tab_document_is_announced_before_tagging(caplog):
     assert tagged == [10, LONG_TEXT_CHARS]
     assert [r.getMessage() for r in caplog.records] == [
         f"tab scorer: tagging a {LONG_TEXT_CHARS:,}-character document with spaCy (fake); a text this long takes minutes"]
+
+
+# --- saved rewrites and predictions (item 4) ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("task", ["tab_sample", "tab_replacement_sample"])
+def test_saved_rows_without_an_output_field_are_refused_not_read_as_failures(task, tmp_path, monkeypatch, capsys):
+    docs = _tab_docs()[:3]
+    rows = tmp_path / "privasis_style.jsonl"
+    rows.write_text("".join(json.dumps({"id": d["doc_id"], "model_sanitized_text": "[REDACTED] " + d["text"][:50]}) + "\n"
+                            for d in docs), encoding="utf-8")
+    code, _, err = run_main(["evaluate", "-t", task, "-p", str(rows), "-o", str(tmp_path / "out"), "--limit", "3"],
+                            monkeypatch, capsys)
+    line = _one_error_line(code, err, f"{rows}:1", "no 'output' field", "'model_sanitized_text'")
+    assert "[REDACTED]" not in line  # field names only, never the text
+    assert not (tmp_path / "out" / task / "results.json").exists()
+
+
+@pytest.mark.parametrize("task", ["tab_sample", "tab_replacement_sample"])
+def test_evaluate_with_a_missing_predictions_file_says_so_before_loading_estimators(task, tmp_path, monkeypatch, capsys):
+    started = time.monotonic()
+    code, _, err = run_main(["evaluate", "-t", task, "-p", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "out")],
+                            monkeypatch, capsys)
+    _one_error_line(code, err, "--predictions", "missing.jsonl", "no such file")
+    assert time.monotonic() - started < 5
+
+
+def test_evaluate_refuses_a_fifo_as_predictions(fifo, tmp_path, monkeypatch, capsys):
+    code, _, err = run_main(["evaluate", "-t", "tab_sample", "-p", str(fifo), "-o", str(tmp_path / "out")],
+                            monkeypatch, capsys)
+    _one_error_line(code, err, str(fifo), "FIFO")
