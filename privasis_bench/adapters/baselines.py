@@ -290,10 +290,17 @@ class RegexScrubberBaseline(_Baseline):
     description = ("This project's regex scrubber: instruction-blind and rule-based; regular expressions remove contact "
                    "details, dates, amounts and ids, and with names=true capitalised name pairs.")
 
+    def __init__(self, model: str = "", **args: Any) -> None:
+        super().__init__(model, **args)
+        names = args.get("names", False)
+        if not isinstance(names, bool):
+            raise ModelSpecError(f"regex-scrubber: names must be true or false, not {str(names)[:40]!r}")
+        self.names = names
+
     def output(self, request: ChatRequest) -> str:
-        return regex_scrub(self._record(request).text, names=bool(self.args.get("names", False)))
+        return regex_scrub(self._record(request).text, names=self.names)
 
     async def agenerate(self, request: ChatRequest) -> ChatResult:
         """The scrubbed text, with the character spans of the record text it replaced."""
-        text, spans = regex_scrub_spans(self._record(request).text, names=bool(self.args.get("names", False)))
+        text, spans = regex_scrub_spans(self._record(request).text, names=self.names)
         return ChatResult(text=text, finish_reason="stop", usage=Usage(), spans=spans)

@@ -134,7 +134,7 @@ def run(
     model: str = typer.Option(..., "--model", "-m", help="Model under test: provider:model[,k=v...]."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
     tasks: List[str] = TasksOption,
-    output: Path = OutputOpt,
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Run directory; each task writes <dir>/<task>/{results.json,samples.jsonl} (with --plan: optional, read for what is already answered)."),
     rpm: Optional[float] = typer.Option(None, "--rpm", min=0.1, max=1_000_000.0, help="At most this many model requests per minute (0.1 to 1,000,000; a wait of 10 s or more is told in one line)."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, max=1_000_000, help="Model output budget (default: the task's)."),
     temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="Model temperature (default: the task's)."),
@@ -154,6 +154,8 @@ def run(
     if wants_plan(opts):  # --plan: counts and costs, no call, nothing written
         show_plan(opts, spec, task_list, output, max_tokens=max_tokens, temperature=temperature, setup=_task_setup)
         return
+    if output is None:
+        raise PrivasisError("run needs -o/--output, the run directory results are written to (only --plan runs without it)")
     if ray_opts is not None and opts.batch:
         raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
     batch_options(opts)  # --batch values checked before anything is written

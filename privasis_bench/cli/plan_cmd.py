@@ -49,7 +49,7 @@ def plan_line(plan: RolePlan, prices: dict[str, Price] | None) -> str:
     return line
 
 
-def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Path, *, max_tokens: Optional[int],
+def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Optional[Path], *, max_tokens: Optional[int],
               temperature: Optional[float], setup: Callable[[Any, Any], tuple[Any, Any, Any, str]],
               all_records: bool = False) -> None:
     """Print the plan of every task (``setup``: the command's own per-task set-up: task, judge, records, variant).
@@ -66,7 +66,7 @@ def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Path, *, max
                 continue
             task, choice, loaded, variant = setup(task, opts)
             records = list(loaded.records if all_records else loaded.scored)
-            plans = plan_task(task, records, output / task.task, model=spec, choice=choice, cache=cache,
+            plans = plan_task(task, records, output / task.task if output is not None else None, model=spec, choice=choice, cache=cache,
                               instruction=variant, max_tokens=max_tokens or task.generation.max_tokens,
                               temperature=task.generation.temperature if temperature is None else temperature)
             console.print(f"plan for {escape(task.task)} ({len(records)} records; no call made):", highlight=False)

@@ -236,3 +236,58 @@ def test_evaluate_refuses_a_fifo_as_predictions(fifo, tmp_path, monkeypatch, cap
     code, _, err = run_main(["evaluate", "-t", "tab_sample", "-p", str(fifo), "-o", str(tmp_path / "out")],
                             monkeypatch, capsys)
     _one_error_line(code, err, str(fifo), "FIFO")
+
+
+# --- model arguments and option combinations ---------------------------------------------------------------------
+
+RUN_IDENTITY = ["--judge", "none", "--no-progress", "--bootstrap-samples", "20"]
+
+
+@pytest.mark.parametrize("value", ["maybe", "1", "yes"])
+def test_regex_scrubber_names_must_be_true_or_false(value, tmp_path, monkeypatch, capsys):
+    code, _, err = run_main(["run", "-m", f"regex-scrubber,names={value}", "-t", "privasis_sample", *RUN_IDENTITY,
+                             "-o", str(tmp_path / "out")], monkeypatch, capsys)
+    _one_error_line(code, err, "regex-scrubber", "names must be true or false", repr(value))
+    assert not (tmp_path / "out").exists()
+
+
+def test_regex_scrubber_names_true_is_read(tmp_path, monkeypatch, capsys):
+    from privasis_bench.adapters.baselines import RegexScrubberBaseline
+
+    assert RegexScrubberBaseline(names=True).names is True and RegexScrubberBaseline().names is False
+
+
+@pytest.mark.parametrize("tag", ["{bogus}", "[{label}] {x}", "{label"])
+def test_spacy_ner_refuses_an_unknown_placeholder_in_tag(tag, tmp_path, monkeypatch, capsys):
+    pytest.importorskip("spacy")
+    from privasis_bench.tab.tokens import default_pipeline
+
+    if default_pipeline() is None:
+        pytest.skip("no English spaCy pipeline installed")
+    code, _, err = run_main(["sanitize", "-m", f"spacy-ner,tag={tag}", "-t", "privasis_sample", "-o",
+                             str(tmp_path / "out"), "--no-progress"], monkeypatch, capsys)
+    _one_error_line(code, err, "spacy-ner: tag", "placeholder other than {label}")
+    assert not (tmp_path / "out").exists()
+
+
+def test_batch_judge_with_judge_none_is_refused(tmp_path, monkeypatch, capsys):
+    code, _, err = run_main(["run", "-m", "identity", "-t", "privasis_sample", *RUN_IDENTITY, "--batch", "judge",
+                             "-o", str(tmp_path / "out")], monkeypatch, capsys)
+    _one_error_line(code, err, "--batch judge", "--judge none")
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_plan_needs_no_output_directory(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_main(["run", "-m", "identity", "-t", "privasis_sample", *RUN_IDENTITY, "--plan", "--no-cache"],
+                              monkeypatch, capsys)
+    assert code == 0, err
+    assert "plan for privasis_sample" in out and "no call made" in out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_without_output_and_without_plan_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_main(["run", "-m", "identity", "-t", "privasis_sample", *RUN_IDENTITY], monkeypatch, capsys)
+    _one_error_line(code, err, "-o/--output")
+    assert list(tmp_path.iterdir()) == []
