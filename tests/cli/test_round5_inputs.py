@@ -291,3 +291,68 @@ def test_run_without_output_and_without_plan_is_one_line(tmp_path, monkeypatch, 
     code, _, err = run_main(["run", "-m", "identity", "-t", "privasis_sample", *RUN_IDENTITY], monkeypatch, capsys)
     _one_error_line(code, err, "-o/--output")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- export-tab-masks --------------------------------------------------------------------------------------------
+
+def _tab_run(root: Path, rows: list[dict], *, source: str = "privasis_bench:tasks/sample/tab_sample.json") -> Path:
+    """A TAB task folder as export-tab-masks reads it: results.json's scorer, task and data, and samples rows."""
+    task_dir = root / "run" / "tab_sample"
+    task_dir.mkdir(parents=True)
+    (task_dir / "results.json").write_text(json.dumps({"scorer": {"name": "tab"}, "task": {"name": "tab_sample"},
+                                                      "dataset": {"source": source}}), encoding="utf-8")
+    (task_dir / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return task_dir.parent
+
+
+def _row(doc: str, spans: list, scored: bool = True) -> dict:
+    return {"id": doc, "scored": scored, "masked_spans": spans, "output": "x", "error": None}
+
+
+@pytest.mark.parametrize("span, fragment", [
+    ([-3, 4], "[-3, 4]"),
+    ([9, 4], "[9, 4]"),
+    ([0, 10**6], "[0, 1000000]"),
+], ids=["negative", "reversed", "past-the-text"])
+def test_export_tab_masks_refuses_a_span_no_run_writes(span, fragment, tmp_path, monkeypatch, capsys):
+    docs = _tab_docs()
+    run = _tab_run(tmp_path, [_row(docs[0]["doc_id"], [[0, 3]]), _row(docs[1]["doc_id"], [[1, 2], span])])
+    masks = tmp_path / "masks.json"
+    code, _, err = run_main(["export-tab-masks", str(run), "-o", str(masks)], monkeypatch, capsys)
+    _one_error_line(code, err, "samples.jsonl: row 2", docs[1]["doc_id"], fragment)
+    assert not masks.exists()
+
+
+def test_export_tab_masks_keeps_a_span_to_the_end_of_the_text(tmp_path, monkeypatch, capsys):
+    doc = _tab_docs()[0]
+    run = _tab_run(tmp_path, [_row(doc["doc_id"], [[0, len(doc["text"])], [5, 5]])])
+    masks = tmp_path / "masks.json"
+    code, out, err = run_main(["export-tab-masks", str(run), "-o", str(masks)], monkeypatch, capsys)
+    assert code == 0, err
+    assert json.loads(masks.read_text()) == {doc["doc_id"]: [[0, len(doc["text"])], [5, 5]]}
+    assert "not checked" not in out
+
+
+def test_export_tab_masks_says_when_it_cannot_check_span_ends(tmp_path, monkeypatch, capsys):
+    run = _tab_run(tmp_path, [_row("mine-1", [[0, 10**6]])], source="my_data.json")
+    masks = tmp_path / "masks.json"
+    code, out, err = run_main(["export-tab-masks", str(run), "-o", str(masks)], monkeypatch, capsys)
+    assert code == 0, err
+    assert "span ends were not checked" in " ".join(out.split())
+
+
+def test_export_tab_masks_refuses_a_document_listed_twice(tmp_path, monkeypatch, capsys):
+    doc = _tab_docs()[0]["doc_id"]
+    run = _tab_run(tmp_path, [_row(doc, [[0, 3]]), _row(doc, [])])
+    masks = tmp_path / "masks.json"
+    code, _, err = run_main(["export-tab-masks", str(run), "-o", str(masks)], monkeypatch, capsys)
+    _one_error_line(code, err, "row 2", doc, "appears a second time (first in row 1)")
+    assert not masks.exists()
+
+
+def test_export_tab_masks_of_a_run_with_nothing_scored_writes_nothing(tmp_path, monkeypatch, capsys):
+    run = _tab_run(tmp_path, [_row(_tab_docs()[0]["doc_id"], [], scored=False)])
+    masks = tmp_path / "masks.json"
+    code, _, err = run_main(["export-tab-masks", str(run), "-o", str(masks)], monkeypatch, capsys)
+    _one_error_line(code, err, "no scored document to export")
+    assert not masks.exists()
