@@ -356,3 +356,39 @@ def test_export_tab_masks_of_a_run_with_nothing_scored_writes_nothing(tmp_path, 
     code, _, err = run_main(["export-tab-masks", str(run), "-o", str(masks)], monkeypatch, capsys)
     _one_error_line(code, err, "no scored document to export")
     assert not masks.exists()
+
+
+# --- the shipped TAB wording is not a "custom testee prompt" -----------------------------------------------------
+
+@pytest.mark.parametrize("name", ["tab_sample", "tab_replacement_sample", "privasis_sample"])
+def test_each_shipped_task_records_its_own_wording_as_shipped(name):
+    from privasis_bench.protocol.testee_prompt import custom_testee_prompt, describe_testee_prompt
+    from privasis_bench.tasks.registry import resolve_tasks
+
+    task = resolve_tasks([name])[0]
+    info = describe_testee_prompt(task)
+    assert info["shipped"] is True
+    scorer = {"name": task.scorer} if task.scorer != "privasis" else None
+    assert custom_testee_prompt({"testee_prompt": {**info, "shipped": False}, "scorer": scorer}) is False
+
+
+def test_tab_wording_on_a_privasis_task_is_custom():
+    from privasis_bench.protocol.testee_prompt import custom_testee_prompt, describe_testee_prompt, with_testee_prompt
+    from privasis_bench.tasks.registry import resolve_tasks
+
+    tab_template = builtin_tasks_dir() / "prompts" / "tab" / "sanitize.txt"
+    task = with_testee_prompt(resolve_tasks(["privasis_sample"])[0], tab_template, "### Anonymised text:")
+    info = describe_testee_prompt(task)
+    assert info["shipped"] is False
+    assert custom_testee_prompt({"testee_prompt": {**info, "shipped": True}}) is True  # a claim is not trusted
+
+
+def test_verify_report_facts_do_not_call_the_tab_wording_custom():
+    from privasis_bench.leaderboard.entry_facts import tolerated
+    from privasis_bench.protocol.testee_prompt import describe_testee_prompt
+    from privasis_bench.tasks.registry import resolve_tasks
+
+    info = {**describe_testee_prompt(resolve_tasks(["tab_sample"])[0]), "shipped": False}  # as older runs recorded
+    assert "custom testee prompt" not in tolerated({"testee_prompt": info, "scorer": {"name": "tab"}}, None)
+    other = {**info, "template_sha256": "0" * 64}
+    assert "custom testee prompt" in tolerated({"testee_prompt": other, "scorer": {"name": "tab"}}, None)
