@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
+from privasis_bench.adapters.http_errors import bool_arg
 from privasis_bench.errors import ModelSpecError
 
 if TYPE_CHECKING:
@@ -292,10 +293,7 @@ class RegexScrubberBaseline(_Baseline):
 
     def __init__(self, model: str = "", **args: Any) -> None:
         super().__init__(model, **args)
-        names = args.get("names", False)
-        if not isinstance(names, bool):
-            raise ModelSpecError(f"regex-scrubber: names must be true or false, not {str(names)[:40]!r}")
-        self.names = names
+        self.names = bool(bool_arg(args, "names", "regex-scrubber"))  # "maybe" is one line, not read as true
 
     def output(self, request: ChatRequest) -> str:
         return regex_scrub(self._record(request).text, names=self.names)

@@ -243,11 +243,11 @@ def test_evaluate_refuses_a_fifo_as_predictions(fifo, tmp_path, monkeypatch, cap
 RUN_IDENTITY = ["--judge", "none", "--no-progress", "--bootstrap-samples", "20"]
 
 
-@pytest.mark.parametrize("value", ["maybe", "1", "yes"])
+@pytest.mark.parametrize("value", ["maybe", "2", "truee"])
 def test_regex_scrubber_names_must_be_true_or_false(value, tmp_path, monkeypatch, capsys):
     code, _, err = run_main(["run", "-m", f"regex-scrubber,names={value}", "-t", "privasis_sample", *RUN_IDENTITY,
                              "-o", str(tmp_path / "out")], monkeypatch, capsys)
-    _one_error_line(code, err, "regex-scrubber", "names must be true or false", repr(value))
+    _one_error_line(code, err, "regex-scrubber", "names=", value, "must be true or false")
     assert not (tmp_path / "out").exists()
 
 
@@ -255,6 +255,7 @@ def test_regex_scrubber_names_true_is_read(tmp_path, monkeypatch, capsys):
     from privasis_bench.adapters.baselines import RegexScrubberBaseline
 
     assert RegexScrubberBaseline(names=True).names is True and RegexScrubberBaseline().names is False
+    assert RegexScrubberBaseline(names="no").names is False
 
 
 @pytest.mark.parametrize("tag", ["{bogus}", "[{label}] {x}", "{label"])
@@ -392,3 +393,17 @@ def test_verify_report_facts_do_not_call_the_tab_wording_custom():
     assert "custom testee prompt" not in tolerated({"testee_prompt": info, "scorer": {"name": "tab"}}, None)
     other = {**info, "template_sha256": "0" * 64}
     assert "custom testee prompt" in tolerated({"testee_prompt": other, "scorer": {"name": "tab"}}, None)
+
+
+# --- an unknown host ---------------------------------------------------------------------------------------------
+
+def test_a_host_that_does_not_resolve_stops_the_run_naming_it(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("openai")
+    secret = "sk-round5secret0123456789"
+    started = time.monotonic()
+    code, out, err = run_main(["run", "-m", f"openai:gpt-x,base_url=http://no-such-host.invalid/v1,api_key={secret}",
+                               "-t", "privasis_sample", "--judge", "none", "--no-progress", "--limit", "2", "--no-cache",
+                               "-o", str(tmp_path / "out")], monkeypatch, capsys)
+    assert time.monotonic() - started < 20
+    assert code != 0 and "cannot resolve host no-such-host.invalid" in err, out + err
+    assert secret not in out + err and "Traceback" not in err
