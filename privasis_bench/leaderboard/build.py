@@ -25,6 +25,7 @@ import filecmp
 import json
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from importlib import resources
@@ -173,7 +174,7 @@ def _verified(submissions: Path, out_dir: Path) -> tuple[list[Verified], dict[st
         raise PrivasisError(f"--submissions-dir {submissions}: not a directory")
     report_path = out_dir / REPORT_NAME
     report = read_report(report_path) if report_path.exists() or report_path.is_symlink() else None
-    outcomes = verify_paths([submissions])
+    outcomes = verify_paths([submissions], progress=lambda line: print(line, file=sys.stderr, flush=True))
     if not outcomes:
         raise PrivasisError(f"no submission found under {submissions} (a submission folder holds submission.json; "
                             "publish a run with `privasis-bench submit RUN --name ORG/MODEL`)")

@@ -19,3 +19,16 @@ def test_a_tab_entry_claiming_another_pipeline_is_refused(key, value, tmp_path):
     rewrite(folder, results=res)
     found = problems(folder)
     assert any(f"scorer.tokens.{key} is {value!r}, but the verifier tagged with" in p for p in found), found
+
+
+def test_verification_tells_each_entry_before_verifying_it(tmp_path):
+    """``leaderboard build`` verifies for minutes: each entry is announced (build prints these lines on stderr)."""
+    from privasis_bench.leaderboard.verify import verify_paths
+
+    tab_entry(tmp_path / "subs", "baselines__identity")
+    tab_entry(tmp_path / "subs", "baselines__regex-scrubber")
+    lines: list[str] = []
+    outcomes = verify_paths([tmp_path / "subs"], progress=lines.append)
+    assert len(outcomes) == 2 and len(lines) == 2
+    assert lines[0].startswith("verifying 1/2: ") and "baselines__identity" in lines[0] and "s so far" in lines[0]
+    assert lines[1].startswith("verifying 2/2: ") and "baselines__regex-scrubber" in lines[1]
