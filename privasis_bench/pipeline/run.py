@@ -28,6 +28,7 @@ from privasis_bench.pipeline.spend import InvocationSpend, now, usage_delta
 from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
 from privasis_bench.protocol.judge import run_sync
 from privasis_bench.protocol.metrics import compute_metrics
+from privasis_bench.protocol.presets import withhold_inexact_metrics
 from privasis_bench.protocol.testee_prompt import describe_testee_prompt
 from privasis_bench.protocol.verdicts import RecordVerdict
 from privasis_bench.results.files import (
@@ -263,6 +264,7 @@ def evaluate_task(
     }
     results["complete"] = is_complete(results["counts"], checks)
     results["checks"]["passed"] = results["complete"] and sink.off_label_count <= checks.max_off_label
+    withhold_inexact_metrics(results)  # an incomplete --preset paper run records no skip-rule number as the paper's
     try:
         sink.commit()
     finally:

@@ -12,7 +12,7 @@ from typing import Any
 
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.protocol.output_check import check_output, output_rule
-from privasis_bench.protocol.presets import preset_problems
+from privasis_bench.protocol.presets import preset_problems, withhold_inexact_metrics
 from privasis_bench.protocol.row_checks import answer_cleaning_problems, cut_flag_problems
 from privasis_bench.protocol.rederive import (Contradiction, empty_output_rule, failed_output_rule, judge_enabled,
                                              rederive_row)
@@ -114,10 +114,11 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
         if write:
             raise ResultsError(f"{task_dir}: refusing to write results.json: its counts disagree with samples.jsonl, "
                                f"first: {recounted[-1]}")
-    differences = recounted + ([] if overridden else metric_differences(old, metrics))
-    matches = False if recounted else (None if overridden else not differences)
     results = {k: v for k, v in stored.items() if k != "format"}
     results["metrics"] = metrics
+    withhold_inexact_metrics(results)  # as the run did (checks and counts as recorded, recounted above)
+    differences = recounted + ([] if overridden else metric_differences(old, metrics))
+    matches = False if recounted else (None if overridden else not differences)
     if write:
         write_results(Path(task_dir) / "results.json", results)
     return Rescored(Path(task_dir), results, matches, contradictions, differences, recounted, preset_problems(stored),

@@ -445,3 +445,43 @@ def test_rescore_of_a_tab_run_finds_forged_spans(tmp_path, monkeypatch, capsys):
         text = " ".join((out + err).split())
         assert code == 1 and f"document {rows[1]['id']!r}:" in text and "re-derived by the scorer" in text, text
         assert ("recomputed metrics match" in text) == (forge == "spans")  # pooled numbers alone would not tell
+
+
+# --- an incomplete --preset paper run records no skip-rule number as the paper's (item 4) -------------------------
+
+def test_an_incomplete_paper_run_records_no_skip_rule_number(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("openai")
+    from fake_openai_server import ANSWER_CUE, OK, Action, FakeOpenAIServer, write_tiny_task
+
+    def script(prompt: str, n: int) -> Action:  # the model answers one record with nothing: a failed output
+        return Action(content="") if prompt.rstrip().endswith(ANSWER_CUE) and "Person1 Example" in prompt else OK
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    yaml = write_tiny_task(tmp_path / "task", n=3)
+    common = ["--no-progress", "--retry-base-delay", "0.01", "--no-cache"]
+    judged = ["--bootstrap-samples", "20", "--max-off-label", "1000"]
+    with FakeOpenAIServer(script=script) as server:
+        judge = ["--judge", "openai:fake-judge", "--judge-args", f"base_url={server.base_url}"]
+        code, out, err = run_main(["sanitize", "--model", "openai:fake-model", "--model-args",
+                                   f"base_url={server.base_url}", "-t", str(yaml), "-o", str(tmp_path / "s"),
+                                   "--max-attempts", "2", *common], monkeypatch, capsys)
+        assert code == 1, out + err
+        saved = tmp_path / "s" / "tiny" / "sanitized.jsonl"
+        runs = {}
+        for name, extra in (("paper", ["--preset", "paper"]), ("harness", []),
+                            ("paper-empty", ["--preset", "paper", "--score-failed-as-empty"])):
+            code, out, err = run_main(["evaluate", "-p", str(saved), *judge, "-t", str(yaml), "-o", str(tmp_path / name),
+                                       *extra, *common, *judged], monkeypatch, capsys)
+            runs[name] = (code, json.loads((tmp_path / name / "tiny" / "results.json").read_text()))
+    code, paper = runs["paper"]
+    assert code == 1 and paper["scoring_preset"] == "paper" and paper["complete"] is False
+    assert set(paper["metrics"]["headline"].values()) == {None} and set(paper["metrics"]["ci"].values()) == {None}
+    assert "1 failed model output(s) were left out" in paper["metrics"]["withheld"]
+    # without the preset the harness's own rule applies and says so elsewhere: its numbers stay
+    assert runs["harness"][1]["metrics"]["headline"]["sanitization_attribute"] is not None
+    assert "withheld" not in runs["harness"][1]["metrics"]
+    # scored as empty, the failed output was judged as the paper's evaluator judges it: the numbers are recorded
+    assert runs["paper-empty"][0] == 0 and runs["paper-empty"][1]["metrics"]["headline"]["sanitization_attribute"] is not None
+    # rescore applies the same rule: the withheld file matches its recomputation
+    code, out, err = run_main(["rescore", str(tmp_path / "paper")], monkeypatch, capsys)
+    assert "recomputed metrics match" in " ".join(out.split()), out + err
