@@ -485,3 +485,18 @@ def test_an_incomplete_paper_run_records_no_skip_rule_number(tmp_path, monkeypat
     # rescore applies the same rule: the withheld file matches its recomputation
     code, out, err = run_main(["rescore", str(tmp_path / "paper")], monkeypatch, capsys)
     assert "recomputed metrics match" in " ".join(out.split()), out + err
+
+
+# --- the replacement-quality viewer page shows its own measures --------------------------------------------------
+
+@pytest.mark.parametrize("task, shows, hides", [
+    ("tab_replacement_sample", ["<td>tps</td>", "<td>trir</td>", "<td>nmi</td>", "replacement-quality scorer"],
+     ["TAB scorer"]),
+    ("tab_sample", ["<td>token_recall</td>", "TAB scorer"], ["<td>tps</td>", "replacement-quality"]),
+])
+def test_a_viewer_page_names_its_scorer_and_shows_its_measures(task, shows, hides, tmp_path):
+    from privasis_bench.leaderboard.tab_viewer import write_tab_viewer
+
+    entry = Path(__file__).resolve().parents[2] / "submissions" / "spacy__ner-masker" / task  # a committed entry
+    page = write_tab_viewer(entry, tmp_path / "view.html").read_text(encoding="utf-8")
+    assert all(s in page for s in shows) and not any(h in page for h in hides)
