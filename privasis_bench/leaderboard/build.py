@@ -217,9 +217,9 @@ def _swap(staged: Path, out_dir: Path) -> None:
 def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "leaderboards") -> BoardFiles:
     """Verify every submission, then write the board files and one viewer page per accepted submission (all or none)."""
     submissions, out_dir = Path(submissions), Path(out_dir)
-    outcomes, rejudge = _verified(submissions, out_dir)
-    staged = _stage_dir(out_dir)
+    staged = _stage_dir(out_dir)  # an unwritable --output is said before minutes of verification
     try:
+        outcomes, rejudge = _verified(submissions, out_dir)
         viewers = _write_board(submissions, staged, outcomes, rejudge)
         _swap(staged, out_dir)
     except OSError as exc:
