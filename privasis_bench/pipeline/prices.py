@@ -66,7 +66,7 @@ def _short(value: Any) -> str:
 
 def _number(path: Path, model: str, name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise PriceFileError(f"{path}: {model}.{name} must be a finite non-negative number, not {_short(value)}")
+        raise PriceFileError(f"{path}: {model}.{name} must be a non-negative finite number, not {_short(value)}")
     return float(value)
 
 

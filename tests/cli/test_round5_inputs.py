@@ -82,7 +82,7 @@ def test_a_price_table_of_megabytes_is_refused_before_parsing(tmp_path):
 def test_a_price_that_is_not_finite_is_refused(value, tmp_path):
     path = tmp_path / "prices.yaml"
     path.write_text(f"openai:m:\n  input: {value}\n  output: 2\n", encoding="utf-8")
-    with pytest.raises(PriceFileError, match=r"openai:m\.input must be a finite"):
+    with pytest.raises(PriceFileError, match=r"openai:m\.input must be a non-negative finite number"):
         load_prices(path)
 
 
