@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import re
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -23,14 +24,35 @@ class FileProblem(DataError):
     """A file or directory cannot be read or written as needed."""
 
 
-def read_text(path: str | os.PathLike[str], what: str = "file") -> str:
-    """The UTF-8 text of ``path``; a missing, unreadable, binary or non-UTF-8 file raises one clear line."""
+def refuse_special_file(path: str | os.PathLike[str], what: str = "file") -> None:
+    """One clear line for a FIFO, socket or device given as ``path``: reading one could block forever.
+
+    A missing path passes (the read that follows names it); only what exists and is neither a regular file nor a
+    directory is refused.
+    """
     try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise FileProblem(f"{path}: is {kind}, not a regular file; expected a {what} saved on disk")
+
+
+def read_text(path: str | os.PathLike[str], what: str = "file", *, max_bytes: int | None = None) -> str:
+    """The UTF-8 text of ``path``; a missing, unreadable, special (FIFO, device), binary or non-UTF-8 file, or one
+    larger than ``max_bytes``, raises one clear line."""
+    refuse_special_file(path, what)
+    try:
+        if max_bytes is not None and os.path.getsize(path) > max_bytes:
+            raise FileProblem(f"{path}: {os.path.getsize(path):,} bytes, more than the {max_bytes:,} a {what} may have")
         data = Path(path).read_bytes()
     except IsADirectoryError:
         raise FileProblem(f"{path}: is a directory, expected a {what}") from None
     except OSError as exc:
         raise FileProblem(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise FileProblem(f"{path}: UTF-16 text (it starts with a UTF-16 byte-order mark); save the {what} as UTF-8")
     if b"\x00" in data[:8192]:
         raise FileProblem(f"{path}: looks like a binary file, expected a UTF-8 text {what}")
     try:
@@ -165,6 +187,7 @@ def iter_text_lines(path: str | os.PathLike[str], what: str = "file") -> Iterato
     Problems are reported as :func:`read_text` reports them: a missing or unreadable file, binary data, or the
     byte offset and line of the first byte that is not UTF-8.
     """
+    refuse_special_file(path, what)
     try:
         fh = open(path, "rb")
     except IsADirectoryError:
@@ -210,11 +233,24 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def loads_json(text: str, where: str, *, unicode_check: bool = True) -> Any:
-    """Strict JSON: NaN/Infinity, huge integers, runaway nesting and (with ``unicode_check``) lone surrogate
-    escapes are one-line errors naming ``where`` (``file:line``) instead of values that break a later step."""
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            shown = key if len(key) <= 40 else key[:37] + "..."
+            raise ValueError(f"key {shown!r} appears twice in one object (readers differ on which copy counts; "
+                             "keep one)")
+        out[key] = value
+    return out
+
+
+def loads_json(text: str, where: str, *, unicode_check: bool = True, unique_keys: bool = False) -> Any:
+    """Strict JSON: NaN/Infinity, huge integers, runaway nesting, (with ``unique_keys``) a key given twice in one
+    object and (with ``unicode_check``) lone surrogate escapes are one-line errors naming ``where`` (``file:line``)
+    instead of values that break a later step."""
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float)
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float,
+                           object_pairs_hook=_unique_keys if unique_keys else None)
     except json.JSONDecodeError as exc:
         raise FileProblem(f"{where}: invalid JSON ({exc.msg}, column {exc.colno})") from None
     except ValueError as exc:

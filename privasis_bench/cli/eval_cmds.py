@@ -19,7 +19,7 @@ from privasis_bench.cli.outcome_report import finish as _finish
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings, refuse_unreproducible
 from privasis_bench.cli.roles import role_specs, task_roles
 from privasis_bench.cli.span_cmds import scorer_predictions, span_task
-from privasis_bench.cli.value_checks import check_finite, check_label
+from privasis_bench.cli.value_checks import check_finite, check_input_path, check_label
 from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
                                         TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
                                         tolerated_by_task, with_options)
@@ -146,7 +146,7 @@ def run(
     model: str = typer.Option(..., "--model", "-m", help="Model under test: provider:model[,k=v...]."),
     model_args: Optional[str] = typer.Option(None, "--model-args", help="Extra model arguments k=v,k2=v2."),
     tasks: List[str] = TasksOption,
-    output: Path = OutputOpt,
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Run directory; each task writes <dir>/<task>/{results.json,samples.jsonl} (with --plan: optional, read for what is already answered)."),
     rpm: Optional[float] = typer.Option(None, "--rpm", min=0.1, max=1_000_000.0, help="At most this many model requests per minute (0.1 to 1,000,000; a wait of 10 s or more is told in one line)."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, max=1_000_000, help="Model output budget (default: the task's)."),
     temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="Model temperature (default: the task's)."),
@@ -168,6 +168,8 @@ def run(
         show_plan(opts, spec, task_list, output, max_tokens=max_tokens, temperature=temperature, setup=_task_setup,
                   roles=given)
         return
+    if output is None:
+        raise PrivasisError("run needs -o/--output, the run directory results are written to (only --plan runs without it)")
     if ray_opts is not None and opts.batch:
         raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
     batch_options(opts)  # --batch values checked before anything is written
@@ -264,6 +266,7 @@ def evaluate(
     session = _Session(opts)
     try:
         started = now()
+        check_input_path("--predictions", predictions)  # said before the scorer loads its estimators
         task, scorer, records, choice, variant = _family_setup(task_list[0], opts)
         if choice is None:  # the scorer's own predictions format (TAB: {doc_id: [[start, end], ...]})
             given, model_info, left_out = scorer_predictions(scorer, predictions, model_label)

@@ -51,7 +51,7 @@ def plan_line(plan: RolePlan, prices: dict[str, Price] | None) -> str:
     return line
 
 
-def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Path, *, max_tokens: Optional[int],
+def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Optional[Path], *, max_tokens: Optional[int],
               temperature: Optional[float], setup: Callable[[Any, Any], tuple[Any, Any, Any, str]],
               all_records: bool = False, roles: dict[str, str] | None = None) -> None:
     """Print the plan of every task (``setup``: the command's own per-task set-up: task, judge, records, variant).
@@ -68,12 +68,12 @@ def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Path, *, max
             if scorer is not None:  # a scorer of finished outputs: the rewrite, then what it asks its roles
                 records = scorer.records(limit=opts.limit)
                 models = role_models(task, opts, roles or {}) if roles is not None else {}
-                plans = plan_scored_task(task, records, output / task.task, model=spec, scorer=scorer, roles=models,
+                plans = plan_scored_task(task, records, output / task.task if output is not None else None, model=spec, scorer=scorer, roles=models,
                                          cache=cache, max_tokens=mt, temperature=temp)
             else:
                 task, choice, loaded, variant = setup(task, opts)
                 records = list(loaded.records if all_records else loaded.scored)
-                plans = plan_task(task, records, output / task.task, model=spec, choice=choice, cache=cache,
+                plans = plan_task(task, records, output / task.task if output is not None else None, model=spec, choice=choice, cache=cache,
                                   instruction=variant, max_tokens=mt, temperature=temp)
             console.print(f"plan for {escape(task.task)} ({len(records)} records; no call made):", highlight=False)
             for plan in plans:

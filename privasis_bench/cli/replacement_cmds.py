@@ -42,22 +42,37 @@ def replacement_chart(
     keys = set()
     for run in runs:
         path = run / "results.json"
-        try:
-            results = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise PrivasisError(f"{path}: not a readable results file ({exc})") from None
+        results = _read_results(path)
         m = results.get("metrics") or {}
-        if m.get("scorer") != "tab_replacement" or m.get("tps") is None or m.get("trir") is None:
+        if not isinstance(m, dict) or m.get("scorer") != "tab_replacement" or m.get("tps") is None or m.get("trir") is None:
             raise PrivasisError(f"{path}: not a tab_replacement run with both TPS and TRIR")
-        keys.add(m.get("estimator_key"))
-        model = results.get("model") or {}
-        points.append((str(model.get("label") or model.get("key") or run.parent.name), m["trir"], m["tps"]))
+        tps, trir = _share(path, "metrics.tps", m["tps"]), _share(path, "metrics.trir", m["trir"])
+        keys.add(str(m.get("estimator_key")))
+        model = results.get("model") if isinstance(results.get("model"), dict) else {}
+        points.append((str(model.get("label") or model.get("key") or run.parent.name), trir, tps))
     if len(keys) > 1:
         raise PrivasisError(f"runs scored with different estimators ({', '.join(sorted(map(str, keys)))}) cannot share "
                             "one chart: their numbers are not comparable")
     shown = [(r["method"], r["trir"] / 100, r["tps"] / 100) for r in paper()["rows"]] if published else []
     output.write_text(scatter_svg(points, published=shown), encoding="utf-8")
     typer.echo(f"{len(points)} runs -> {output}")
+
+
+def _read_results(path: Path) -> dict:
+    from privasis_bench.fsutil import loads_json, read_text
+
+    results = loads_json(read_text(path, "results file"), str(path))
+    if not isinstance(results, dict):
+        raise PrivasisError(f"{path}: expected a JSON object (a run's results.json), found a {type(results).__name__}")
+    return results
+
+
+def _share(path: Path, field: str, value: object) -> float:
+    """A TPS or TRIR value: a number between 0 and 1 (a share), else one line naming the file and field."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise PrivasisError(f"{path}: {field} must be a number between 0 and 1, not {shown}")
+    return float(value)
 
 
 def register(app: typer.Typer) -> None:

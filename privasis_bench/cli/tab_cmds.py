@@ -37,20 +37,58 @@ def export_tab_masks(
     if output.is_dir():
         raise PrivasisError(f"--output {output}: is a directory; give the JSON file to write")
     rows = load_sample_rows(found[0])
+    where = f"{found[0]}/samples.jsonl"
+    lengths = _shipped_lengths(load_results(found[0]))
     spans: dict[str, list[list[int]]] = {}
+    first_row: dict[str, int] = {}
     for n, row in enumerate(rows, start=1):
         if not row.get("scored"):
             continue
         masked = row.get("masked_spans")
         if not isinstance(row.get("id"), str) or not isinstance(masked, list) or not all(
                 isinstance(p, list) and len(p) == 2 and all(type(x) is int for x in p) for p in masked):
-            raise PrivasisError(f"{found[0]}/samples.jsonl: row {n} has no id or no masked_spans list of [start, end] integer pairs (not a TAB run?)")
-        spans[row["id"]] = masked
+            raise PrivasisError(f"{where}: row {n} has no id or no masked_spans list of [start, end] integer pairs (not a TAB run?)")
+        doc = row["id"]
+        if doc in first_row:
+            raise PrivasisError(f"{where}: row {n}: document {doc[:80]!r} appears a second time (first in row "
+                                f"{first_row[doc]}); a run scores each document once")
+        first_row[doc] = n
+        _check_spans(where, n, doc, masked, None if lengths is None else lengths.get(doc))
+        spans[doc] = masked
+    if not spans:
+        raise PrivasisError(f"{where}: no scored document to export (every row failed or was left out); nothing written")
     ensure_dir(output.parent, "--output")
     scorer_class("tab").write_masks(output, spans)  # the family registry: cli names no scorer package
     left = sum(1 for r in rows if not r.get("scored"))
     note = f"; {left} unscored document(s) left out, as TAB's script leaves out what the file omits" if left else ""
+    if lengths is None:
+        note += "; the run's data is not shipped, so span ends were not checked against the document texts"
     console.print(f"wrote {len(spans)} document(s) to {escape(str(output))}{escape(note)}", highlight=False)
+
+
+def _check_spans(where: str, n: int, doc: str, masked: list[list[int]], length: int | None) -> None:
+    """A span a run could have written: start >= 0, end >= start, and (text length known) end within the text."""
+    for start, end in masked:
+        if start < 0 or end < start or (length is not None and end > length):
+            within = f" within the document's {length:,} characters" if length is not None else ""
+            raise PrivasisError(f"{where}: row {n} (document {doc[:80]!r}): masked span [{start}, {end}] is not a span "
+                                f"of the text (0 <= start <= end{within}); the file was edited or is not a TAB run")
+
+
+def _shipped_lengths(results: dict) -> dict[str, int] | None:
+    """Text length per document when the run's data is shipped with the package, else None (not checkable)."""
+    from privasis_bench.tasks.paths import BUILTIN_PREFIX
+    from privasis_bench.tasks.registry import resolve_tasks
+    from privasis_bench.tasks.scorers import span_scorer_class
+
+    source = str((results.get("dataset") or {}).get("source") or "")
+    name = (results.get("task") or {}).get("name")
+    if not source.startswith(BUILTIN_PREFIX) or not isinstance(name, str):
+        return None
+    try:
+        return {r.id: len(r.text) for r in span_scorer_class("tab")(resolve_tasks([name])[0]).records()}
+    except PrivasisError:
+        return None
 
 
 def register(app: typer.Typer) -> None:

@@ -1,10 +1,11 @@
-"""Checks of option values that click's types cannot express: finite numbers and safe free-text labels."""
+"""Checks of option values that click's types cannot express: finite numbers, safe free-text labels and input
+paths that exist (checked before any model or estimator loads)."""
 
 from __future__ import annotations
 
 import math
 import re
-from pathlib import PurePosixPath, PureWindowsPath
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Optional
 
 from privasis_bench.errors import PrivasisError
@@ -37,3 +38,14 @@ def check_label(option: str, value: Optional[str]) -> None:
     if any(shape.search(text) for shape in _KEY_SHAPES):
         raise PrivasisError(f"{option} looks like an API key or token; give a plain name instead (results and "
                             "submissions publish it)")
+
+
+def check_input_path(option: str, path: Optional[Path]) -> None:
+    """An input file named on the command line exists and is not a FIFO or device, said before anything slow loads."""
+    from privasis_bench.fsutil import refuse_special_file
+
+    if path is None:
+        return
+    if not path.exists():
+        raise PrivasisError(f"{option} {path}: no such file")
+    refuse_special_file(path, f"{option} file")

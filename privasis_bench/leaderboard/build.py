@@ -25,6 +25,7 @@ import filecmp
 import json
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from importlib import resources
@@ -175,7 +176,7 @@ def _verified(submissions: Path, out_dir: Path) -> tuple[list[Verified], dict[st
         raise PrivasisError(f"--submissions-dir {submissions}: not a directory")
     report_path = out_dir / REPORT_NAME
     report = read_report(report_path) if report_path.exists() or report_path.is_symlink() else None
-    outcomes = verify_paths([submissions])
+    outcomes = verify_paths([submissions], progress=lambda line: print(line, file=sys.stderr, flush=True))
     if not outcomes:
         raise PrivasisError(f"no submission found under {submissions} (a submission folder holds submission.json; "
                             "publish a run with `privasis-bench submit RUN --name ORG/MODEL`)")
@@ -218,9 +219,9 @@ def _swap(staged: Path, out_dir: Path) -> None:
 def build_board(submissions: str | Path = "submissions", out_dir: str | Path = "leaderboards") -> BoardFiles:
     """Verify every submission, then write the board files and one viewer page per accepted submission (all or none)."""
     submissions, out_dir = Path(submissions), Path(out_dir)
-    outcomes, rejudge = _verified(submissions, out_dir)
-    staged = _stage_dir(out_dir)
+    staged = _stage_dir(out_dir)  # an unwritable --output is said before minutes of verification
     try:
+        outcomes, rejudge = _verified(submissions, out_dir)
         viewers = _write_board(submissions, staged, outcomes, rejudge)
         _swap(staged, out_dir)
     except OSError as exc:

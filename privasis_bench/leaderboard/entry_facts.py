@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from privasis_bench.adapters.registry import BUILTIN_PROVIDERS, load_adapter_class
 from privasis_bench.leaderboard.judge_cuts import recorded_cut_answers
+from privasis_bench.protocol.testee_prompt import custom_testee_prompt
 
 
 def spec_reads_gold(spec: Any) -> bool:
@@ -53,7 +54,7 @@ def tolerated(results: Mapping[str, Any], counts: Any) -> list[str]:
         cut_judge = recorded_cut_answers(results)
     if cut_judge:
         out.append(f"{cut_judge} judge answer(s) cut at the token budget")
-    if (results.get("testee_prompt") or {}).get("shipped") is False:
+    if custom_testee_prompt(results):  # from the recorded wording, not the recorded flag
         out.append("custom testee prompt")
     return out
 

@@ -33,6 +33,7 @@ from privasis_bench.leaderboard.verify import Verified
 from privasis_bench.leaderboard.data_source import task_records
 from privasis_bench.leaderboard.task_source import shipped_task
 from privasis_bench.leaderboard.families import PRIVASIS_COLUMNS, family_named
+from privasis_bench.protocol.testee_prompt import custom_testee_prompt
 
 HEADLINE: tuple[tuple[str, str], ...] = PRIVASIS_COLUMNS
 RANK_KEY = "full_successful_record"
@@ -124,7 +125,7 @@ def health(v: Verified) -> dict[str, Any]:
             marks.append("custom judge prompts")
     except PrivasisError:
         marks.append("custom judge prompts")
-    if (res.get("testee_prompt") or {}).get("shipped") is False:
+    if custom_testee_prompt(res):  # from the recorded wording, not the recorded flag
         marks.append("custom testee prompt")
     tolerated: list[str] = []
     if (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty" and failed:

@@ -136,6 +136,7 @@ def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool
     masker = span_masker(res)
     failed_as_empty = (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty"
     ignore = spacy_ignore_map(task.scorer_args.get("spacy_model"))
+    problems += tagger_claim_problems(res, ignore.description)
     tallies, failed, scored_ids = [], 0, []
     for doc_id, doc in docs.items():
         row = by_id[doc_id]
@@ -160,6 +161,16 @@ def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool
     problems += check_counts_and_record_facts(v, res, every=len(every), loaded=len(docs), scored_ids=scored_ids,
                                               failed=failed, failed_as_empty=failed_as_empty, masker=masker)
     return problems, metrics
+
+
+def tagger_claim_problems(res: Mapping[str, Any], used: Mapping[str, Any]) -> list[str]:
+    """The spaCy pipeline results.json says tagged the tokens must be the one the verifier tagged with (else the
+    entry would publish a claim, e.g. the official ``en_core_web_md``, that no recomputed number supports)."""
+    scorer = res.get("scorer") if isinstance(res.get("scorer"), Mapping) else {}
+    claimed = scorer.get("tokens") if isinstance(scorer.get("tokens"), Mapping) else {}
+    return [f"scorer.tokens.{key} is {str(claimed.get(key))[:60]!r}, but the verifier tagged with "
+            f"{str(used.get(key))[:60]!r} (re-run with that pipeline, or verify where yours is installed)"
+            for key in ("spacy_pipeline", "spacy_pipeline_version") if claimed.get(key) != used.get(key)]
 
 
 def check_counts_and_record_facts(v: Any, res: Mapping[str, Any], *, every: int, loaded: int, scored_ids: list[str],

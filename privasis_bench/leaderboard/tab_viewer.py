@@ -80,15 +80,18 @@ def write_tab_viewer(task_dir: Path, out: Path, title: str | None = None, back: 
     docs = gold_documents(results)
     m = results["metrics"]
     summary = "".join(f"<tr><td>{escape(k)}</td><td>{m[k]:.3f}</td></tr>" for k in
-                      ("token_recall", "mention_recall", "recall_direct_entities", "recall_quasi_entities",
-                       "token_precision", "mention_precision", "token_f1") if isinstance(m.get(k), float))
+                      ("tps", "trir", "nmi", "token_recall", "mention_recall", "recall_direct_entities",
+                       "recall_quasi_entities", "token_precision", "mention_precision", "token_f1")
+                      if isinstance(m.get(k), (int, float)) and not isinstance(m.get(k), bool))
+    scorer = ("replacement-quality scorer (TPS, TRIR, NMI; TAB's measures below them)"
+              if m.get("scorer") == "tab_replacement" else "TAB scorer")
     heading = escape(title) if title else escape(results['task']['name'])
     back_link = f"<p><a href='{escape(back)}'>← back to the board</a></p>" if back else ""
     page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><meta name='viewport' "
             f"content='width=device-width, initial-scale=1'><title>{heading} — "
             f"{escape(str(results['model']['label']))}</title><style>{_STYLE}</style></head><body>{back_link}"
             f"<h1>{heading} <span class='sub'>model {escape(str(results['model']['label']))} · "
-            f"TAB scorer</span></h1><table>{summary}</table>"
+            f"{scorer}</span></h1><table>{summary}</table>"
             "<p class='sub'><mark class='masked'>masked</mark> <mark class='missed'>missed identifier</mark> "
             "<mark class='partial'>partly masked identifier</mark></p>"
             + "".join(_section(r, docs.get(r["id"])) for r in rows) + "</body></html>\n")

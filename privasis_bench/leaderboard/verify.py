@@ -9,9 +9,10 @@ and with the files' hashes. Each problem is one line naming the file and the fie
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.bounds import (MAX_JSON_BYTES, MAX_SAMPLES_BYTES, bootstrap_problems, parse_json,
@@ -278,10 +279,17 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Path]:
     return sorted(found)
 
 
-def verify_paths(paths: Iterable[str | Path], *, data_dir: str | Path | None = None) -> list[Verified]:
-    """Verify every submission under ``paths``, then who owns each entry (see :mod:`.ownership`)."""
+def verify_paths(paths: Iterable[str | Path], *, data_dir: str | Path | None = None,
+                 progress: Callable[[str], None] | None = None) -> list[Verified]:
+    """Verify every submission under ``paths``, then who owns each entry (see :mod:`.ownership`); ``progress``
+    is told each entry before it is verified, with its position and the seconds spent so far."""
     paths = [Path(p) for p in paths]
-    outcomes = [verify_submission(folder, data_dir=data_dir) for folder in find_submissions(paths)]
+    folders, started = find_submissions(paths), time.monotonic()
+    outcomes = []
+    for n, folder in enumerate(folders, start=1):
+        if progress is not None:
+            progress(f"verifying {n}/{len(folders)}: {folder} ({time.monotonic() - started:.0f} s so far)")
+        outcomes.append(verify_submission(folder, data_dir=data_dir))
     withdrawn = ownership_problems(outcomes, paths)  # a base entry the change deletes without being its owner
     return outcomes + [Verified(folder, problems=[problem]) for folder, problem in withdrawn]
 

@@ -74,15 +74,19 @@ def _in_cache(cache: ResponseCache | None, request: ChatRequest, spec_key: str) 
     return cache is not None and request.cache_key(spec_key) in cache
 
 
-def plan_task(task: TaskConfig, records: Iterable[Record], task_dir: Path, *, model: ModelSpec, choice: JudgeChoice,
+def plan_task(task: TaskConfig, records: Iterable[Record], task_dir: Path | None, *, model: ModelSpec, choice: JudgeChoice,
               cache: ResponseCache | None, instruction: str, max_tokens: int, temperature: float) -> list[RolePlan]:
-    """The model's and the judge's plans for one task (reads saved files and the cache; writes nothing)."""
+    """The model's and the judge's plans for one task (reads saved files and the cache; writes nothing).
+
+    ``task_dir`` None: no run directory was named, so nothing counts as already answered but the cache."""
     model_plan = RolePlan("model", spec_label(model))
     judge_plan = RolePlan("judge", choice.label, upper_bound=True) if choice.spec is not None else None
     model_key = model.cache_identity()
     judge_key = choice.spec.cache_identity() if choice.spec is not None else ""
-    saved = read_outputs(task_dir / "sanitized.jsonl") if (task_dir / "sanitized.jsonl").exists() else {}
-    verdicts = read_checkpoint(task_dir / CHECKPOINT_NAME, choice.fingerprint()) if judge_plan is not None else {}
+    saved = (read_outputs(task_dir / "sanitized.jsonl")
+             if task_dir is not None and (task_dir / "sanitized.jsonl").exists() else {})
+    verdicts = (read_checkpoint(task_dir / CHECKPOINT_NAME, choice.fingerprint())
+                if judge_plan is not None and task_dir is not None else {})
     judge = Judge(None, choice.prompts, choice.settings)
     template = read_template(task)
     for record in records:

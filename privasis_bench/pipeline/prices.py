@@ -19,13 +19,17 @@ the file and the field, exit 2.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from privasis_bench.errors import PrivasisError
+from privasis_bench.fsutil import FileProblem, read_text
 
 PER_TOKENS = 1_000_000
+#: A price table lists a few hundred models at most; a file past this size is not one (and YAML reads it slowly).
+MAX_PRICE_FILE_BYTES = 1_000_000
 _FIELDS = ("input", "output", "batch_input", "batch_output", "batch_discount")
 
 
@@ -52,9 +56,17 @@ class Price:
         return (prompt_tokens * pin + output_tokens * pout) / PER_TOKENS
 
 
+def _short(value: Any) -> str:
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = f"a deeply nested {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _number(path: Path, model: str, name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise PriceFileError(f"{path}: {model}.{name} must be a non-negative number, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise PriceFileError(f"{path}: {model}.{name} must be a non-negative finite number, not {_short(value)}")
     return float(value)
 
 
@@ -64,17 +76,21 @@ def load_prices(path: str | Path) -> dict[str, Price]:
 
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PriceFileError(f"--prices {path}: cannot read the file ({exc.strerror or exc})") from None
+        text = read_text(path, "price table", max_bytes=MAX_PRICE_FILE_BYTES)
+    except FileProblem as exc:
+        raise PriceFileError(f"--prices {exc}") from None
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         raise PriceFileError(f"--prices {path}: not valid YAML/JSON ({str(exc).splitlines()[0]})") from None
+    except RecursionError:
+        raise PriceFileError(f"--prices {path}: nested too deeply to be a price table (model: {{input, output}})") from None
     if not isinstance(data, dict) or not data:
         raise PriceFileError(f"--prices {path}: expected a mapping of provider:model to prices")
     table: dict[str, Price] = {}
     for model, entry in data.items():
         if not isinstance(entry, dict):
-            raise PriceFileError(f"{path}: {model}: expected input/output prices, not {entry!r}")
+            raise PriceFileError(f"{path}: {model}: expected input/output prices, not {_short(entry)}")
         unknown = sorted(set(entry) - set(_FIELDS))
         if unknown:
             raise PriceFileError(f"{path}: {model}: unknown field {unknown[0]!r}; accepted: {', '.join(_FIELDS)}")
@@ -85,6 +101,9 @@ def load_prices(path: str | Path) -> dict[str, Price]:
         b_in = b_out = None
         if "batch_discount" in entry:
             factor = _number(path, model, "batch_discount", entry["batch_discount"])
+            if factor > 1:
+                raise PriceFileError(f"{path}: {model}.batch_discount is the batched price's share of the live price, "
+                                     f"between 0 and 1 (0.5 = half price), not {_short(entry['batch_discount'])}")
             b_in, b_out = live_in * factor, live_out * factor
         if "batch_input" in entry:
             b_in = _number(path, model, "batch_input", entry["batch_input"])

@@ -32,6 +32,7 @@ from privasis_bench.pipeline.sink import ResultSink
 from privasis_bench.pipeline.spend import now, usage_delta
 from privasis_bench.protocol.judge import run_sync
 from privasis_bench.protocol.metrics import compute_metrics
+from privasis_bench.protocol.presets import withhold_inexact_metrics
 from privasis_bench.protocol.testee_prompt import describe_testee_prompt
 from privasis_bench.protocol.verdicts import RecordVerdict
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
@@ -176,6 +177,8 @@ def _judged_sections(job: TaskJob) -> tuple[dict[str, Any], dict[str, Any], bool
     dataset = {"ids_hash": loaded.ids_hash, "limit": job.limit, "records_loaded": len(loaded),
                "invalid_rows": len(loaded.invalid)}
     complete = is_complete(counts, checks)
+    # an incomplete --preset paper run records no skip-rule number as the paper's (metrics is changed in place)
+    withhold_inexact_metrics({**family, "checks": checks.to_dict()})
     try:
         sink.commit()
     finally:

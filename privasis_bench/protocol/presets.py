@@ -103,3 +103,25 @@ def preset_problems(results: Mapping[str, Any]) -> list[str]:
             problems.append(f"{'.'.join(setting.recorded_at)}: scoring_preset {name} requires {setting.value!r} "
                             f"({setting.option}), the results record {shown}")
     return problems
+
+
+def withhold_inexact_metrics(results: dict[str, Any]) -> None:
+    """Under a scoring preset, blank the headline metrics that are not the preset's numbers (in place).
+
+    A failed model output that was not scored as an empty output (``--score-failed-as-empty``) is left out of the
+    metrics; the paper's evaluator reads a failed call as an empty answer and judges it, so the numbers computed
+    without it are not the paper's. The console shows none for such a run and ``submit`` refuses it; results.json
+    then records each headline metric and interval as null and says why in ``metrics.withheld``."""
+    if results.get("scoring_preset") is None:
+        return
+    failed = int((results.get("counts") or {}).get("failed_outputs") or 0)
+    if not failed or (results.get("checks") or {}).get("failed_outputs") == "scored_as_empty":
+        return
+    metrics = results.get("metrics")
+    if not isinstance(metrics, dict) or not isinstance(metrics.get("headline"), dict):
+        return
+    metrics["headline"] = {key: None for key in metrics["headline"]}
+    metrics["ci"] = {key: None for key in metrics.get("ci") or {}}
+    metrics["withheld"] = (f"{failed} failed model output(s) were left out, so these are not the "
+                           f"{results['scoring_preset']} preset's numbers (its evaluator judges a failed call as an "
+                           "empty answer): re-run to retry them, or pass --score-failed-as-empty")

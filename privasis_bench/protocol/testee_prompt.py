@@ -23,19 +23,33 @@ from privasis_bench.tasks.paths import BUILTIN_PREFIX, builtin_tasks_dir, file_r
 
 SHIPPED_TEMPLATE = "prompts/sanitize.txt"  # inside the shipped tasks/ directory
 BASE_TASK_FILE = "_privasis_base.yaml"
+#: The sanitize wording each scorer's shipped tasks use: (template inside tasks/, base task file holding its cue).
+#: Span scorers (``tab``, ``tab_replacement``) share TAB's wording; a scorer not listed may use either.
+SHIPPED_PROMPTS = {"privasis": (SHIPPED_TEMPLATE, BASE_TASK_FILE), "tab": ("prompts/tab/sanitize.txt", "_tab_base.yaml")}
 
 
 def _sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@lru_cache(maxsize=1)
-def shipped_testee_prompt() -> tuple[str, str]:
-    """(sha256 of the shipped sanitize template, the shipped answer cue)."""
+@lru_cache(maxsize=None)
+def _shipped_pair(template: str, base_file: str) -> tuple[str, str]:
     root = builtin_tasks_dir()
-    template = read_template_text(root / SHIPPED_TEMPLATE, "shipped sanitize template")
-    base = yaml.safe_load(read_text(root / BASE_TASK_FILE, "shipped base task")) or {}
-    return _sha256_text(template), str((base.get("prompt") or {}).get("answer_cue", ""))
+    text = read_template_text(root / template, "shipped sanitize template")
+    base = yaml.safe_load(read_text(root / base_file, "shipped base task")) or {}
+    return _sha256_text(text), str((base.get("prompt") or {}).get("answer_cue", ""))
+
+
+def shipped_testee_prompt() -> tuple[str, str]:
+    """(sha256 of the shipped Privasis sanitize template, its answer cue)."""
+    return _shipped_pair(*SHIPPED_PROMPTS["privasis"])
+
+
+def shipped_testee_prompts(scorer: str = "privasis") -> set[tuple[str, str]]:
+    """The (template sha256, answer cue) pairs the shipped tasks of ``scorer`` are run with."""
+    family = "privasis" if scorer == "privasis" else "tab" if scorer in ("tab", "tab_replacement") else None
+    names = [family] if family is not None else list(SHIPPED_PROMPTS)
+    return {_shipped_pair(*SHIPPED_PROMPTS[name]) for name in names}
 
 
 def with_testee_prompt(task: TaskConfig, template: str | Path | None = None, answer_cue: str | None = None) -> TaskConfig:
@@ -63,15 +77,15 @@ def with_testee_prompt(task: TaskConfig, template: str | Path | None = None, ans
 
 def describe_testee_prompt(task: TaskConfig) -> dict[str, Any]:
     """The ``testee_prompt`` section of results: template (portable name), the sha256 of its text as loaded (one
-    trailing newline stripped), the cue, shipped or not."""
+    trailing newline stripped), the cue, and whether both are the wording the shipped tasks of the task's scorer use
+    (TAB's for ``tab`` and ``tab_replacement``)."""
     text = read_template_text(task.prompt.template, "sanitization template")
     digest = _sha256_text(text)
-    shipped_sha, shipped_cue = shipped_testee_prompt()
     return {
         "template": file_ref(task.prompt.template),
         "template_sha256": digest,
         "answer_cue": task.prompt.answer_cue,
-        "shipped": digest == shipped_sha and task.prompt.answer_cue == shipped_cue,
+        "shipped": (digest, task.prompt.answer_cue) in shipped_testee_prompts(str(getattr(task, "scorer", "privasis"))),
     }
 
 
@@ -90,3 +104,17 @@ def expected_config_hash(task: TaskConfig, testee_prompt: dict[str, Any] | None)
         path = str((ref or {}).get("name") if isinstance(ref, dict) else ref)
     prompt = task.prompt.model_copy(update={"template": path, "answer_cue": str(testee_prompt.get("answer_cue"))})
     return task.model_copy(update={"prompt": prompt}).config_hash(known_contents={path: digest})
+
+
+def custom_testee_prompt(results: dict[str, Any]) -> bool:
+    """Whether a results file's model under test was given other wording than its scorer's shipped tasks use.
+
+    Computed from the recorded template sha256 and cue (the recorded ``shipped`` flag is a claim, and runs written
+    before TAB's wording was recognised recorded ``false`` for it); a results file with no ``testee_prompt`` is not
+    custom."""
+    prompt = results.get("testee_prompt")
+    if not isinstance(prompt, dict):
+        return False
+    scorer = results.get("scorer")
+    name = str(scorer.get("name")) if isinstance(scorer, dict) and scorer.get("name") else "privasis"
+    return (prompt.get("template_sha256"), prompt.get("answer_cue")) not in shipped_testee_prompts(name)

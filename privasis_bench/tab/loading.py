@@ -14,6 +14,7 @@ from typing import Any
 from privasis_bench.errors import DataError
 from privasis_bench.fsutil import loads_json, read_text
 from privasis_bench.tab.records import IDENTIFIER_TYPES, Mention, TabDocument
+from privasis_bench.tab.tokens import MAX_TEXT_CHARS
 
 _REQUIRED_DOC = ("doc_id", "text", "annotations", "dataset_type")
 _REQUIRED_MENTION = ("entity_id", "entity_type", "identifier_type", "start_offset", "end_offset")
@@ -40,7 +41,7 @@ def _read_file(path: Path) -> list[TabDocument]:
         raise DataError(f"{path}: TAB data file not found; download echr_*.json from "
                         "NorskRegnesentral/text-anonymization-benchmark and pass it with --data-files")
     # the strict reader the Privasis loader uses: lone surrogates, NaN, runaway nesting are one line naming the file
-    raw = loads_json(read_text(path, "TAB JSON file"), str(path))
+    raw = loads_json(read_text(path, "TAB JSON file"), str(path), unique_keys=True)
     if not isinstance(raw, list):
         raise DataError(f"{path}: expected a JSON list of documents (TAB's echr_*.json format), "
                         f"found a {type(raw).__name__}")
@@ -60,6 +61,9 @@ def parse_document(item: Any, where: str) -> TabDocument:
     where = f"{where} (doc_id {doc_id})"
     if not isinstance(text, str) or not text:
         raise DataError(f"{where}: text must be a non-empty string")
+    if len(text) > MAX_TEXT_CHARS:
+        raise DataError(f"{where}: text has {len(text):,} characters, more than the {MAX_TEXT_CHARS:,} the scorer's "
+                        "spaCy tagger reads; split the document")
     annotations = item["annotations"]
     if not isinstance(annotations, dict):
         raise DataError(f"{where}: annotations must be an object annotator -> {{'entity_mentions': [...]}}")

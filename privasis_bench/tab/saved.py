@@ -55,6 +55,10 @@ def read_saved_outputs(path: str | Path) -> dict[str, SystemOutput]:
 
 
 def _output(row: dict[str, Any], where: str) -> SystemOutput:
+    if "output" not in row:
+        fields = ", ".join(repr(k if len(k) <= 30 else k[:27] + "...") for k in list(row)[:8])
+        raise DataError(f"{where}: no 'output' field (the rewrite, null when its call failed); this row has {fields}"
+                        f"{' ...' if len(row) > 8 else ''}: not a line of sanitized.jsonl or samples.jsonl")
     text, error = row.get("output"), row.get("error")
     if text is not None and not isinstance(text, str):
         raise DataError(f"{where}: 'output' must be a string or null")

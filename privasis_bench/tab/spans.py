@@ -31,7 +31,7 @@ def read_masked_output(path: str | Path, texts: dict[str, str] | None = None) ->
     masks the characters the text has (see :func:`span_notices`)."""
     if not Path(path).exists():
         raise DataError(f"{path}: predictions file not found")
-    raw = loads_json(read_text(path, "masked-output JSON file"), str(path))
+    raw = loads_json(read_text(path, "masked-output JSON file"), str(path), unique_keys=True)
     if not isinstance(raw, dict):
         raise DataError(f"{path}: expected TAB's masked-output format, a JSON object {{doc_id: [[start, end], ...]}}")
     out: dict[str, list[Span]] = {}

