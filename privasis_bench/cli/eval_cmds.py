@@ -16,6 +16,7 @@ from privasis_bench.cli.batch_options import BATCH_OPTIONS, batch_options
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
 from privasis_bench.cli.outcome_report import finish as _finish
+from privasis_bench.cli.outcome_report import print_profile
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings, refuse_unreproducible
 from privasis_bench.cli.roles import role_specs, task_roles
 from privasis_bench.cli.span_cmds import scorer_predictions, span_task
@@ -204,29 +205,9 @@ def run(
                     spend=spend, preset=opts.preset)))
     finally:
         if profile:
-            _print_profile(clock, list(session.engines.values()))
+            print_profile(clock, list(session.engines.values()))
         session.close()
     _finish(outcomes)
-
-
-def _print_profile(clock: tuple[float, float], engines: list[Engine]) -> None:
-    """Wall time, the time each role had a call in flight, summed call time, and this process's CPU time."""
-    from rich.table import Table
-    from rich.text import Text
-
-    wall, cpu = time.perf_counter() - clock[0], time.process_time() - clock[1]
-    table = Table(title="where the time went (--profile)", title_justify="left")
-    for column in ("", "seconds", "share of wall time"):
-        table.add_column(column, justify="left" if not column else "right")
-    table.add_row("wall time", f"{wall:.1f}", "100%")
-    for engine in engines:
-        busy = engine.clock.busy_seconds
-        label = Text(f"{engine.role} {spec_label(engine.spec)}: a call in flight")  # plain text: no markup, no emoji codes
-        table.add_row(label, f"{busy:.1f}", f"{100 * busy / wall:.0f}%" if wall else "-")
-        table.add_row(f"{engine.role}: summed call time ({engine.stats.batches} adapter calls for {engine.stats.requests} requests)", f"{engine.clock.call_seconds:.1f}", "")
-    table.add_row("CPU time of this process (harness, and any in-process model)", f"{cpu:.1f}",
-                  f"{100 * cpu / wall:.0f}%" if wall else "-")
-    console.print(table)
 
 
 @with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, PRESET_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS,

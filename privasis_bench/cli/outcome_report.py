@@ -117,3 +117,27 @@ def shown_results(res: dict) -> dict:
     if _failed_unscored(res):
         shown["metrics"] = {}
     return shown
+
+
+def print_profile(clock: tuple[float, float], engines: list) -> None:
+    """Wall time, the time each role had a call in flight, summed call time, and this process's CPU time."""
+    import time
+
+    from rich.table import Table
+    from rich.text import Text
+
+    from privasis_bench.pipeline.judging import spec_label
+
+    wall, cpu = time.perf_counter() - clock[0], time.process_time() - clock[1]
+    table = Table(title="where the time went (--profile)", title_justify="left")
+    for column in ("", "seconds", "share of wall time"):
+        table.add_column(column, justify="left" if not column else "right")
+    table.add_row("wall time", f"{wall:.1f}", "100%")
+    for engine in engines:
+        busy = engine.clock.busy_seconds
+        label = Text(f"{engine.role} {spec_label(engine.spec)}: a call in flight")  # plain text: no markup, no emoji codes
+        table.add_row(label, f"{busy:.1f}", f"{100 * busy / wall:.0f}%" if wall else "-")
+        table.add_row(f"{engine.role}: summed call time ({engine.stats.batches} adapter calls for {engine.stats.requests} requests)", f"{engine.clock.call_seconds:.1f}", "")
+    table.add_row("CPU time of this process (harness, and any in-process model)", f"{cpu:.1f}",
+                  f"{100 * cpu / wall:.0f}%" if wall else "-")
+    console.print(table)

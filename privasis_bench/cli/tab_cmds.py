@@ -78,15 +78,15 @@ def _check_spans(where: str, n: int, doc: str, masked: list[list[int]], length: 
 def _shipped_lengths(results: dict) -> dict[str, int] | None:
     """Text length per document when the run's data is shipped with the package, else None (not checkable)."""
     from privasis_bench.tasks.paths import BUILTIN_PREFIX
+    from privasis_bench.tasks.family import scorer_class
     from privasis_bench.tasks.registry import resolve_tasks
-    from privasis_bench.tasks.scorers import span_scorer_class
 
     source = str((results.get("dataset") or {}).get("source") or "")
     name = (results.get("task") or {}).get("name")
     if not source.startswith(BUILTIN_PREFIX) or not isinstance(name, str):
         return None
     try:
-        return {r.id: len(r.text) for r in span_scorer_class("tab")(resolve_tasks([name])[0]).records()}
+        return {r.id: len(r.text) for r in scorer_class("tab")(resolve_tasks([name])[0]).records()}
     except PrivasisError:
         return None
 
