@@ -12,7 +12,11 @@ import jsonschema
 
 @lru_cache(maxsize=None)
 def load_schema(version: str) -> dict[str, Any]:
-    """The schema ``schemas/<version>.schema.json`` (e.g. ``results-1``)."""
+    """The schema ``schemas/<version>.schema.json`` (e.g. ``results-1``), or, for a family of another package,
+    ``"package:path/file.schema.json"`` read from that installed package."""
+    if ":" in version:
+        package, name = version.split(":", 1)
+        return json.loads(resources.files(package).joinpath(name).read_text("utf-8"))
     text = resources.files("privasis_bench.leaderboard").joinpath("schemas", f"{version}.schema.json").read_text("utf-8")
     return json.loads(text)
 
