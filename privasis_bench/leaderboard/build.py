@@ -46,7 +46,9 @@ BOARD_FORMAT = "privasis-bench/leaderboard/2"
 #: What a build writes; everything else in the board directory is carried over as it is.
 GENERATED = ("privasis.json", "README.md", "index.html", "view")
 #: Files that live in the board directory without being generated (the rebuild check accepts only these).
-KEPT = ("seed_sample_board.sh", "seed_tab_board.sh", "seed_deid_tools.sh", "seed_replacement_board.sh", REPORT_NAME)
+#: The one seed script (every family's seeded entries from one list) and the committed re-judge report.
+SEED_SCRIPT = "seed_board.sh"
+KEPT = (SEED_SCRIPT, REPORT_NAME)
 __all__ = ["BOARD_FORMAT", "BoardFiles", "board_parts", "board_rows", "board_table", "build_board", "check_board"]
 
 

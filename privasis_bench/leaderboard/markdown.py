@@ -115,8 +115,7 @@ def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built:
         "off-label judge answers / model outputs cut at the token budget / judge answers cut at the token budget.\n\n",
         "Submit with `privasis-bench submit RUN --name ORG/MODEL` and a pull request (see\n"
         "[the submission guide](../submissions/README.md) and [publishing](../docs/publishing.md));\n"
-        "`seed_sample_board.sh`, `seed_tab_board.sh`, `seed_deid_tools.sh` and `seed_replacement_board.sh` reproduce\n"
-        "the seeded sample-task entries.\n\n",
+        "`seed_board.sh` reproduces the seeded sample-task entries of every family, from one list.\n\n",
         f"Built {md_cell(built['date'])} (newest submission) by privasis-bench {md_cell(built['harness_version'])}.\n\n",
         *_rejudge_note(built.get("rejudge")),
         "## Board\n\n", markdown_board(entries),
