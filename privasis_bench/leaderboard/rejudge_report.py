@@ -23,6 +23,7 @@ from typing import Any, Iterable
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.bounds import MAX_JSON_BYTES, parse_json, read_text
+from privasis_bench.leaderboard.family_api import family_named
 from privasis_bench.leaderboard.rejudge import KINDS, Agreement
 
 REPORT_NAME = "rejudge.json"
@@ -203,8 +204,6 @@ def apply_to_board(report: RejudgeReport | None, outcomes: Iterable[Any]) -> Non
 
 def _rejudged_family(v: Any) -> bool:
     """True when the entry's family has a re-judge (only its entries hold agreements)."""
-    from privasis_bench.leaderboard.family_api import family_named
-
     return family_named(getattr(v, "family", None)).rejudge is not None
 
 
