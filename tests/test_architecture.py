@@ -222,3 +222,72 @@ def test_one_deep_merge_for_task_and_recipe_yaml():
                       if isinstance(node, ast.FunctionDef) and "merge" in node.name and "deep" in node.name)
     assert definers == ["tasks/registry.py"]
     assert "deep_merge" in (PACKAGE / "recipes" / "config.py").read_text(encoding="utf-8")
+
+
+# --- No generic module names a task family (issue 49) ------------------------------------------------------------
+#: Where a family may be named: its own package, its board code, and the registration lines in tasks/family.py.
+FAMILY_HOMES = ("protocol/", "tab/", "replacement/", "leaderboard/families/")
+FAMILY_REGISTRATION = "tasks/family.py"
+#: Modules of the runner side (issue 49, helper h49run's part) that still name a family until that part lands; each
+#: entry is removed as its module stops naming one. Never add a leaderboard module here.
+NAMING_PENDING = {"cli/outcome_report.py", "cli/replacement_cmds.py", "cli/tab_cmds.py", "interop/lmeval.py"}
+#: Modules that hold a family's board code or declaration: importing one names that family.
+FAMILY_MODULE_PREFIXES = ("privasis_bench.leaderboard.families", "privasis_bench.protocol.family",
+                          "privasis_bench.tab.family", "privasis_bench.replacement.family")
+
+
+def _family_names() -> set[str]:
+    from privasis_bench.tasks.family import FAMILIES
+
+    return set(FAMILIES.names())
+
+
+def family_mentions(source: str, names: set[str]) -> list[str]:
+    """Where ``source`` names a family: a string constant equal to a registered family's name (a comparison, a dict
+    key, a default) or an import of a family's board code or declaration module."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names:
+            found.append(f"line {node.lineno}: the string {node.value!r}")
+        modules: list[str] = []
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        for module in modules:
+            if module.startswith(FAMILY_MODULE_PREFIXES):
+                found.append(f"line {node.lineno}: imports {module}")
+                break
+    return found
+
+
+def _generic_modules() -> list[Path]:
+    out = []
+    for path in _modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith(FAMILY_HOMES) or rel in (FAMILY_REGISTRATION, *NAMING_PENDING):
+            continue
+        out.append(path)
+    return out
+
+
+@pytest.mark.parametrize("path", _generic_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_generic_module_names_a_family(path: Path):
+    found = family_mentions(path.read_text(encoding="utf-8"), _family_names())
+    assert not found, (f"{path.relative_to(PACKAGE)} names a task family ({'; '.join(found)}): ask the family's "
+                       "declaration (tasks.family.FAMILIES) instead, or move the code into the family's package")
+
+
+def test_the_family_guard_catches_a_name_and_an_import():
+    names = {"privasis", "tab", "tab_replacement"}
+    assert family_mentions("x = 1 if fam == 'tab' else 2", names) == ["line 1: the string 'tab'"]
+    assert family_mentions("from privasis_bench.leaderboard.families.tab import verify", names)
+    assert family_mentions("import privasis_bench.protocol.family", names)
+    assert not family_mentions("TAB_COLUMNS = 'table'\nname = FAMILIES.get(spec.name)", names)
+
+
+def test_the_pending_list_only_holds_modules_that_still_name_a_family():
+    names = _family_names()
+    stale = sorted(rel for rel in NAMING_PENDING
+                   if not (PACKAGE / rel).exists() or not family_mentions((PACKAGE / rel).read_text("utf-8"), names))
+    assert not stale, f"remove {stale} from NAMING_PENDING: they no longer name a family"

@@ -14,16 +14,15 @@ from privasis_bench.cli.rejudging import JudgeSession, rejudged
 from privasis_bench.cli.rejudging import check_report as check_report_numbers
 from privasis_bench.cli.value_checks import check_label
 from privasis_bench.leaderboard.naming import check_owner
-from privasis_bench.tasks.family import DEFAULT_FAMILY as DEFAULT_SCORER
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board, check_board
 from privasis_bench.leaderboard.changed import base_branch_as, changes_since
 from privasis_bench.leaderboard.data_source import DATA_DIR_ENV
+from privasis_bench.leaderboard.family_api import family_named, family_of
 from privasis_bench.leaderboard.rejudge import sample_size
 from privasis_bench.leaderboard.rejudge_report import ReportError, merged, read_raw, read_report
 from privasis_bench.leaderboard.submit import submit_run
 from privasis_bench.leaderboard.verify import verify_paths, verify_report
-from privasis_bench.leaderboard.viewer import write_viewer
 from privasis_bench.pipeline.lock import run_read_locks
 from privasis_bench.results.files import atomic_write_text, dumps_json, load_results, task_dirs
 
@@ -116,8 +115,10 @@ def verify(
             n = rejudge_n if rejudge_n is not None else (sample_size() if verified_track else 0)
             note = None if v.path in full else f"not re-judged: unchanged since {changed_since} (cheap checks only)"
             n = n if v.path in full else 0
-            if n and v.ok and not v.custom and v.family == DEFAULT_SCORER:  # only judged families are re-asked
-                _say(f"rejudge {v.path}: asking the judge about up to {n} judged attributes")
+            rejudged_family = family_named(v.family).rejudge is not None  # only families with a re-judge re-ask
+            if n and v.ok and not v.custom and rejudged_family:
+                _say(f"rejudge {v.path}: asking the {' and '.join(family_named(v.family).roles) or 'model'} about up to "
+                     f"{n} judged attributes")
                 if not verified_track and not judge:
                     raise PrivasisError("--rejudge on a self-reported submission needs --judge SPEC (the judge to re-ask)")
                 note = rejudged(v, session, n=n, judge=None if verified_track else judge, seed=seed,
@@ -199,12 +200,8 @@ def view(
     with run_read_locks([run_dir], "view"):
         for task_dir in task_dirs(run_dir):
             out = (out_dir / f"{task_dir.name}.html") if out_dir else task_dir / "view.html"
-            if load_results(task_dir).get("scorer"):  # a span scorer's run (TAB): masked and missed spans
-                from privasis_bench.leaderboard.tab_viewer import write_tab_viewer
-
-                _say(f"  -> {write_tab_viewer(task_dir, out)}")
-                continue
-            _say(f"  -> {write_viewer(task_dir, out)}")
+            family = family_of(load_results(task_dir))  # each family draws its own page
+            _say(f"  -> {family.call('viewer', task_dir, out)}")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,9 +1,12 @@
 """Re-judging for ``leaderboard verify``: the fresh-seed check of each entry and the check of a committed report.
 
-One :class:`JudgeSession` serves the whole command: one engine per judge (a local model is loaded once) and one
-in-memory answer memo per judge (:class:`~privasis_bench.leaderboard.rejudge.AnswerMemo`), shared by both passes.
-So the committed report's check, which re-asks with the report's own seed, costs no judge call for an entry whose
-pool was re-asked whole by the fresh-seed pass (the same questions), and only the newly drawn ones otherwise.
+The re-judge is a family's verifier step (``FamilySpec.rejudge``): the family decides which of its roles to re-ask,
+with which model, about which recorded decisions. This module gives it the models: one :class:`JudgeSession` serves
+the whole command with one engine per (role, model) (a local model is loaded once) and one in-memory answer memo per
+model (:class:`~privasis_bench.leaderboard.rejudge.AnswerMemo`), shared by both passes. So the committed report's
+check, which re-asks with the report's own seed, costs no model call for an entry whose pool was re-asked whole by
+the fresh-seed pass (the same questions), and only the newly drawn ones otherwise. A family without a re-judge has
+nothing to re-ask and never holds an agreement.
 """
 
 from __future__ import annotations
@@ -12,69 +15,56 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from privasis_bench.tasks.family import DEFAULT_FAMILY as DEFAULT_SCORER
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.answers import AnswerPolicy
 from privasis_bench.engine.executor import Engine
-from privasis_bench.leaderboard.data_source import task_records
-from privasis_bench.leaderboard.rejudge import Agreement, AnswerMemo, rejudge, settings_for, work_problems
+from privasis_bench.leaderboard.family_api import family_named
+from privasis_bench.leaderboard.rejudge import Agreement, AnswerMemo
 from privasis_bench.leaderboard.rejudge_report import RejudgeReport, difference, summary
-from privasis_bench.leaderboard.task_source import shipped_task
 from privasis_bench.leaderboard.verify import Verified
 from privasis_bench.pipeline.run import EngineOptions
-from privasis_bench.protocol.judge_prompts import JudgePrompts
-from privasis_bench.results.files import load_sample_rows
 
 
 class JudgeSession:
-    """Judge engines and their answer memos for one verify command (close it at the end)."""
+    """Role engines and their answer memos for one verify command (close it at the end); what a family's re-judge
+    asks through (see :meth:`runner`)."""
 
     def __init__(self, judge_args: Optional[str], data_dir: Optional[Path]) -> None:
-        self.judge_args, self.data_dir = judge_args, data_dir
+        self.model_args, self.data_dir = judge_args, data_dir  # the verifier's own model arguments (e.g. base_url)
         self._engines: dict[str, Engine] = {}
         self._memos: dict[str, AnswerMemo] = {}
+        self.desc = "rejudge"  # what the progress lines name (the entry being re-judged)
 
     @property
     def calls(self) -> int:
-        """Judge requests sent so far (answers found in the memo are not counted)."""
+        """Model requests sent so far (answers found in the memo are not counted)."""
         return sum(m.calls for m in self._memos.values())
 
-    desc = "rejudge"  # what the progress lines name (the entry being re-judged)
-
-    def _memo(self, spec: ModelSpec) -> AnswerMemo:
-        key = spec.key()
+    def runner(self, role: str, spec: ModelSpec, desc: str = "rejudge") -> AnswerMemo:
+        """The memoised batch runner asking ``spec`` as ``role`` (one engine per role and model for the command);
+        ``desc`` names the entry on the progress lines."""
+        self.desc = desc
+        key = f"{role}:{spec.key()}"
         if key not in self._memos:
             # progress: a line every 30 s on stderr outside a terminal (CI), naming the entry; none once it is done
-            engine = EngineOptions(cache=None, progress=True).engine(spec, "judge")
-            # the recorded verdicts kept cut and empty answers as they were: read the judge's answers the same way
+            engine = EngineOptions(cache=None, progress=True).engine(spec, role)
+            # the recorded decisions kept cut and empty answers as they were: read the model's answers the same way
             # (a cut answer is compared through cut_answers, never retried into a failure)
             engine.answers = AnswerPolicy(empty="accept", truncated="accept")
             self._engines[key] = engine
-            self._memos[key] = AnswerMemo(lambda reqs: engine.run(reqs, desc=self.desc), engine.spec_key)
+            self._memos[key] = AnswerMemo(lambda reqs, e=engine: e.run(reqs, desc=self.desc), engine.spec_key)
         return self._memos[key]
 
     def rejudge(self, v: Verified, *, n: int, judge: Optional[str], seed: int,
                 max_disagreements: int) -> tuple[Agreement | None, str | list[str]]:
-        """Re-ask ``n`` of ``v``'s judged attributes drawn with ``seed`` (the pinned judge when ``judge`` is None);
-        returns the agreement and the judge's identity (never a transport setting such as ``base_url``), or None
-        and the reasons when the entry is over the re-judge's work bound (it then fails closed)."""
-        task = shipped_task(v.results["task"]["name"])  # verify accepted only shipped tasks for this entry
-        args = self.judge_args if judge else (self.judge_args or task.judge.model_args)
-        spec = ModelSpec.parse(judge or task.judge.model, args)
-        rows = load_sample_rows(v.path)
-        over = work_problems(rows, task)
-        if over:
-            return None, over
-        loaded, _ = task_records(task, limit=v.results["dataset"].get("limit"), directory=self.data_dir)
-        memo = self._memo(spec)
-        self.desc = f"rejudge {str(v.submission.get('name'))[:80]} on {task.task}"
-        got = rejudge(rows, {r.id: r for r in loaded.records}, settings_for(task, v.results), n=n,
-                      seed=seed, max_disagreements=max_disagreements, entry=f"{v.submission.get('name')}:{task.task}",
-                      runner=memo, fresh=memo.fresh, prompts=JudgePrompts.load(task.judge.templates))
-        return got, spec.cache_identity()
+        """The entry's family re-judge (``FamilySpec.rejudge``): re-ask ``n`` of its recorded decisions drawn with
+        ``seed`` (the family's pinned model unless ``judge`` names another); returns the agreement and the model's
+        identity, or None and the reasons when the entry is over the re-judge's work bound (it then fails closed)."""
+        return family_named(v.family).call("rejudge", v, self, n=n, seed=seed, max_disagreements=max_disagreements,
+                                           model=judge)
 
     def close(self) -> None:
-        """Release every engine (a local judge model is unloaded)."""
+        """Release every engine (a local model is unloaded)."""
         for engine in self._engines.values():
             engine.close()
         self._engines.clear()
@@ -116,8 +106,8 @@ def check_report(report: RejudgeReport, outcomes: list[Verified], session: Judge
                  judge: Optional[str]) -> ReportCheck:
     """Check a committed report against the submissions; a line for each entry it cannot stand for.
 
-    Every judged entry (the Privasis family) that passed verify must be in the report; a family without a judge
-    (TAB) never holds an agreement; an agreement may stand only for an entry the verifier
+    Every entry of a family with a re-judge that passed verify must be in the report; a family without one never
+    holds an agreement; an agreement may stand only for an entry the verifier
     re-asks (never one with inputs of its own, such as its own judge prompts), and every verified-track entry the
     verifier re-asks must carry one. Each agreement is re-asked with the report's own seed and sample size and must
     give the committed numbers. ``checkable``: the entries that passed verify's file checks (others fail on their own).
@@ -135,7 +125,7 @@ def check_report(report: RejudgeReport, outcomes: list[Verified], session: Judge
             continue
         listed.add(v.path)
         committed = entry.agreement
-        if getattr(v, "family", DEFAULT_SCORER) != DEFAULT_SCORER:  # a family without a judge has nothing to re-ask
+        if family_named(v.family).rejudge is None:  # a family without a re-judge has nothing to re-ask
             if committed is not None:
                 problems.append(f"{where}: the report holds a re-judge agreement, but task family {v.family!r} has no "
                                 "judge (its numbers are recomputed in full)")
@@ -168,7 +158,7 @@ def check_report(report: RejudgeReport, outcomes: list[Verified], session: Judge
         if differs:
             problems.append(f"{where}: {differs}")
     for v in outcomes:
-        if v.ok and v.path not in listed and getattr(v, "family", DEFAULT_SCORER) == DEFAULT_SCORER:
+        if v.ok and v.path not in listed and family_named(v.family).rejudge is not None:
             problems.append(f"{report.path}: {v.submission.get('name')} on {(v.submission.get('task') or {}).get('name')} "
                             f"({v.path}) passed verify but is not in the report (every verified entry must be; write it "
                             "again with `leaderboard verify submissions --report`)")

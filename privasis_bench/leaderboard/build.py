@@ -1,8 +1,9 @@
 """``privasis-bench leaderboard build``: verified submissions -> privasis.json, README.md, index.html and viewers.
 
-Only submissions that pass :func:`~privasis_bench.leaderboard.verify.verify_paths` enter the board; the rows,
-their comparable groups and ranks are :mod:`.rows`'s. "overall" (only for an entry with more than one task) pools
-the records of its tasks and bootstraps again with the submitted settings.
+Only submissions that pass :func:`~privasis_bench.leaderboard.verify.verify_paths` enter the board. Each row is
+drawn by its family (``FamilySpec.row``, from the verifier's recomputed metrics); a family that defines an
+``overall`` row gets one per entry name from its tasks; the comparable groups and ranks are :mod:`.rows`'s; each
+family adds its own parts of the pages (``FamilySpec.sections``: charts, published figures).
 
 The output is a pure function of the submissions: no wall clock (the build date is the newest accepted submission's
 date), no absolute path, sorted everywhere, so CI can rebuild the board and compare it with the committed one
@@ -18,17 +19,14 @@ entry shows one, and every entry says why it was not re-judged.
 
 from __future__ import annotations
 
-import functools
-
 import datetime as _dt
+import functools
 import filecmp
-import json
 import os
 import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -38,22 +36,22 @@ from privasis_bench import __version__
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import FileProblem
 from privasis_bench.leaderboard.disclosure import board_disclosure, disclosure_markdown, with_disclosure
+from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
 from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import render_board
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, apply_to_board, read_report
-from privasis_bench.leaderboard.rows import HEADLINE, OVERALL, entry_row, pooled_row, rank_rows
+from privasis_bench.leaderboard.rows import rank_rows
 from privasis_bench.leaderboard.verify import Verified, verify_paths
-from privasis_bench.leaderboard.families import family_named
-from privasis_bench.tasks.family import DEFAULT_FAMILY as DEFAULT_SCORER
-from privasis_bench.protocol.metrics import compute_metrics
-from privasis_bench.results.files import atomic_write_text, dumps_json, load_sample_rows, verdicts_from_rows
+from privasis_bench.results.files import atomic_write_text, dumps_json
 
 BOARD_FORMAT = "privasis-bench/leaderboard/2"
 #: What a build writes; everything else in the board directory is carried over as it is.
 GENERATED = ("privasis.json", "README.md", "index.html", "view")
 #: Files that live in the board directory without being generated (the rebuild check accepts only these).
-KEPT = ("seed_sample_board.sh", "seed_tab_board.sh", "seed_deid_tools.sh", "seed_replacement_board.sh", REPORT_NAME)
-__all__ = ["BOARD_FORMAT", "HEADLINE", "BoardFiles", "board_rows", "board_table", "build_board", "check_board"]
+#: The one seed script (every family's seeded entries from one list) and the committed re-judge report.
+SEED_SCRIPT = "seed_board.sh"
+KEPT = (SEED_SCRIPT, REPORT_NAME)
+__all__ = ["BOARD_FORMAT", "BoardFiles", "board_parts", "board_rows", "board_table", "build_board", "check_board"]
 
 
 @dataclass(frozen=True)
@@ -67,40 +65,44 @@ class BoardFiles:
     rejected: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (folder, problems) of each submission left off the board
 
 
-def paper_reported() -> dict[str, Any]:
-    """The paper's Table 4 numbers (shown only in their own labelled section)."""
-    return json.loads(resources.files("privasis_bench.leaderboard").joinpath("paper_table4.json").read_text("utf-8"))
-
-
-def _overall(entries: list[Verified]) -> dict[str, Any]:
-    verdicts = [vd for v in entries for vd in verdicts_from_rows(load_sample_rows(v.path)) if vd.status == "judged"]
-    boot = entries[0].results["metrics"]["bootstrap"]
-    metrics = compute_metrics(verdicts, bootstrap_samples=boot["samples"], seed=boot["seed"],
-                              confidence=boot["confidence"], top_failed=0)
-    return json.loads(json.dumps(metrics, allow_nan=False))
-
-
 def board_rows(accepted: list[Verified], viewer_links: dict[Path, str]) -> list[dict[str, Any]]:
-    """One row per (entry, task) plus one ``overall`` row per entry with several tasks, grouped and ranked."""
+    """One row per (entry, task) plus, for a family that defines one, an ``overall`` row per entry name from that
+    family's tasks; grouped and ranked."""
     rows = [family_row(v, viewer_links.get(v.path)) for v in accepted]
-    by_name: dict[str, list[Verified]] = {}
-    for v in (v for v in accepted if v.family == DEFAULT_SCORER):  # "overall" pools Privasis tasks only
-        by_name.setdefault(str(v.submission["name"]), []).append(v)
-    for _, entries in sorted(by_name.items()):
-        if len(entries) < 2:
-            continue  # with one task, "overall" would repeat the task row
-        entries = sorted(entries, key=lambda v: v.submission["task"]["name"])
-        parts = [entry_row(v, v.submission["task"]["name"], v.results["metrics"], None) for v in entries]
-        rows.append(pooled_row(parts, entry_row(entries[0], OVERALL, _overall(entries), None)))
+    for fam in board_families():
+        if fam.overall is None:
+            continue
+        by_name: dict[str, list[Verified]] = {}
+        for v in (v for v in accepted if v.family == fam.name):
+            by_name.setdefault(str(v.submission["name"]), []).append(v)
+        for _, entries in sorted(by_name.items()):
+            row = fam.call("overall", entries)
+            if row is not None:
+                rows.append({"family": fam.name, **row})
     return rank_rows(rows)
 
 
 def family_row(v: Verified, viewer: str | None) -> dict[str, Any]:
-    """The board row of one verified task folder, as its family draws it (see :mod:`.families`)."""
+    """The board row of one verified task folder, as its family draws it (``FamilySpec.row``)."""
     fam, task = family_named(v.family), v.submission["task"]["name"]
-    row = (entry_row(v, task, v.results["metrics"], viewer) if fam.recompute is None
-           else fam.call("row", v, task, viewer))
-    return {"family": fam.name, **row, "about": system_description(v.submission.get("model"))}
+    return {"family": fam.name, **fam.call("row", v, task, viewer), "about": system_description(v.submission.get("model"))}
+
+
+def board_parts(rows: list[dict[str, Any]]) -> BoardParts:
+    """Every family's own parts of the board (``FamilySpec.sections``), merged in position order (families in
+    registration order within one position)."""
+    html: list[tuple[int, str]] = []
+    markdown: list[tuple[int, str]] = []
+    data: dict[str, Any] = {}
+    for fam in board_families():
+        if fam.sections is None:
+            continue
+        parts = fam.call("sections", rows)
+        html += parts.html
+        markdown += parts.markdown
+        data.update(parts.data)
+    return BoardParts(html=tuple(sorted(html, key=lambda p: p[0])), markdown=tuple(sorted(markdown, key=lambda p: p[0])),
+                      data=data)
 
 
 def system_description(model: Any) -> str | None:
@@ -159,13 +161,13 @@ def _write_board(submissions: Path, out: Path, outcomes: list[Verified],
                                            back="../index.html")
         viewers[v.path] = page.relative_to(out).as_posix()
     rows = board_rows(accepted, viewers)
+    parts = board_parts(rows)
     built = {"date": build_date(accepted), "harness_version": __version__, **({"rejudge": rejudge} if rejudge else {})}
-    board = {"format": BOARD_FORMAT, "built": built, "entries": rows, "rejected": rejected,
-             "paper_reported": paper_reported(), "disclosure": board_disclosure(submissions, rows)}
+    board = {**parts.data, "format": BOARD_FORMAT, "built": built, "entries": rows, "rejected": rejected,
+             "disclosure": board_disclosure(submissions, rows)}
     atomic_write_text(out / "privasis.json", dumps_json(board))
-    atomic_write_text(out / "README.md", readme(rows, rejected, built) + disclosure_markdown(board["disclosure"]))
-    atomic_write_text(out / "index.html", with_disclosure(render_board(rows, board["paper_reported"], built),
-                                                          board["disclosure"]))
+    atomic_write_text(out / "README.md", readme(rows, rejected, built, parts) + disclosure_markdown(board["disclosure"]))
+    atomic_write_text(out / "index.html", with_disclosure(render_board(rows, built, parts), board["disclosure"]))
     return sorted(viewers.values())
 
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any, Iterable
 
-from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, summary
 from privasis_bench.leaderboard.escaping import md_cell
-from privasis_bench.leaderboard.families import family_named
-from privasis_bench.leaderboard.replacement_board import published_table3, section_markdown
-from privasis_bench.leaderboard.rows import HEADLINE, group_title
+from privasis_bench.leaderboard.family_api import BoardParts, family_named
+from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, summary
+from privasis_bench.leaderboard.rows import group_title
 
 __all__ = ["md_cell", "md_table", "markdown_board", "readme", "rank_text", "header"]
 
@@ -51,28 +50,23 @@ def _row_cells(e: dict[str, Any]) -> list[Any]:
     if e.get("harness_version"):
         notes.append(f"harness {e['harness_version']}")
     notes.append(e.get("about"))
-    fam = family_named(e.get("family"))
-    if fam.recompute is not None:
-        notes += [e.get("model"), e.get("span_source")]
+    board = family_named(e.get("family")).board
+    notes += [e.get(k) for k in board.notes]
     cells: list[Any] = [rank_text(e), e.get("name"), e.get("records")]
-    d = fam.digits
+    d = board.digits
     cells += [_num(e.get(k), d) if e.get(f"{k}_low") is None and e.get(f"{k}_high") is None and e.get(k) is not None
-              else f"{_num(e.get(k), d)} ({_num(e.get(f'{k}_low'), d)}–{_num(e.get(f'{k}_high'), d)})" for k, _ in fam.columns]
-    if fam.recompute is None:
-        cells.append(" / ".join("–" if e.get(k) is None else str(e[k]) for k in
-                                ("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers")))
+              else f"{_num(e.get(k), d)} ({_num(e.get(f'{k}_low'), d)}–{_num(e.get(f'{k}_high'), d)})" for k, _ in board.columns]
+    if board.counts is not None:
+        cells.append(" / ".join("–" if e.get(k) is None else str(e[k]) for k in board.counts.keys))
     cells.append("; ".join(str(n) for n in notes if n))
     return cells
 
 
-HEADER = ["rank", "entry", "records", *(t for _, t in HEADLINE), "failed / unjudged / off-label / cut outputs / cut answers",
-          "notes"]
-
-
 def header(e: dict[str, Any]) -> list[str]:
-    """The table header of a row's family (Privasis: :data:`HEADER`)."""
-    fam = family_named(e.get("family"))
-    return HEADER if fam.recompute is None else ["rank", "entry", "documents", *(t for _, t in fam.columns), "notes"]
+    """The table header of a row's family: rank, entry, what was scored, its columns, its counts column, notes."""
+    board = family_named(e.get("family")).board
+    counts = [board.counts.label.lower()] if board.counts is not None else []
+    return ["rank", "entry", board.records.lower(), *(t for _, t in board.columns), *counts, "notes"]
 
 
 def markdown_board(entries: list[dict[str, Any]]) -> str:
@@ -82,7 +76,7 @@ def markdown_board(entries: list[dict[str, Any]]) -> str:
     parts = []
     for _, rows in groupby(entries, key=lambda e: e["group"]):
         rows = list(rows)
-        scale = family_named(rows[0].get("family")).scale
+        scale = family_named(rows[0].get("family")).board.unit
         parts.append(f"### {md_cell(group_title(rows[0]))}\n\n{md_cell(scale[:1].upper() + scale[1:])}.\n\n"
                      + md_table(header(rows[0]), (_row_cells(e) for e in rows)) + "\n")
     return "".join(parts)
@@ -97,9 +91,10 @@ def _rejudge_note(rejudge: Any) -> list[str]:
             "with that seed\n(`--check-report`) and fails when a number differs or a verified entry is missing.\n\n"]
 
 
-def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built: dict[str, Any]) -> str:
+def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built: dict[str, Any],
+           parts: BoardParts = BoardParts()) -> str:
     """The whole ``leaderboards/README.md``."""
-    parts = [
+    text = [
         "# leaderboards/\n\n",
         "Built by `privasis-bench leaderboard build` from the submissions in `../submissions/`: do not edit by hand\n"
         "(CI rebuilds the board and fails when this folder differs from the rebuild). Every number was recomputed from\n"
@@ -120,17 +115,12 @@ def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built:
         "off-label judge answers / model outputs cut at the token budget / judge answers cut at the token budget.\n\n",
         "Submit with `privasis-bench submit RUN --name ORG/MODEL` and a pull request (see\n"
         "[the submission guide](../submissions/README.md) and [publishing](../docs/publishing.md));\n"
-        "`seed_sample_board.sh`, `seed_tab_board.sh`, `seed_deid_tools.sh` and `seed_replacement_board.sh` reproduce\n"
-        "the seeded sample-task entries.\n\n",
+        "`seed_board.sh` reproduces the seeded sample-task entries of every family, from one list.\n\n",
         f"Built {md_cell(built['date'])} (newest submission) by privasis-bench {md_cell(built['harness_version'])}.\n\n",
         *_rejudge_note(built.get("rejudge")),
         "## Board\n\n", markdown_board(entries),
     ]
     if rejected:
-        parts.append("## Rejected submissions\n\n" + "".join(f"- {md_cell(r['path'])}: {md_cell(r['problems'])} problem(s)\n"
+        text.append("## Rejected submissions\n\n" + "".join(f"- {md_cell(r['path'])}: {md_cell(r['problems'])} problem(s)\n"
                                                            for r in rejected) + "\n")
-    parts.append(section_markdown(entries, published_table3()))
-    parts.append("## Reported in the paper, not reproduced here\n\n"
-                 "Table 4 of the Privasis paper (judge GPT-OSS-120B) is shown in `index.html` in its own section. Those\n"
-                 "figures were not computed by this harness and are never ranked with the entries above.\n")
-    return "".join(parts)
+    return "".join(text) + "".join(md for _, md in parts.markdown)

@@ -1,8 +1,9 @@
 """The static leaderboard page: a template filled with one ranked table per comparable group and inline SVG charts.
 
-Verified (re-judged) and self-reported (not re-judged) entries are separate sections; within each, one table per
-group of comparable rows (same task, track and record set, see :mod:`.rows`) with a rank column, sorted by Full
-Successful Record. Every text a submitter controls is HTML-escaped. Narrow screens get one card per row (CSS only).
+Verified and self-reported entries are separate sections; within each, one table per group of comparable rows (same
+task, track and record set, see :mod:`.rows`) with a rank column, laid out by the family's board spec (columns,
+digits, counts column, the line under an entry's name). Each family adds its own parts after the tables
+(``FamilySpec.sections``). Every text a submitter controls is HTML-escaped. Narrow screens get one card per row.
 """
 
 from __future__ import annotations
@@ -12,19 +13,15 @@ from importlib import resources
 from itertools import groupby
 from typing import Any
 
-from privasis_bench.leaderboard.charts import leak_bars, scatter
-from privasis_bench.leaderboard.rejudge_report import summary
-from privasis_bench.leaderboard.replacement_board import published_table3, section_html
-from privasis_bench.leaderboard.families import family_named
+from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
+from privasis_bench.tasks.family import BoardSpec, CountsColumn
 from privasis_bench.leaderboard.markdown import rank_text
-from privasis_bench.leaderboard.rows import HEADLINE, TRACK_ORDER, group_title
+from privasis_bench.leaderboard.rejudge_report import summary
+from privasis_bench.leaderboard.rows import TRACK_ORDER, group_title
 
 #: Links from ``leaderboards/index.html`` (relative: the page works from disk and on the repository host).
 LINKS = (("How to submit", "../submissions/README.md"), ("Publishing and verification", "../docs/publishing.md"),
          ("Documentation", "../docs/"), ("Board data (JSON)", "privasis.json"), ("Markdown board", "README.md"))
-COUNTS = ("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers")
-COUNTS_TITLE = ("failed model outputs / unjudged records / off-label judge answers / model outputs cut at the token "
-                "budget / judge answers cut at the token budget (all zero for a clean entry)")
 
 
 def template(name: str) -> str:
@@ -43,12 +40,23 @@ def _num(value: float | None, digits: int = 2) -> str:
     return "–" if not isinstance(value, (int, float)) or isinstance(value, bool) else f"{value:.{digits}f}"
 
 
-def _counts_cell(e: dict[str, Any]) -> str:
-    parts = [e.get(k) if isinstance(e.get(k), int) and not isinstance(e.get(k), bool) else None for k in COUNTS]
+def _counts_cell(e: dict[str, Any], counts: CountsColumn) -> str:
+    parts = [e.get(k) if isinstance(e.get(k), int) and not isinstance(e.get(k), bool) else None for k in counts.keys]
     total = sum(p or 0 for p in parts)
     text = "/<wbr>".join("–" if p is None else str(p) for p in parts)
-    return (f"<td data-label='Failed / unjudged / off-label / cut outputs / cut answers' data-v='{total}' "
-            f"class='health{' partial' if total else ''}' title='{escape(COUNTS_TITLE)}'>{text}</td>")
+    return (f"<td data-label='{escape(counts.label)}' data-v='{total}' "
+            f"class='health{' partial' if total else ''}' title='{escape(counts.title)}'>{text}</td>")
+
+
+class _Blank(dict):
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def detail_line(e: dict[str, Any], pattern: str) -> str:
+    """The line under an entry's name after the model: the family's ``detail`` pattern filled with row fields (a
+    missing field is empty, None is written as it is)."""
+    return pattern.format_map(_Blank({k: str(v) for k, v in e.items() if not isinstance(v, (dict, list))}))
 
 
 def _agreement(e: dict[str, Any]) -> str | None:
@@ -84,8 +92,7 @@ def _entry_cell(e: dict[str, Any]) -> str:
     got = e.get("rejudge_agreement")
     rejudged = (f"<div class='sub rejudge'>{escape(summary(got))}</div>"
                 if isinstance(got, dict) and got.get("judge") is not None and got.get("asked") else "")
-    what = (f"judge {escape(str(e['judge']))}" if family_named(e.get("family")).recompute is None
-            else escape(str(e.get("span_source") or "")))
+    what = escape(detail_line(e, family_named(e.get("family")).board.detail))
     return (f"<td class='entry' data-label='Entry' data-v='{escape(e['name'] or '')}'><b>{escape(e['name'] or '')}</b> "
             f"{notes}<div class='sub'>{escape(str(e['model']))} · {what}{version}</div>{about}{rejudged}"
             + (f"<ul class='tolerated' title='conditions this run tolerated'>{tolerated}</ul>" if tolerated else "")
@@ -95,20 +102,20 @@ def _entry_cell(e: dict[str, Any]) -> str:
 
 
 def _row(e: dict[str, Any]) -> str:
-    rank, fam = e.get("rank"), family_named(e.get("family"))
+    rank, board = e.get("rank"), family_named(e.get("family")).board
     records = escape(str(e.get("records")))
     cells = [f"<td class='rank' data-label='Rank' data-v='{'' if rank is None else escape(str(rank))}'"
              f"{' title=' + chr(39) + 'tied on the headline: shares this rank' + chr(39) if e.get('tied') else ''}>"
              f"{escape(rank_text(e))}</td>", _entry_cell(e),
-             f"<td data-label='{'Records' if fam.recompute is None else 'Documents'}' data-v='{records}'>{records}</td>"]
-    if fam.recompute is None:
-        cells.append(_counts_cell(e))
-    for key, title in fam.columns:
+             f"<td data-label='{escape(board.records)}' data-v='{records}'>{records}</td>"]
+    if board.counts is not None:
+        cells.append(_counts_cell(e, board.counts))
+    for key, title in board.columns:
         v, lo, hi = e.get(key), e.get(f"{key}_low"), e.get(f"{key}_high")
         v = v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
         ci = ("" if lo is None and hi is None and v is not None  # a measure without an interval (NMI)
-              else f"<div class='ci'>[{_num(lo, fam.digits)}, {_num(hi, fam.digits)}]</div>")
-        cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{_num(v, fam.digits)}{ci}</td>")
+              else f"<div class='ci'>[{_num(lo, board.digits)}, {_num(hi, board.digits)}]</div>")
+        cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{_num(v, board.digits)}{ci}</td>")
     link = f"<a href='{escape(e['viewer'])}'>records →</a>" if e.get("viewer") else ""
     cells.append(f"<td class='link' data-label='Per record'>{link}</td>")
     return f"<tr class='{'unranked' if rank is None else 'ranked'}'>{''.join(cells)}</tr>"
@@ -117,19 +124,19 @@ def _row(e: dict[str, Any]) -> str:
 def _table(rows: list[dict[str, Any]]) -> str:
     first = rows[0]
     fam = family_named(first.get("family"))
-    headline = " then ".join(f"{dict(fam.columns)[k]} ({b} is better)" for k, b in fam.order()) if fam.rank_by \
-        else dict(fam.columns)[fam.rank_key]
+    board = fam.board
+    headline = ranked_by(board)
     head = [f"<th data-sort='num' class='rank' title='rank by {escape(headline)} within this table; ties share a rank "
             "(shown as 1=)'>#</th>", "<th data-sort='text' class='txt entry'>Entry</th>",
-            f"<th data-sort='num' class='records'>{'Records' if fam.recompute is None else 'Documents'}</th>"]
-    if fam.recompute is None:
-        head.append(f"<th data-sort='num' class='counts' title='{escape(COUNTS_TITLE)}'>Failed / unjudged / off-label / "
-                    "cut out / cut ans</th>")
-    head += [f"<th data-sort='num' data-key='{escape(k)}'>{escape(t)}</th>" for k, t in fam.columns]
+            f"<th data-sort='num' class='records'>{escape(board.records)}</th>"]
+    if board.counts is not None:
+        head.append(f"<th data-sort='num' class='counts' title='{escape(board.counts.title)}'>"
+                    f"{escape(board.counts.header)}</th>")
+    head += [f"<th data-sort='num' data-key='{escape(k)}'>{escape(t)}</th>" for k, t in board.columns]
     head.append("<th class='link'>Per record</th>")
     return (f"<div class='group' data-task='{escape(first['task'])}' data-track='{escape(first['track'] or '')}' "
             f"data-family='{escape(fam.name)}'><h3>{escape(group_title(first))}</h3>"
-            f"<p class='sub'>{escape(fam.scale[:1].upper() + fam.scale[1:])}; ranked by {escape(headline)}.</p>"
+            f"<p class='sub'>{escape(board.unit[:1].upper() + board.unit[1:])}; ranked by {escape(headline)}.</p>"
             f"<div class='wide'><table class='board'><thead><tr>{''.join(head)}</tr></thead>"
             f"<tbody>{''.join(_row(e) for e in rows)}</tbody></table></div></div>")
 
@@ -141,25 +148,21 @@ def _tracks(entries: list[dict[str, Any]]) -> str:
     order = {t: i for i, t in enumerate(TRACK_ORDER)}
     for track, rows in groupby(entries, key=lambda e: e["track"]):
         rows = list(rows)
-        heading = ("Verified: re-judged with the task's pinned judge (Privasis) or recomputed from the shipped "
-                   "documents (TAB, replacement quality)" if track == "verified" else f"{track.capitalize() if track else 'Other'}: not re-judged")
+        heading = (verified_heading() if track == "verified"
+                   else f"{track.capitalize() if track else 'Other'}: not re-judged")
         tables = [_table(list(g)) for _, g in groupby(rows, key=lambda e: e["group"])]
         out.append((order.get(track, len(order)), f"<section class='track-{escape(track or '')}'><h2>{escape(heading)}"
                     f"</h2>{''.join(tables)}</section>"))
     return "".join(html for _, html in sorted(out, key=lambda x: x[0]))
 
 
-def _paper(reported: dict[str, Any]) -> str:
-    parts = [f"<p class='sub'>{escape(reported['source'])}. Records: "
-             + ", ".join(f"{escape(k)} {v}" for k, v in sorted(reported["records"].items())) + ".</p>"]
-    for split, rows in sorted(reported["splits"].items(), key=lambda kv: kv[0] != "vanilla"):
-        head = "<th>Model</th>" + "".join(f"<th>{escape(t)}</th>" for _, t in HEADLINE)
-        body = "".join("<tr><td data-label='Model'>" + escape(r["model"]) + "</td>"
-                       + "".join(f"<td data-label='{escape(t)}'>{r[k]:.2f}</td>" for k, t in HEADLINE)
-                       + "</tr>" for r in rows)
-        parts.append(f"<h3>{escape(split)} test split</h3><div class='wide'><table class='paper'><thead><tr>{head}"
-                     f"</tr></thead><tbody>{body}</tbody></table></div>")
-    return "".join(parts)
+def verified_heading() -> str:
+    """The verified track's heading, naming the families re-judged and those recomputed from the shipped data."""
+    judged = [f.board.prose_name or f.title for f in board_families() if f.rejudge is not None]
+    recomputed = [f.board.prose_name or f.title for f in board_families() if f.rejudge is None]
+    parts = ([f"re-judged with the task's pinned judge ({', '.join(judged)})"] if judged else []) + (
+        [f"recomputed from the shipped documents ({', '.join(recomputed)})"] if recomputed else [])
+    return "Verified: " + " or ".join(parts)
 
 
 def _options(values: list[str]) -> str:
@@ -174,9 +177,16 @@ def _rejudge_note(rejudge: Any) -> str:
             "judge with that seed)")
 
 
-def render_board(entries: list[dict[str, Any]], reported: dict[str, Any], built: dict[str, Any]) -> str:
-    """The whole ``index.html`` (deterministic for the same entries and build facts)."""
-    per_task = [e for e in entries if e["task"] != "overall" and family_named(e.get("family")).recompute is None]
+def ranked_by(board: BoardSpec) -> str:
+    """What a family's tables are ranked by, in words (one key: its column; several: each with its direction)."""
+    columns = dict(board.columns)
+    if len(board.rank_by) == 1 and board.rank_by[0][1] == "higher":
+        return columns[board.rank_by[0][0]]
+    return " then ".join(f"{columns[k]} ({b} is better)" for k, b in board.rank_by)
+
+
+def render_board(entries: list[dict[str, Any]], built: dict[str, Any], parts: BoardParts) -> str:
+    """The whole ``index.html`` (deterministic for the same entries, build facts and family parts)."""
     links = " · ".join(f"<a href='{escape(href)}'>{escape(text)}</a>" for text, href in LINKS)
     return fill(
         template("board.html"),
@@ -187,9 +197,5 @@ def render_board(entries: list[dict[str, Any]], reported: dict[str, Any], built:
         task_options=_options(sorted({e["task"] for e in entries})),
         track_options=_options(sorted({e["track"] for e in entries if e["track"]})),
         tables=_tracks(entries),
-        scatter=scatter(per_task, "sanitization_attribute", "retention_attribute",
-                        "Sanitization · Successful Attribute", "Retention · Successful Attribute"),
-        leaks=leak_bars(per_task),
-        paper=_paper(reported),
-        replacement=section_html(entries, published_table3()),
+        sections="".join(html for _, html in parts.html),
     )

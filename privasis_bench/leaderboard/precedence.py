@@ -68,7 +68,7 @@ def _blob(root: Path, commit: str, path: str, limit: int) -> str | None:
 def version_digest(samples: str, results_text: str | None) -> str | None:
     """The scored-content digest of one historical version (None when it cannot be read)."""
     from privasis_bench.fsutil import loads_json
-    from privasis_bench.leaderboard.families import family_of
+    from privasis_bench.leaderboard.family_api import family_of
 
     try:
         results = loads_json(results_text, "results") if results_text else {}

@@ -99,7 +99,7 @@ def submission_record(results: dict[str, Any], *, name: str, track: str, referen
                       files: dict[str, str], records: int, task_hash: str, owner: str | None = None) -> dict[str, Any]:
     """The submission.json content for one task run (``results`` already portable); the schema versions are its
     family's (see :mod:`.families`); ``owner`` defaults to the name's organisation (see :mod:`.ownership`)."""
-    from privasis_bench.leaderboard.families import family_of
+    from privasis_bench.leaderboard.family_api import family_of
 
     versions = dict(family_of(results).schema_versions)
     judge, data = results.get("judge") or {}, results.get("dataset") or {}

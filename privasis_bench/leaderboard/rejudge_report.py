@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from privasis_bench.tasks.family import DEFAULT_FAMILY as DEFAULT_SCORER
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.bounds import MAX_JSON_BYTES, parse_json, read_text
+from privasis_bench.leaderboard.family_api import family_named
 from privasis_bench.leaderboard.rejudge import KINDS, Agreement
 
 REPORT_NAME = "rejudge.json"
@@ -188,7 +188,7 @@ def apply_to_board(report: RejudgeReport | None, outcomes: Iterable[Any]) -> Non
             raise ReportError(f"{report.path}: {entry.where} names {entry.name!r} on {entry.task}, which is not on the "
                               "board (write the report again with `privasis-bench leaderboard verify submissions "
                               f"--report {report.path}`)")
-        if entry.agreement is not None and getattr(v, "family", DEFAULT_SCORER) != DEFAULT_SCORER:
+        if entry.agreement is not None and not _rejudged_family(v):
             raise ReportError(f"{report.path}: {entry.where} gives {entry.name!r} on {entry.task} a re-judge agreement, "
                               f"but its task family {v.family!r} has no judge")
         if entry.agreement is not None and v.custom:
@@ -198,8 +198,13 @@ def apply_to_board(report: RejudgeReport | None, outcomes: Iterable[Any]) -> Non
         if v.ok:
             v.agreement = None if entry.agreement is None else entry.agreement.as_dict()
     for v in outcomes:
-        if v.ok and v.agreement is None and getattr(v, "family", DEFAULT_SCORER) == DEFAULT_SCORER:
+        if v.ok and v.agreement is None and _rejudged_family(v):
             v.rejudge_note = not_rejudged(v, report, id(v) in listed)
+
+
+def _rejudged_family(v: Any) -> bool:
+    """True when the entry's family has a re-judge (only its entries hold agreements)."""
+    return family_named(getattr(v, "family", None)).rejudge is not None
 
 
 def not_rejudged(v: Any, report: RejudgeReport | None, listed: bool) -> str:

@@ -1,13 +1,12 @@
 """Content identity: the digest of what the board scores, never of the bytes a submitter wrote around it.
 
 Two entries are one set of outputs when these digests are equal (:mod:`.ownership`). Only the fields scoring reads
-go in, each family its own (:mod:`.families`), so an unknown field, a reordered key, a padding string or a row
+go in, each family its own (``FamilySpec.content``), so an unknown field, a reordered key, a padding string or a row
 order cannot make a copy "new content":
 
 * Privasis: per record (in record-id order) the model output, whether it failed, and every judge answer the
   verdicts are derived from (target guesses and comparisons, keep inclusion answers), by attribute name.
-* TAB: per document (in id order) the output text, and the reported spans only for a span masker's rows (the
-  verifier ignores every other row's spans).
+* span-scored families: see ``leaderboard/families/spans.py`` (built on :func:`digest`).
 """
 
 from __future__ import annotations
@@ -44,13 +43,4 @@ def privasis_content(rows: list[dict[str, Any]], results: dict[str, Any] | None 
     """The digest of a Privasis entry's scored content (see the module docstring)."""
     items = [[str(r.get("record_id")), r.get("output"), bool(r.get("output_failed")),
               _items(r, "targets", _TARGET), _items(r, "keep", _KEEP)] for r in rows]
-    return digest(sorted(items, key=lambda i: i[0]))
-
-
-def tab_content(rows: list[dict[str, Any]], results: dict[str, Any] | None = None) -> str:
-    """The digest of a TAB entry's scored content (see the module docstring)."""
-    from privasis_bench.leaderboard.tab_family import span_masker
-
-    masker = span_masker(results or {})
-    items = [[str(r.get("id")), r.get("output"), r.get("masked_spans") if masker else None] for r in rows]
     return digest(sorted(items, key=lambda i: i[0]))

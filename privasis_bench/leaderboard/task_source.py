@@ -10,10 +10,13 @@ not shipped, and the verifier then checks the files for consistency only (their 
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib import resources
+from pathlib import Path
 from typing import Any, Mapping
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.tasks.config import TaskConfig
+from privasis_bench.tasks.family import FAMILIES
 from privasis_bench.tasks.paths import BUILTIN_PREFIX, builtin_tasks_dir, portable_name
 from privasis_bench.tasks.registry import TaskIndex
 
@@ -22,10 +25,19 @@ class UnknownTask(PrivasisError):
     """A submission names a task that is not shipped with this harness."""
 
 
-@lru_cache(maxsize=1)
 def _shipped() -> dict[str, TaskConfig]:
+    dirs = tuple(f.tasks_dir for f in map(FAMILIES.get, FAMILIES.names()) if f.tasks_dir)
+    return _shipped_with(dirs)
+
+
+@lru_cache(maxsize=4)
+def _shipped_with(family_dirs: tuple[str, ...]) -> dict[str, TaskConfig]:
+    """The harness's tasks and those the registered families ship (``FamilySpec.tasks_dir``)."""
     index = TaskIndex()
     index.add_dir(builtin_tasks_dir())
+    for target in family_dirs:
+        package, folder = target.split(":", 1)
+        index.add_dir(Path(str(resources.files(package).joinpath(folder))))
     return dict(index.tasks)
 
 

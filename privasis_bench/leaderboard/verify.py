@@ -1,13 +1,17 @@
 """``privasis-bench leaderboard verify``: check a submission trusting none of its files.
 
-Every number is recomputed from samples.jsonl, every deterministic verdict is re-derived from the
-submitted output text and judge answers (:mod:`privasis_bench.protocol.rederive`), the records and their
-attributes are compared with the shipped task's data, and submission.json must agree with results.json
-and with the files' hashes. Each problem is one line naming the file and the field, record or number.
+One path for every task family. The shared checks run once for every entry: file sizes and parsing, the family's
+schemas, submission.json against results.json and the files' hashes, the task (shipped, or held to the family's
+reference task), bounds, folder ownership, free text, harness, transport and labels. Then the family's verifier
+(``FamilySpec.verifier``) recomputes the entry and returns a frozen :class:`~.family_api.FamilyVerdict`; this module
+records it on the :class:`Verified` entry and compares the submitted metrics with the recomputed ones (within the
+family's tolerance). The board shows and ranks the recomputed metrics only. Each problem is one line naming the file
+and the field, record or number.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import time
 from dataclasses import dataclass, field
@@ -17,29 +21,24 @@ from typing import Any, Callable, Iterable
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.bounds import (MAX_JSON_BYTES, MAX_SAMPLES_BYTES, bootstrap_problems, parse_json,
                                                parse_rows, read_text, text_problems)
-from privasis_bench.leaderboard.claims import (DerivedCounts, answer_problems, claim_problems, derive_counts,
-                                               harness_problems, label_problems, transport_problems)
-from privasis_bench.leaderboard.data_source import task_records
+from privasis_bench.leaderboard.claims import harness_problems, label_problems, transport_problems
 from privasis_bench.leaderboard.entry_facts import board_facts, rankable
-from privasis_bench.leaderboard.families import Family, UnknownFamily, family_of
+from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict, UnknownFamily, family_of
 from privasis_bench.leaderboard.text_bounds import free_text_problems
-from privasis_bench.leaderboard.judge_cuts import flag_problems
 from privasis_bench.leaderboard.ownership import folder_problems, ownership_problems
-from privasis_bench.leaderboard.provenance import SUBMISSION_NAME, judge_pin_problems
-from privasis_bench.leaderboard.records_check import record_problems
+from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
 from privasis_bench.leaderboard.scan import scan_text
-from privasis_bench.leaderboard.setting_claims import setting_problems
 from privasis_bench.leaderboard.schema import schema_errors
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
-from privasis_bench.protocol.testee_prompt import expected_config_hash
 from privasis_bench.leaderboard.task_source import UnknownTask, custom_inputs, shipped_task
-from privasis_bench.results.rescore import rescore_task
-from privasis_bench.tasks.config import TASK_NAME, TaskConfig
+from privasis_bench.tasks.config import TASK_NAME
+from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES
 
-#: The shipped task whose limits (budgets, bootstrap settings) bind an entry made with a task file of its own.
-REFERENCE_TASK = "privasis_vanilla"
-#: The same, per task family (see :mod:`.families`).
-REFERENCE_TASKS = {"privasis": REFERENCE_TASK, "tab": "tab_test", "tab_replacement": "tab_replacement_sample"}
+
+def reference_tasks() -> dict[str, str]:
+    """Per family, the shipped task whose limits (budgets, bootstrap settings) bind an entry made with a task file
+    of its own (each family's ``reference_task``)."""
+    return {name: FAMILIES.get(name).reference_task for name in FAMILIES.names()}
 
 #: Fields submission.json repeats from results.json: (submission path, results path).
 _MIRRORED = (
@@ -60,14 +59,15 @@ class Verified:
     submission: dict[str, Any] = field(default_factory=dict)
     results: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
-    counts: DerivedCounts | None = None  # what samples.jsonl shows (failed outputs, unjudged, off-label)
+    counts: Any = None  # the family's derived counts (Privasis: failed outputs, unjudged, off-label)
     custom: list[str] = field(default_factory=list)  # inputs of the user's own (task file, data files, judge prompts)
     task_records: int | None = None  # records the whole shipped task holds (None: not read)
     agreement: dict[str, Any] | None = None  # the re-judge's outcome (see rejudge.Agreement.as_dict)
-    content: str | None = None  # digest of what the board scores (see scored_content)
-    family: str = "privasis"  # the task family (its scorer; see families)
-    family_facts: dict[str, Any] = field(default_factory=dict)  # facts the family's recompute derived
+    content: str | None = None  # digest of what the board scores (the family's ``content``)
+    family: str = DEFAULT_FAMILY  # the task family (its scorer's name; see tasks.family)
+    family_facts: dict[str, Any] = field(default_factory=dict)  # facts the family's verifier derived
     rejudge_note: str | None = None  # why the board shows no re-judge agreement (see rejudge_report.not_rejudged)
+    recomputed: dict[str, Any] | None = None  # the metrics the family's verifier recomputed (what the board shows)
 
     @property
     def ok(self) -> bool:
@@ -196,7 +196,7 @@ def _verify(v: Verified, data_dir: str | Path | None) -> None:
         if not v.custom:
             v.problems.append(f"{folder / RESULTS_NAME}: task.name: {exc}")
             return
-        task = shipped_task(REFERENCE_TASKS.get(fam.name, REFERENCE_TASK))  # held to the official task's limits
+        task = shipped_task(fam.reference_task)  # held to the official task's limits
     if task.scorer != fam.name:  # the family follows the task, never a results file's claim alone
         v.problems.append(f"{folder / RESULTS_NAME}: the run is scored as {fam.name} but task {task.task!r} uses the "
                           f"{task.scorer} scorer")
@@ -209,61 +209,32 @@ def _verify(v: Verified, data_dir: str | Path | None) -> None:
     _file_checks(folder, sub, texts, v.problems)
     _provenance_checks(folder, sub, res, v.problems)
     v.problems += free_text_problems(folder, sub, res)
-    if fam.recompute is not None:
-        _family_checks(v, fam, task, rows)
-        return
-    v.counts = derive_counts(rows)
-    v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in claim_problems(res, v.counts)]
-    v.problems += [f"{folder / SAMPLES_NAME}: {p}" for p in answer_problems(rows) + flag_problems(rows)]
-    v.problems += [f"{folder / SUBMISSION_NAME}: {p}" for p in harness_problems(sub)]
-    v.problems += [f"{folder}/{p}" for p in transport_problems(sub, res)]
-    v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in label_problems(res)]
-    v.problems += setting_problems(folder, sub, res)  # preset, mirrored labels, label bound (see setting_claims)
-    if v.custom:
-        if sub["track"] == "verified":
-            v.problems.append(f"{folder / SUBMISSION_NAME}: track is verified but the run used {', '.join(v.custom)} "
-                              "of its own (only self-reported; the verifier checks shipped tasks and data)")
-    else:
-        _task_checks(v, task, rows, data_dir)
-    outcome = rescore_task(folder)
-    v.problems += [f"{folder / SAMPLES_NAME}: {c}" for c in outcome.contradictions]
-    v.problems += [f"{folder / RESULTS_NAME}: {d}" for d in number_differences(res["metrics"], outcome.results["metrics"])]
-
-
-def _family_checks(v: Verified, fam: Family, task: TaskConfig, rows: list[dict[str, Any]]) -> None:
-    """A family with its own recompute (see :mod:`.families`): shared metadata checks, then its numbers again."""
-    folder, res, sub = v.path, v.results, v.submission
     v.problems += [f"{folder / SUBMISSION_NAME}: {p}" for p in harness_problems(sub)]
     v.problems += [f"{folder}/{p}" for p in transport_problems(sub, res)]
     v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in label_problems(res)]
     if v.custom and sub["track"] == "verified":
         v.problems.append(f"{folder / SUBMISSION_NAME}: track is verified but the run used {', '.join(v.custom)} "
                           "of its own (only self-reported; the verifier checks shipped tasks and data)")
-    elif not v.custom and res["task"].get("config_hash") != task.config_hash():
-        v.problems.append(f"{folder / RESULTS_NAME}: task.config_hash {res['task'].get('config_hash')!r} is not the "
-                          f"hash of the shipped task {task.task!r} ({task.config_hash()})")
-    problems, metrics = fam.call("recompute", v, task, rows, bool(v.custom))
-    v.problems += [f"{folder / SAMPLES_NAME}: {p}" for p in problems]
-    if metrics is not None:
-        v.problems += [f"{folder / RESULTS_NAME}: {d}" for d in number_differences(res["metrics"], metrics,
-                                                                                  tolerance=fam.tolerance)]
+    entry = EntryInput(folder=folder, submission=sub, results=res, rows=rows, task=task, custom=tuple(v.custom),
+                       data_dir=Path(data_dir) if data_dir is not None else None)
+    record_verdict(v, fam.call("verifier", entry), fam.board.tolerance)
 
 
-def _task_checks(v: Verified, task: TaskConfig, rows: list[dict[str, Any]], data_dir: str | Path | None) -> None:
-    """Checks against the shipped task: config hash, pinned judge, and every record and attribute."""
-    folder, res, sub = v.path, v.results, v.submission
-    expected = expected_config_hash(task, res.get("testee_prompt"))
-    if res["task"].get("config_hash") != expected:
-        v.problems.append(f"{folder / RESULTS_NAME}: task.config_hash {res['task'].get('config_hash')!r} is not the hash "
-                          f"of the shipped task {task.task!r} with the recorded testee prompt ({expected})")
-    if sub["track"] == "verified":
-        v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in judge_pin_problems(task, res["judge"])]
-    try:
-        loaded, v.task_records = task_records(task, limit=res["dataset"].get("limit"), directory=data_dir)
-    except PrivasisError as exc:
-        v.problems.append(f"{folder / RESULTS_NAME}: task {task.task!r}: cannot read its records ({exc})")
+def record_verdict(v: Verified, verdict: FamilyVerdict, tolerance: float) -> None:
+    """Record a family verifier's verdict on the entry: its problems, derived facts and counts, the recomputed metrics,
+    and every submitted number that differs from them (beyond ``tolerance``)."""
+    if not isinstance(verdict, FamilyVerdict):
+        raise TypeError(f"the {v.family} family's verifier returned {type(verdict).__name__}, not a FamilyVerdict")
+    v.problems += list(verdict.problems)
+    v.family_facts = dict(verdict.facts)
+    v.task_records, v.counts = verdict.task_records, verdict.counts
+    if verdict.metrics is None:
+        if not verdict.problems:  # the board shows recomputed numbers only: none, no place on it
+            v.problems.append(f"{v.path / RESULTS_NAME}: metrics: the {v.family} verifier recomputed none")
         return
-    v.problems += record_problems(folder / SAMPLES_NAME, rows, loaded, res)
+    v.recomputed = copy.deepcopy(dict(verdict.metrics))  # a copy no family code holds
+    v.problems += [f"{v.path / RESULTS_NAME}: {d}" for d in number_differences(v.results["metrics"], v.recomputed,
+                                                                              tolerance=tolerance)]
 
 
 def find_submissions(paths: Iterable[str | Path]) -> list[Path]:

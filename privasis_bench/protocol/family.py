@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from privasis_bench.tasks.family import BoardSpec, FamilySpec
+from privasis_bench.tasks.family import BoardSpec, CountsColumn, FamilySpec
 
 BOARD = BoardSpec(
     unit='percentages with 95% bootstrap intervals over records',
     columns=(('full_successful_record', 'Full Successful Record'), ('sanitization_attribute', 'San. Attr'), ('sanitization_attribute_per_record', 'San. Att/Rec'), ('sanitization_record', 'San. Rec'), ('retention_attribute', 'Ret. Attr'), ('retention_attribute_per_record', 'Ret. Att/Rec'), ('retention_record', 'Ret. Rec')),
     rank_by=(('full_successful_record', 'higher'),),
+    prose_name='Privasis',
     digits=2,
     tolerance=1e-09,
+    records="Records",
+    counts=CountsColumn(
+        keys=("failed_outputs", "unjudged", "off_label", "cut_model_outputs", "cut_judge_answers"),
+        header="Failed / unjudged / off-label / cut out / cut ans",
+        label="Failed / unjudged / off-label / cut outputs / cut answers",
+        title=("failed model outputs / unjudged records / off-label judge answers / model outputs cut at the token "
+               "budget / judge answers cut at the token budget (all zero for a clean entry)")),
+    detail="judge {judge}",
+    notes=(),
 )
 
 FAMILY = FamilySpec(
@@ -26,4 +36,5 @@ FAMILY = FamilySpec(
     viewer="privasis_bench.leaderboard.families.privasis:write_viewer",
     rejudge='privasis_bench.leaderboard.families.privasis:rejudge',
     overall='privasis_bench.leaderboard.families.privasis:overall_row',
+    sections="privasis_bench.leaderboard.families.privasis:sections",
 )

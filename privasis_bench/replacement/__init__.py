@@ -9,7 +9,7 @@ with the corpus-frequency estimator), :mod:`mlm` (IC from a masked language mode
 (TRIR and the retrieval attacker), :mod:`classifier` (the fine-tuned re-identification classifier),
 :mod:`nmi` (clustering agreement), :mod:`scorer` (the span scorer), :mod:`published` (the paper's own numbers,
 as published) and :mod:`chart` (the privacy-utility scatter). The board's family (verified recompute, row, scatter)
-is :mod:`privasis_bench.leaderboard.replacement_family`, on the shared submit/verify/build path.
+is :mod:`privasis_bench.leaderboard.families.replacement`, on the shared submit/verify/build path.
 
 May import data, tasks, protocol (the linkage retrieval and its bootstrap) and tab (documents, alignment,
 detection measures); nothing below it imports it.

@@ -26,7 +26,11 @@ def _folder(where: str) -> Any:
 
 @lru_cache(maxsize=None)
 def load_schema(version: str, where: str = BUILTIN) -> dict[str, Any]:
-    """The schema ``<version>.schema.json`` (e.g. ``results-1``) of the folder ``where`` (the built-in one by default)."""
+    """The schema ``<version>.schema.json`` (e.g. ``results-1``) of the folder ``where`` (the built-in one by default);
+    a version written ``"package:path/file.schema.json"`` names the file inside an installed package itself."""
+    if ":" in version:
+        package, name = version.split(":", 1)
+        return json.loads(resources.files(package).joinpath(name).read_text("utf-8"))
     return json.loads(_folder(where).joinpath(f"{version}.schema.json").read_text("utf-8"))
 
 

@@ -49,6 +49,13 @@ class TabScorer:
         """Metrics from samples rows, for ``privasis-bench rescore`` (see :func:`rescore_rows`)."""
         return rescore_rows(rows, stored, **settings)
 
+    @classmethod
+    def rederived_row_problems(cls, stored: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+        """Rows of a shipped-data run whose derived fields differ from a fresh scoring (see :mod:`.rederive`)."""
+        from privasis_bench.tab.rederive import rederived_row_problems
+
+        return rederived_row_problems(stored, rows, cls)
+
     @staticmethod
     def compare(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]], **settings: Any) -> dict[str, Any]:
         """Paired bootstrap of two runs' samples rows, for ``privasis-bench compare``."""

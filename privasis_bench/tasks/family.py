@@ -5,7 +5,8 @@ code; the harness only ever reaches them through :data:`FAMILIES`. A family decl
 
 * ``roles``: the models it asks besides the model under test (``judge`` for Privasis, none for TAB, e.g.
   ``attacker`` for an inference family); the runner builds one engine per role and hands them to the scorer;
-* ``schema_versions``: the JSON schemas its ``results.json``, samples rows and ``submission.json`` follow;
+* ``schema_versions``: the JSON schemas its ``results.json``, samples rows and ``submission.json`` follow (a
+  version shipped in ``leaderboard/schemas/``, or ``"package:path/to/file.schema.json"`` for a plugin's own);
 * ``reference_task``: the shipped task whose limits bind an entry made with a task file of its own;
 * ``board``: how the board shows and ranks it (:class:`BoardSpec`);
 * lazy ``"module:attr"`` targets for its scorer (built from the task), verifier, board row, content digest, viewer,
@@ -26,16 +27,35 @@ ENTRY_POINT_GROUP = "privasis_bench.families"
 
 
 @dataclass(frozen=True)
+class CountsColumn:
+    """A board column folding several per-entry counts into one cell (Privasis: failed / unjudged / off-label ...)."""
+
+    keys: tuple[str, ...]  # row fields, in display order
+    header: str  # the short table header
+    label: str  # the long name (cell label on narrow screens; the Markdown header, lower-cased)
+    title: str  # the hover text saying what each number is
+
+
+@dataclass(frozen=True)
 class BoardSpec:
-    """How the board shows one family: columns, ranking, digits, grouping and the prose of its section."""
+    """How the board shows one family: columns, ranking, digits, grouping and the prose of its section.
+
+    Ranks are decided on the verifier's recomputed numbers rounded to ``digits`` (what the board shows): two entries
+    that show the same numbers share a rank, whatever lies below the last shown digit.
+    """
 
     unit: str  # one line saying what the numbers are (percentages with intervals over records, ...)
     columns: tuple[tuple[str, str], ...]  # (metric key, column header), in display order
     rank_by: tuple[tuple[str, str], ...]  # (metric key, "higher"/"lower" is better), first key first
     digits: int  # decimals shown
-    group_keys: tuple[str, ...] = ()  # entry facts that must agree for two entries to be ranked together
+    group_keys: tuple[str, ...] = ()  # row fields that must agree for two entries to be ranked together
     section: str = ""  # the paragraph introducing the family's section of the board
     tolerance: float = 1e-9  # largest |submitted - recomputed| that still counts as equal
+    records: str = "Documents"  # header of the column counting what was scored
+    counts: CountsColumn | None = None  # a folded counts column, if the family has one
+    detail: str = "{span_source}"  # the line under an entry's name after the model (row fields in braces)
+    notes: tuple[str, ...] = ("model", "span_source")  # row fields the Markdown notes cell adds at its end
+    prose_name: str = ""  # how the board's prose names the family (default: its title)
 
     @property
     def rank_key(self) -> str:
@@ -60,6 +80,10 @@ class FamilySpec:
     viewer: str
     rejudge: str | None = None
     overall: str | None = None
+    sections: str | None = None  # the family's own parts of the board pages (charts, published figures)
+    #: ``"package:folder"`` holding task files the family ships besides the harness's own (a plugin's tasks); the
+    #: verifier trusts them as shipped tasks (installed code, never a file a submission brings)
+    tasks_dir: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def load(self, what: str) -> Any:

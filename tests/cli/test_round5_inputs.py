@@ -495,7 +495,7 @@ def test_an_incomplete_paper_run_records_no_skip_rule_number(tmp_path, monkeypat
     ("tab_sample", ["<td>token_recall</td>", "TAB scorer"], ["<td>tps</td>", "replacement-quality"]),
 ])
 def test_a_viewer_page_names_its_scorer_and_shows_its_measures(task, shows, hides, tmp_path):
-    from privasis_bench.leaderboard.tab_viewer import write_tab_viewer
+    from privasis_bench.leaderboard.families.span_viewer import write_span_viewer as write_tab_viewer
 
     entry = Path(__file__).resolve().parents[2] / "submissions" / "spacy__ner-masker" / task  # a committed entry
     page = write_tab_viewer(entry, tmp_path / "view.html").read_text(encoding="utf-8")

@@ -14,7 +14,8 @@ from leaderboard_fakes import TASK, fresh_copy, invoke, made  # noqa: F401 (made
 import privasis_bench.leaderboard.build as build_mod
 from privasis_bench.leaderboard.build import board_rows, build_board, check_board
 from privasis_bench.leaderboard.markdown import md_cell, md_table
-from privasis_bench.leaderboard.rows import cut_counts, entry_row, rank_rows, reads_gold
+from privasis_bench.leaderboard.families.privasis_row import cut_counts, entry_row, reads_gold
+from privasis_bench.leaderboard.rows import rank_rows
 from privasis_bench.leaderboard.submit import submit_run
 from privasis_bench.leaderboard.verify import verify_paths
 
@@ -130,7 +131,7 @@ def test_build_is_all_or_nothing_and_keeps_other_files(made, tmp_path, monkeypat
     subs = fresh_copy(made["submissions"], tmp_path / "subs")
     out = tmp_path / "board"
     build_board(subs, out)
-    (out / "seed_sample_board.sh").write_text("#!/bin/sh\n")
+    (out / "seed_board.sh").write_text("#!/bin/sh\n")
     before = _snapshot(out)
 
     def boom(*args, **kwargs):
@@ -145,7 +146,7 @@ def test_build_is_all_or_nothing_and_keeps_other_files(made, tmp_path, monkeypat
     monkeypatch.undo()
     build_board(subs, out)
     after = _snapshot(out)
-    assert after["seed_sample_board.sh"] == b"#!/bin/sh\n"
+    assert after["seed_board.sh"] == b"#!/bin/sh\n"
     assert b"new__entry" in after["privasis.json"] and b"new\\_\\_entry" in after["README.md"]  # (a copy: rejected)
 
 
@@ -153,7 +154,7 @@ def test_check_board_names_every_difference(made, tmp_path):
     subs = fresh_copy(made["submissions"], tmp_path / "subs")
     out = tmp_path / "board"
     build_board(subs, out)
-    (out / "seed_sample_board.sh").write_text("kept\n")
+    (out / "seed_board.sh").write_text("kept\n")
     assert check_board(subs, out) == []
     invoke("leaderboard", "build", "--submissions-dir", str(subs), "-o", str(out), "--check")
     readme = out / "README.md"

@@ -15,7 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "adversarial"))
 
 from adversarial_kit import REPO, read_json, rewrite, rows_of  # noqa: E402
 
-from privasis_bench.leaderboard.families import FAMILIES, family_of  # noqa: E402
+from privasis_bench.leaderboard.family_api import family_of  # noqa: E402
+from privasis_bench.tasks.family import FAMILIES  # noqa: E402
 from privasis_bench.leaderboard.rows import rank_rows  # noqa: E402
 from privasis_bench.leaderboard.verify import verify_paths, verify_submission  # noqa: E402
 from privasis_bench.replacement.summary import estimator_key, summarize_rows  # noqa: E402
@@ -38,10 +39,10 @@ def _repooled(rows: list[dict], results: dict) -> dict:
 
 
 def test_the_family_is_registered_on_the_shared_path():
-    fam = FAMILIES["tab_replacement"]
+    fam = FAMILIES.get("tab_replacement")
     assert family_of({"scorer": {"name": "tab_replacement"}}) is fam
-    assert fam.recompute and fam.order() == (("trir", "lower"), ("tps", "higher"))
-    assert {"trir", "tps", "nmi", "token_recall"} <= {k for k, _ in fam.columns}
+    assert fam.verifier and fam.board.rank_by == (("trir", "lower"), ("tps", "higher"))
+    assert {"trir", "tps", "nmi", "token_recall"} <= {k for k, _ in fam.board.columns}
 
 
 @pytest.mark.parametrize("name", ["baselines__identity", "microsoft__presidio-mask"])

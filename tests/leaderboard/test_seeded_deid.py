@@ -1,6 +1,6 @@
-"""Issue 44: the de-identification tools' seeded entries on the Privasis sample board (seed_deid_tools.sh with
-SEED_PRIVASIS=1): verified like every entry, judged by the task's pinned judge, each in the committed re-judge report
-with a passing agreement, and described on the board in one sentence."""
+"""Issue 44: the de-identification tools' seeded entries on the Privasis sample board (leaderboards/seed_board.sh,
+TASKS=privasis_sample): verified like every entry, judged by the task's pinned judge, each in the committed re-judge
+report with a passing agreement, and described on the board in one sentence."""
 
 from __future__ import annotations
 

@@ -170,7 +170,7 @@ def test_overall_only_for_entries_with_several_tasks_and_never_more_records(subs
     assert "overall" not in set(board_table(accepted, {})["task"])
     ident = next(v for v in accepted if v.submission["name"] == "baselines/identity")
     twin = type(ident)(ident.path, {**ident.submission, "task": {**ident.submission["task"], "name": "privasis_other"}},
-                       ident.results, [], ident.counts)
+                       ident.results, [], ident.counts, recomputed=ident.recomputed)
     frame = board_table([ident, twin], {})
     overall = frame[frame["task"] == "overall"]
     assert len(overall) == 1 and overall["records"].iloc[0] == 2 * ident.results["metrics"]["scored_records"]
@@ -191,5 +191,6 @@ def test_a_non_shipped_testee_prompt_is_marked_on_the_board(subs):
     custom = type(ident)(ident.path, ident.submission,
                          {**ident.results, "testee_prompt": {"template": {"name": "mine.txt", "sha256": "0" * 64},
                                                              "template_sha256": "0" * 64, "answer_cue": "Answer:",
-                                                             "shipped": False}}, [], ident.counts)
+                                                             "shipped": False}}, [], ident.counts,
+                         recomputed=ident.recomputed)
     assert "custom testee prompt" in board_table([custom], {})["marks"].iloc[0]

@@ -118,17 +118,18 @@ def test_the_papers_constructions_run_through_the_scorer_on_a_local_model(tmp_pa
     assert all(r["replacement_source"] == "system" for r in rows)
     assert any(p["replacement"].startswith("[") for r in rows for p in r["edited"])
     # the board's recompute: the same numbers and rows again from the stored outputs and the task's data alone
-    from types import SimpleNamespace
-
-    from privasis_bench.leaderboard.replacement_family import recompute
+    from privasis_bench.leaderboard.families.replacement import verify
+    from privasis_bench.leaderboard.family_api import EntryInput
     from privasis_bench.tasks.registry import parse_task_file
 
-    v = SimpleNamespace(results=res, family_facts={}, task_records=None, facts=lambda: {})
-    problems, again = recompute(v, parse_task_file(task), rows, False)
-    assert problems == []
+    task_config = parse_task_file(task)
+    res["task"]["config_hash"] = task_config.config_hash()  # the file task is the shipped one here
+    verdict = verify(EntryInput(folder=out, submission={}, results=res, rows=rows, task=task_config, custom=()))
+    assert verdict.problems == ()
+    again = verdict.metrics
     assert again["tps"] == m["tps"] and again["trir"] == m["trir"] and again["nmi"] == m["nmi"]
     assert again["token_recall"] == m["token_recall"] and again["estimator_key"] == m["estimator_key"]
-    assert v.family_facts["estimator_key"] == m["estimator_key"] and v.family_facts["scored_records"] == 10
+    assert verdict.facts["estimator_key"] == m["estimator_key"] and verdict.facts["scored_records"] == 10
 
 
 @pytest.mark.parametrize("setting", ["similarity_model: nobody/no-such-model",

@@ -26,7 +26,7 @@ def tab_run(tmp_path_factory):
     return out
 
 
-#: The TAB sample entries the seed scripts make (seed_tab_board.sh, seed_deid_tools.sh).
+#: The TAB sample entries the seed script makes (leaderboards/seed_board.sh).
 SEEDED_TAB = {"baselines/identity", "baselines/regex-scrubber", "microsoft/presidio", "microsoft/presidio-mask",
               "microsoft/presidio-synthetic", "spacy/ner-masker", "datafog/datafog-regex"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from adversarial_kit import read_json, rewrite, rows_of, problems, tab_entry, tab_metrics_for
 
-from privasis_bench.leaderboard.tab_family import span_problems
+from privasis_bench.leaderboard.families.spans import span_problems
 from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.metrics import pooled, tally_document
 from privasis_bench.tab.tokens import spacy_ignore_map

@@ -7,7 +7,7 @@ from adversarial_kit import read_json, rewrite, rows_of, problems, tab_entry
 
 
 def test_extra_and_duplicate_tab_rows_are_refused_before_any_alignment(tmp_path, monkeypatch):
-    import privasis_bench.leaderboard.tab_family as fam
+    import privasis_bench.leaderboard.families.spans as fam
 
     folder = tab_entry(tmp_path)
     rows = rows_of(folder)

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from adversarial_kit import REPO, read_json, rows_of
 
-from privasis_bench.leaderboard.build import board_rows, paper_reported
+from privasis_bench.leaderboard.build import board_parts, board_rows
 from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import render_board
-from privasis_bench.leaderboard.tab_viewer import write_tab_viewer
+from privasis_bench.leaderboard.families.span_viewer import write_span_viewer
 from privasis_bench.leaderboard.verify import verify_paths
 from privasis_bench.leaderboard.viewer import write_viewer
 
@@ -69,8 +69,8 @@ def test_every_field_of_every_family_row_is_escaped_on_the_page(rows):
     assert {r["family"] for r in rows} == {"privasis", "tab", "tab_replacement"}
     hostile = [_hostile(r) for r in rows]
     built = {"date": HOSTILE, "harness_version": HOSTILE, "rejudge": {"report": HOSTILE, "seed": HOSTILE}}
-    benign = render_board(rows, paper_reported(), {"date": "d", "harness_version": "v"})
-    _clean_html(render_board(hostile, paper_reported(), built), benign)
+    benign = render_board(rows, {"date": "d", "harness_version": "v"}, board_parts(rows))
+    _clean_html(render_board(hostile, built, board_parts(hostile)), benign)
 
 
 def test_every_field_of_every_family_row_is_escaped_in_markdown(rows):
@@ -109,8 +109,8 @@ def _hostile_copy(tmp_path: Path, entry: str, task: str) -> Path:
 
 
 @pytest.mark.parametrize("entry,task,writer", [("baselines__identity", "privasis_sample", write_viewer),
-                                               ("microsoft__presidio", "tab_sample", write_tab_viewer),
-                                               ("microsoft__presidio", "tab_replacement_sample", write_tab_viewer)])
+                                               ("microsoft__presidio", "tab_sample", write_span_viewer),
+                                               ("microsoft__presidio", "tab_replacement_sample", write_span_viewer)])
 def test_every_field_a_viewer_shows_is_escaped(tmp_path, entry, task, writer):
     benign = writer(REPO / "submissions" / entry / task, tmp_path / "benign.html", title="t", back="../index.html")
     folder = _hostile_copy(tmp_path, entry, task)

@@ -42,7 +42,7 @@ def test_the_model_label_is_free_text_but_bounded(tmp_path):
 def test_a_span_masker_claim_comes_from_the_model_spec_not_the_rows(tmp_path):
     """An identity run cannot become a span masker by writing `span_source: system` (see test_derived_field): the
     spec decides. A spec naming a span masker must then match what the outputs show."""
-    from privasis_bench.leaderboard.tab_family import span_masker
+    from privasis_bench.leaderboard.families.spans import span_masker
 
     assert span_masker({"model": {"spec": {"provider": "presidio"}}}) is True
     assert span_masker({"model": {"spec": {"provider": "identity"}}}) is False

@@ -3,7 +3,7 @@ and NMI, and TAB's detection measures beside them, from its outputs and the data
 
 Nothing an entry derives is taken as given:
 
-* **Documents, ids, spans, scored or not** are checked as for TAB (:mod:`.tab_family`): every document of the task
+* **Documents, ids, spans, scored or not** are checked as for TAB (:mod:`.spans`): every document of the task
   has exactly one row; a span masker's reported spans (``reports_spans``: the de-identification tools, ``intact:``)
   must describe its output, every other row is aligned afresh; the verifier decides what is scored.
 * **Estimators**: the verifier scores with the shipped task's own settings (information content, similarity model,
@@ -12,7 +12,7 @@ Nothing an entry derives is taken as given:
   ``metrics.estimator_key`` must be theirs (numbers under different keys are never ranked together).
 * **Numbers**: every row's pairs, information content, TPS, attacker guess and TAB counts, and every pooled
   measure with its bootstrap interval, are recomputed and compared; model-derived numbers (sentence embeddings)
-  within ``REPLACEMENT_TOLERANCE`` (:mod:`.families`) of each other are equal, since float32 inference differs in its last bits between CPUs.
+  within the family's ``tolerance`` (:mod:`privasis_bench.replacement.family`) of each other are equal, since float32 inference differs in its last bits between CPUs.
 
 The verifier loads the models once per task and process (:func:`prepared_scorer`): verifying several entries of
 one task fits the attacker and loads the embedding model once.
@@ -20,14 +20,26 @@ one task fits the attacker and loads the embedding model once.
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.families import REPLACEMENT_COLUMNS, REPLACEMENT_TOLERANCE as TOLERANCE, TAB_COLUMNS
-from privasis_bench.leaderboard.tab_family import (check_counts_and_record_facts, derived_spans, index_rows,
-                                                   span_masker)
+from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
+from privasis_bench.leaderboard.families.replacement_board import sections  # noqa: F401 - the family's target
+from privasis_bench.leaderboard.families.span_viewer import write_span_viewer
+from privasis_bench.leaderboard.families.spans import (SELF_REPORTED_FACTS, check_counts, config_hash_problem,
+                                                       derived_spans, index_rows, span_content, span_masker, span_row)
+from privasis_bench.replacement.family import BOARD
+from privasis_bench.results.files import SAMPLES_NAME
 from privasis_bench.tasks.config import TaskConfig
+
+TOLERANCE = BOARD.tolerance
+#: Decimals of a percentage the board data keeps: no finer than the tolerance (1e-6 of a fraction is 1e-4 percent),
+#: so a number recomputed on another CPU (float32 embeddings differ in their last bits) shows the same.
+DECIMALS = round(-math.log10(TOLERANCE * 100))
+content = span_content
 
 #: Fields of ``results.json``'s ``scorer`` section that name a package version, not an estimator.
 _VERSION_KEYS = ("version", "package_version", "spacy_version", "spacy_pipeline_version", "transformers_version",
@@ -112,31 +124,38 @@ def row_differences(submitted: Mapping[str, dict[str, Any]], derived: list[dict[
     return problems
 
 
-def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool) -> tuple[list[str], dict[str, Any] | None]:
-    """(problems, recomputed metrics) of one replacement entry (see the module docstring); sets ``v.family_facts``."""
+def verify(entry: EntryInput) -> FamilyVerdict:
+    """Recompute one replacement entry (see the module docstring)."""
+    problems, metrics, facts, every = _recompute(entry)
+    where = entry.folder / SAMPLES_NAME
+    return FamilyVerdict(problems=tuple(config_hash_problem(entry) + [f"{where}: {p}" for p in problems]),
+                         metrics=metrics, facts=facts,
+                         task_records=every)
+
+
+def _recompute(entry: EntryInput) -> tuple[list[str], dict[str, Any] | None, dict[str, Any], int | None]:
     from privasis_bench.replacement.summary import summarize_rows
 
-    res = v.results
+    res, task, rows = entry.results, entry.task, entry.rows
     boot = res["metrics"]["bootstrap"]
     settings = {"bootstrap_samples": boot["samples"], "seed": boot["seed"], "confidence": boot["confidence"]}
-    if custom:  # data or estimators of the user's own: re-pooled from the rows only (self-reported)
-        v.family_facts = {"partial": True, "records_of_task": None, "scored_records": None,
-                          "estimator_key": res["metrics"].get("estimator_key")}
-        return [], summarize_rows(rows, res["metrics"], **settings)
+    if entry.custom:  # data or estimators of the user's own: re-pooled from the rows only (self-reported)
+        facts = {**SELF_REPORTED_FACTS, "estimator_key": res["metrics"].get("estimator_key")}
+        return [], summarize_rows(rows, res["metrics"], **settings), facts, None
     indexed = index_rows(task, res, rows)
     if isinstance(indexed, list):
-        return indexed, None
+        return indexed, None, {}, None
     every, docs, by_id = indexed
     limit = (res.get("dataset") or {}).get("limit")
     masker = span_masker(res)
     failed_as_empty = (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty"
     outputs, problems = _outputs(docs, by_id, masker, failed_as_empty)
     if problems:
-        return problems, None
+        return problems, None, {}, None
     try:
         scorer = prepared_scorer(task, limit if isinstance(limit, int) and limit > 0 else None)
     except PrivasisError as exc:
-        return [f"task {task.task!r}: cannot load its estimators or background here ({exc})"], None
+        return [f"task {task.task!r}: cannot load its estimators or background here ({exc})"], None, {}, None
     metrics, derived = scorer.score(outputs, failed_as_empty=failed_as_empty, **settings)
     described = scorer.describe()
     problems += [f"results.json {path} is {_short(a)} but the task's estimators, as the verifier loads them, give "
@@ -146,40 +165,26 @@ def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool
     problems += row_differences(by_id, derived)
     scored = [r["id"] for r in derived if r.get("scored")]
     failed = sum(not (isinstance(by_id[d].get("output"), str) and by_id[d].get("error") is None) for d in docs)
-    problems += check_counts_and_record_facts(v, res, every=len(every), loaded=len(docs), scored_ids=scored,
-                                              failed=failed, failed_as_empty=failed_as_empty, masker=masker)
-    v.family_facts["estimator_key"] = metrics.get("estimator_key")
-    return problems, metrics
-
-
-def replacement_content(rows: list[dict[str, Any]], results: dict[str, Any] | None = None) -> str:
-    """The digest of a replacement entry's scored content: as TAB's (outputs, and a span masker's spans)."""
-    from privasis_bench.leaderboard.scored_content import tab_content
-
-    return tab_content(rows, results)
+    counted, facts = check_counts(res, every=len(every), loaded=len(docs), scored_ids=scored, failed=failed,
+                                  failed_as_empty=failed_as_empty, masker=masker)
+    facts["estimator_key"] = metrics.get("estimator_key")
+    return problems + counted, metrics, facts, len(every)
 
 
 def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
-    """The board row of one verified replacement entry: TAB's shared fields, then TRIR, TPS, NMI and TAB's
-    measures in percent (with their intervals; NMI has none), and the estimator key that groups rows."""
-    from privasis_bench.leaderboard.tab_family import board_row as tab_row
-
-    row = tab_row(v, task, viewer)
-    for key, _ in TAB_COLUMNS:
-        for suffix in ("", "_low", "_high"):
-            row.pop(f"{key}{suffix}", None)
-    m, scorer = v.results["metrics"], v.results.get("scorer") or {}
-    for key, _ in REPLACEMENT_COLUMNS:
-        ci = (m.get("ci") or {}).get(key) or {}
-        row.update({key: _pct(m.get(key)), f"{key}_low": _pct(ci.get("low")), f"{key}_high": _pct(ci.get("high"))})
+    """The board row of one verified replacement entry: the shared span-scored fields, then TRIR, TPS, NMI and TAB's
+    measures recomputed, in percent (with their intervals; NMI has none), and the estimator key that groups rows."""
+    m, scorer = v.recomputed, v.results.get("scorer") or {}
+    row = span_row(v, task, viewer, BOARD.columns, m, scale=100, decimals=DECIMALS)
     trir = scorer.get("trir") if isinstance(scorer.get("trir"), dict) else {}
-    row.update(family="tab_replacement", estimator_key=str(v.facts().get("estimator_key") or m.get("estimator_key")),
+    row.update(estimator_key=str(v.facts().get("estimator_key") or m.get("estimator_key")),
                estimators=estimator_summary(scorer), trir_attacker=trir.get("attacker"))
     return row
 
 
-def _pct(value: Any) -> float | None:
-    return None if not isinstance(value, (int, float)) or isinstance(value, bool) else round(100 * float(value), 6)
+def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None) -> Path:
+    """The per-document page of one replacement task folder (masked and missed spans, as for TAB)."""
+    return write_span_viewer(task_dir, out, title=title, back=back)
 
 
 def estimator_summary(scorer: Mapping[str, Any]) -> str:

@@ -3,8 +3,9 @@ replacement entries, one chart per comparable group (the same task, track, docum
 different estimators never share a chart, as they never share a ranking), and the paper's Table 3 shown apart, as
 published and never ranked.
 
-The ranked tables themselves are the shared ones (:mod:`.page`, :mod:`.markdown`); only this section is the
-family's own. Every text a submitter controls goes through :mod:`.escaping`.
+The ranked tables themselves are the shared ones (:mod:`privasis_bench.leaderboard.page`,
+:mod:`privasis_bench.leaderboard.markdown`); only this section is the family's own (:func:`sections`). Every text a
+submitter controls is escaped.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from privasis_bench.leaderboard.charts import scatter
 from privasis_bench.leaderboard.escaping import escape, md_cell
+from privasis_bench.leaderboard.family_api import CHARTS, PUBLISHED, BoardParts
 from privasis_bench.leaderboard.rows import group_title
 
 FAMILY = "tab_replacement"
@@ -75,3 +77,11 @@ def section_markdown(entries: list[dict[str, Any]], reported: dict[str, Any]) ->
             "harness (other estimators, the full TAB test set) and are never ranked with the entries above; the\n"
             "privacy-utility scatter of the verified entries (TRIR against TPS) is in `index.html`.\n\n"
             + "\n".join(lines) + "\n\n")
+
+
+def sections(entries: list[dict[str, Any]]) -> BoardParts:
+    """The family's parts of the board: the charts section in ``index.html`` (after the charts of the families
+    registered before it) and Table 3 as published in ``README.md``."""
+    reported = published_table3()
+    return BoardParts(html=((CHARTS, section_html(entries, reported) + "\n"),),
+                      markdown=((PUBLISHED, section_markdown(entries, reported)),))

@@ -1,18 +1,13 @@
-"""The TAB family on the shared board: recompute a TAB entry from its outputs and the documents the verifier holds.
-
-Nothing a TAB row derives is taken as given:
+"""What the span-scored families (TAB, replacement quality) share on the board: checking an entry's rows against the
+documents the verifier holds, its counts, its board row's shared fields and the digest of its scored content.
 
 * **Spans** are re-derived from each output and the document text (:func:`privasis_bench.tab.alignment.masked_spans`).
   Reported spans count only when the model spec names a span masker (an adapter class with ``reports_spans``:
   ``regex-scrubber``, ``presidio``); they must then be in bounds, sorted, disjoint, and agree with the output text:
   every stretch of the document outside the spans appears in the output, in order, and no span's original text is
-  left in its replacement. Any other row's ``masked_spans`` must equal the alignment of its output.
+  left in its replacement.
 * **Scored or not** follows from the row's output (a text and no error; a failed output only under
-  ``--score-failed-as-empty``), never from its ``scored`` flag: a row cannot drop a document by saying
-  ``scored: false``.
-* **Counts, missed mentions, per-document measures** are recounted from the spans against the shipped gold with the
-  task's own spaCy pipeline; the pooled measures and their bootstrap intervals are recomputed with the task's
-  settings and compared, field by field, with ``results.json``.
+  ``--score-failed-as-empty``), never from its ``scored`` flag.
 * **Partial**: every document of the task is scored, or the run is partial (fewer documents scored, or a
   ``--limit``) and ranks only with runs over the same documents.
 """
@@ -24,13 +19,10 @@ from typing import Any, Mapping
 
 from privasis_bench.adapters.registry import BUILTIN_PROVIDERS, load_adapter_class
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.families import TAB_COLUMNS
+from privasis_bench.leaderboard.scored_content import digest
 from privasis_bench.tab.alignment import masked_spans
 from privasis_bench.tab.loading import load_documents
-from privasis_bench.tab.metrics import pooled, tally_document
 from privasis_bench.tab.records import TabDocument
-from privasis_bench.tab.scorer import rescore_rows, summarize
-from privasis_bench.tab.tokens import spacy_ignore_map
 from privasis_bench.tasks.config import TaskConfig
 
 #: Most documents one TAB entry may hold rows for (bounds the verifier's alignment work with the text limits).
@@ -120,49 +112,6 @@ def index_rows(task: TaskConfig, results: Mapping[str, Any], rows: list[dict[str
     return problems or (every, docs, by_id)
 
 
-def recompute(v: Any, task: TaskConfig, rows: list[dict[str, Any]], custom: bool) -> tuple[list[str], dict[str, Any] | None]:
-    """(problems, recomputed metrics) of one TAB entry (see the module docstring); sets ``v.family_facts``."""
-    res = v.results
-    if custom:  # documents of the user's own: the verifier holds no gold; numbers are re-pooled from the rows only
-        boot = res["metrics"]["bootstrap"]
-        v.family_facts = {"partial": True, "records_of_task": None, "scored_records": None}
-        return [], rescore_rows(rows, res["metrics"], bootstrap_samples=boot["samples"], seed=boot["seed"],
-                                confidence=boot["confidence"])
-    indexed = index_rows(task, res, rows)
-    if isinstance(indexed, list):
-        return indexed, None
-    every, docs, by_id = indexed
-    problems: list[str] = []
-    masker = span_masker(res)
-    failed_as_empty = (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty"
-    ignore = spacy_ignore_map(task.scorer_args.get("spacy_model"))
-    problems += tagger_claim_problems(res, ignore.description)
-    tallies, failed, scored_ids = [], 0, []
-    for doc_id, doc in docs.items():
-        row = by_id[doc_id]
-        spans, bad = derived_spans(doc, row, masker, failed_as_empty)
-        failed += not (isinstance(row.get("output"), str) and row.get("error") is None)
-        if bad:
-            problems.append(f"document {doc_id}: {bad}")
-            continue
-        if bool(row.get("scored")) != (spans is not None):
-            problems.append(f"document {doc_id}: scored is {row.get('scored')!r} but its output "
-                            f"{'can' if spans is not None else 'cannot'} be scored (the verifier decides, not the row)")
-        if spans is None:
-            continue
-        tally = tally_document(doc, spans, ignore)
-        tallies.append(tally)
-        scored_ids.append(doc_id)
-        problems += _row_differences(doc_id, row, spans, tally)
-    boot = res["metrics"]["bootstrap"]
-    metrics = summarize(tallies, bootstrap_samples=boot["samples"], seed=boot["seed"], confidence=boot["confidence"])
-    metrics["documents"] = len(docs)
-    metrics["annotators"] = sorted({a for d in docs.values() for a in d.annotators})
-    problems += check_counts_and_record_facts(v, res, every=len(every), loaded=len(docs), scored_ids=scored_ids,
-                                              failed=failed, failed_as_empty=failed_as_empty, masker=masker)
-    return problems, metrics
-
-
 def tagger_claim_problems(res: Mapping[str, Any], used: Mapping[str, Any]) -> list[str]:
     """The spaCy pipeline results.json says tagged the tokens must be the one the verifier tagged with (else the
     entry would publish a claim, e.g. the official ``en_core_web_md``, that no recomputed number supports)."""
@@ -173,10 +122,10 @@ def tagger_claim_problems(res: Mapping[str, Any], used: Mapping[str, Any]) -> li
             for key in ("spacy_pipeline", "spacy_pipeline_version") if claimed.get(key) != used.get(key)]
 
 
-def check_counts_and_record_facts(v: Any, res: Mapping[str, Any], *, every: int, loaded: int, scored_ids: list[str],
-                                  failed: int, failed_as_empty: bool, masker: Any) -> list[str]:
-    """A span-scored entry's counts and completeness checked against what its rows give, and the facts the board
-    shows recorded on ``v`` (shared by every family that scores TAB documents)."""
+def check_counts(res: Mapping[str, Any], *, every: int, loaded: int, scored_ids: list[str], failed: int,
+                 failed_as_empty: bool, masker: Any) -> tuple[list[str], dict[str, Any]]:
+    """A span-scored entry's counts and completeness checked against what its rows give: (problems, the facts the
+    board shows)."""
     problems = []
     counts = res.get("counts") or {}
     for key, value in (("scored", len(scored_ids)), ("failed_outputs", failed), ("records_loaded", loaded)):
@@ -187,37 +136,31 @@ def check_counts_and_record_facts(v: Any, res: Mapping[str, Any], *, every: int,
                         "score them as empty with --score-failed-as-empty, which the board then shows)")
     if res.get("complete") is not True or (res.get("checks") or {}).get("passed") is not True:
         problems.append("complete/checks.passed is not true: only finished runs go on the board")
-    v.task_records = every
-    v.family_facts = {"partial": len(scored_ids) < every, "records_of_task": every,
-                      "scored_records": len(scored_ids), "span_masker": masker, "failed_outputs": failed,
-                      "record_set": hashlib.sha256("\n".join(sorted(scored_ids)).encode("utf-8")).hexdigest()}
-    return problems
+    facts = {"partial": len(scored_ids) < every, "records_of_task": every, "scored_records": len(scored_ids),
+             "span_masker": masker, "failed_outputs": failed,
+             "record_set": hashlib.sha256("\n".join(sorted(scored_ids)).encode("utf-8")).hexdigest()}
+    return problems, facts
 
 
-def _row_differences(doc_id: str, row: Mapping[str, Any], spans: list, tally: Any) -> list[str]:
-    """Every derived field of a row that is not what the verifier derives (the viewer shows these fields)."""
-    want = {"masked_spans": [list(s) for s in spans], "counts": {k: v for k, v in tally.counts.items() if v},
-            "by_type": {k: list(v) for k, v in tally.by_type.items()}, "missed": tally.missed,
-            "measures": _rounded(pooled(tally))}
-    got = {"masked_spans": row.get("masked_spans"),
-           "counts": {k: v for k, v in (row.get("counts") or {}).items() if v} if isinstance(row.get("counts"), dict)
-           else row.get("counts"), "by_type": row.get("by_type"), "missed": row.get("missed"),
-           "measures": row.get("measures")}
-    return [f"document {doc_id}: {k} is not what its output gives (re-derived from the output and the document)"
-            for k in want if got[k] != want[k]]
+#: The facts of an entry made with documents of the user's own (re-pooled from its rows only, self-reported).
+SELF_REPORTED_FACTS = {"partial": True, "records_of_task": None, "scored_records": None}
 
 
-def _rounded(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: ({k2: round(v2, 3) for k2, v2 in v.items()} if isinstance(v, dict) else round(v, 3))
-            for k, v in values.items()}
+def span_content(rows: list[dict[str, Any]], results: Mapping[str, Any] | None = None) -> str:
+    """The digest of a span-scored entry's scored content: per document (in id order) the output text, and the
+    reported spans only for a span masker's rows (the verifier ignores every other row's spans)."""
+    masker = span_masker(results or {})
+    items = [[str(r.get("id")), r.get("output"), r.get("masked_spans") if masker else None] for r in rows]
+    return digest(sorted(items, key=lambda i: i[0]))
 
 
-def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
-    """The board row of one verified TAB entry: the shared fields plus TAB's columns and intervals."""
+def span_row(v: Any, task: str, viewer: str | None, columns: tuple[tuple[str, str], ...],
+             metrics: Mapping[str, Any], scale: float | None = None, decimals: int = 6) -> dict[str, Any]:
+    """The board row of one verified span-scored entry: the shared fields, then ``columns`` of the recomputed
+    ``metrics`` with their intervals (``scale``: multiply each, e.g. 100 for percent, and round to ``decimals``)."""
     sub, res, facts = v.submission, v.results, v.facts()
-    m = res["metrics"]
     row: dict[str, Any] = {
-        "family": "tab", "name": str(sub["name"]), "label": sub.get("label"), "track": sub["track"],
+        "name": str(sub["name"]), "label": sub.get("label"), "track": sub["track"],
         "rejudged": False, "reference": bool(sub.get("reference")), "task": task,
         "model": str((res.get("model") or {}).get("label")), "judge": None,
         "records": facts.get("scored_records"), "records_loaded": (res.get("dataset") or {}).get("records_loaded"),
@@ -233,7 +176,24 @@ def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
         "tokens": (res.get("scorer") or {}).get("tokens", {}).get("spacy_pipeline")
         if isinstance((res.get("scorer") or {}).get("tokens"), dict) else None,
     }
-    for key, _ in TAB_COLUMNS:
-        ci = (m.get("ci") or {}).get(key) or {}
-        row.update({key: m.get(key), f"{key}_low": ci.get("low"), f"{key}_high": ci.get("high")})
+    for key, _ in columns:
+        ci = (metrics.get("ci") or {}).get(key) or {}
+        row.update({key: _scaled(metrics.get(key), scale, decimals),
+                    f"{key}_low": _scaled(ci.get("low"), scale, decimals),
+                    f"{key}_high": _scaled(ci.get("high"), scale, decimals)})
     return row
+
+
+def _scaled(value: Any, scale: float | None, decimals: int) -> Any:
+    if scale is None:
+        return value
+    return None if not isinstance(value, (int, float)) or isinstance(value, bool) else round(scale * float(value), decimals)
+
+
+def config_hash_problem(entry: Any) -> list[str]:
+    """The config-hash check of an entry made with a shipped task (none for one with inputs of its own)."""
+    res, task = entry.results, entry.task
+    if entry.custom or res["task"].get("config_hash") == task.config_hash():
+        return []
+    return [f"{entry.folder / 'results.json'}: task.config_hash {res['task'].get('config_hash')!r} is not the hash of "
+            f"the shipped task {task.task!r} ({task.config_hash()})"]

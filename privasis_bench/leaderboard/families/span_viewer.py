@@ -73,8 +73,8 @@ def _section(row: dict[str, Any], doc: TabDocument | None) -> str:
     return head + f"<p class='sub'>{escape(measures)} · {len(row.get('missed') or [])} missed mention(s)</p>" + body + output + "</section>"
 
 
-def write_tab_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None) -> Path:
-    """Write the TAB page of one task directory to ``out`` (``back``: the board's address); returns ``out``."""
+def write_span_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None) -> Path:
+    """Write the span page of one task directory to ``out`` (``back``: the board's address); returns ``out``."""
     results = load_results(task_dir)
     rows = load_sample_rows(task_dir)
     docs = gold_documents(results)

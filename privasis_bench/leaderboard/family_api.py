@@ -1,0 +1,87 @@
+"""What the generic board code and a family's board code hand each other (the family's side lives in
+``leaderboard/families/``, reached only through :data:`~privasis_bench.tasks.family.FAMILIES`).
+
+* :class:`EntryInput`: one submitted task folder after the shared checks (schemas, hashes, provenance, ownership,
+  bounds, harness, transport and labels), read-only; the family's ``verifier`` gets it.
+* :class:`FamilyVerdict`: what a family's verifier returns, frozen: its problem lines, the metrics it recomputed (the
+  board shows and ranks these, never the submitted ones), the facts it derived for the board, and its own derived
+  counts. The generic verifier records the verdict on the entry; family code never changes the entry.
+* :class:`BoardParts`: a family's own parts of the board pages (charts, published figures), each with a position so
+  that parts of several families interleave in a fixed order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from privasis_bench.tasks.config import TaskConfig
+from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES, FamilySpec
+
+#: Positions of :class:`BoardParts` pieces: right after the ranked tables, a family's charts, then published figures.
+AFTER_TABLES, CHARTS, PUBLISHED = 10, 20, 30
+
+
+@dataclass(frozen=True)
+class EntryInput:
+    """One task folder as the shared checks accepted it (nothing here may be changed by a family)."""
+
+    folder: Path
+    submission: Mapping[str, Any]
+    results: Mapping[str, Any]
+    rows: list[dict[str, Any]]
+    task: TaskConfig  # the shipped task (or the reference task of an entry made with a task file of its own)
+    custom: tuple[str, ...]  # inputs of the user's own (task file, data files, judge prompts)
+    data_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class FamilyVerdict:
+    """A family verifier's outcome (see the module docstring)."""
+
+    problems: tuple[str, ...] = ()  # each line names its file (and field, record or number)
+    metrics: Mapping[str, Any] | None = None  # recomputed; None when the entry could not be recomputed
+    facts: Mapping[str, Any] = field(default_factory=dict)  # board facts (partial, records_of_task, ...)
+    task_records: int | None = None  # records or documents the whole task holds (None: not read)
+    counts: Any = None  # the family's own derived counts (its row reads them back)
+
+
+@dataclass(frozen=True)
+class BoardParts:
+    """A family's own parts of the board: ``(position, text)`` pieces of ``index.html`` and ``README.md`` and
+    top-level fields of ``privasis.json``."""
+
+    html: tuple[tuple[int, str], ...] = ()
+    markdown: tuple[tuple[int, str], ...] = ()
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+class UnknownFamily(ValueError):
+    """A results file names a scorer the board has no family for."""
+
+
+def family_name(results: Mapping[str, Any]) -> str:
+    """The family a results file names (``scorer.name``; the default family when it names no scorer)."""
+    scorer = results.get("scorer") if isinstance(results, Mapping) else None
+    name = scorer.get("name") if isinstance(scorer, Mapping) else None
+    return DEFAULT_FAMILY if scorer is None else str(name)
+
+
+def family_of(results: Mapping[str, Any]) -> FamilySpec:
+    """The family of a results file; raises :class:`UnknownFamily` naming the accepted ones."""
+    name = family_name(results)
+    if name not in FAMILIES:
+        raise UnknownFamily(f"scorer.name {name[:60]!r} has no board family; the board accepts "
+                            f"{', '.join(FAMILIES.names())}")
+    return FAMILIES.get(name)
+
+
+def family_named(name: str | None) -> FamilySpec:
+    """A family by name (the default family for None or an unknown name: rows always render)."""
+    return FAMILIES.get(name) if name and name in FAMILIES else FAMILIES.get(DEFAULT_FAMILY)
+
+
+def board_families() -> list[FamilySpec]:
+    """Every registered family, in registration order."""
+    return [FAMILIES.get(name) for name in FAMILIES.names()]
