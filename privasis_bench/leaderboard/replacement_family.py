@@ -27,6 +27,7 @@ from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.families import REPLACEMENT_COLUMNS, REPLACEMENT_TOLERANCE as TOLERANCE, TAB_COLUMNS
 from privasis_bench.leaderboard.tab_family import (check_counts_and_record_facts, derived_spans, index_rows,
                                                    span_masker)
+from privasis_bench.tab.shown import reported_spans
 from privasis_bench.tasks.config import TaskConfig
 
 #: Fields of ``results.json``'s ``scorer`` section that name a package version, not an estimator.
@@ -92,7 +93,7 @@ def _outputs(docs: Mapping[str, Any], by_id: Mapping[str, dict[str, Any]], maske
             continue
         text = row.get("output") if isinstance(row.get("output"), str) else None
         error = row.get("error") if isinstance(row.get("error"), str) else None
-        spans = row.get("masked_spans") if masker and text is not None and error is None else None
+        spans = reported_spans(row) if masker and text is not None and error is None else None
         outputs[doc_id] = SystemOutput(text=text, spans=spans, error=error)
     return outputs, problems
 

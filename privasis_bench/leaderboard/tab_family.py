@@ -6,7 +6,9 @@ Nothing a TAB row derives is taken as given:
   Reported spans count only when the model spec names a span masker (an adapter class with ``reports_spans``:
   ``regex-scrubber``, ``presidio``); they must then be in bounds, sorted, disjoint, and agree with the output text:
   every stretch of the document outside the spans appears in the output, in order, and no span's original text is
-  left in its replacement. Any other row's ``masked_spans`` must equal the alignment of its output.
+  left in its replacement. Even then a reported span counts only where the output no longer shows its words
+  (:func:`privasis_bench.tab.shown.scored_spans`, the scorer's own rule): a span over the whole document counts what
+  the output changed, no more. Any other row's ``masked_spans`` must equal the alignment of its output.
 * **Scored or not** follows from the row's output (a text and no error; a failed output only under
   ``--score-failed-as-empty``), never from its ``scored`` flag: a row cannot drop a document by saying
   ``scored: false``.
@@ -30,6 +32,7 @@ from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.metrics import pooled, tally_document
 from privasis_bench.tab.records import TabDocument
 from privasis_bench.tab.scorer import rescore_rows, summarize
+from privasis_bench.tab.shown import reported_spans, scored_spans
 from privasis_bench.tab.tokens import spacy_ignore_map
 from privasis_bench.tasks.config import TaskConfig
 
@@ -86,9 +89,10 @@ def derived_spans(doc: TabDocument, row: Mapping[str, Any], masker: bool, failed
     usable = isinstance(output, str) and error is None
     if not usable:
         return (masked_spans(doc.text, "") if failed_as_empty else None), None
-    if masker:
-        bad = span_problems(doc.text, row.get("masked_spans"), output)
-        return (None, bad) if bad else ([tuple(s) for s in row["masked_spans"]], None)
+    if masker:  # reported spans count only where the output no longer shows the text (tab/shown.py)
+        claimed = reported_spans(row)
+        bad = span_problems(doc.text, claimed, output)
+        return (None, bad) if bad else (scored_spans(doc.text, claimed, output), None)
     return masked_spans(doc.text, output), None
 
 
