@@ -12,8 +12,8 @@ original's words:
    replacement of the span between (:func:`span_replacements`). A word of the span that its replacement still holds
    (aligned equal, or reused elsewhere in it) is shown. When the stretches cannot be found, step 1 alone decides.
 3. A span none of whose words is shown counts exactly as reported. Otherwise it is cut at the shown words; each
-   remaining run keeps the reported edge where it reaches one, starts and ends at a word elsewhere, and a run without
-   a word is dropped. Punctuation shown again discloses nothing (a replacement date's hyphens do not cut a span).
+   remaining run of tokens counts from its first word's start to its last word's end (a run without a word is
+   dropped). Punctuation shown again discloses nothing (a replacement date's hyphens do not cut a span).
 
 So one span over the whole document counts only what the output changed, and a span widened over mentions the
 output still shows counts only the part it really replaced; an honest masker's spans come back unchanged (every
@@ -78,15 +78,13 @@ def shown_spans(text: str, spans: Sequence[Sequence[int]], output: str) -> list[
             out.append((start, end))
             continue
         run: list[tuple[int, int, str]] = []
-        for n, tok in enumerate(inside + [None]):
+        for tok in inside + [None]:
             if tok is not None and not (_is_word(tok[2]) and shown[max(tok[0], start):min(tok[1], end)].count(1)):
                 run.append(tok)
                 continue
             words = [t for t in run if _is_word(t[2])]
             if words:
-                lo = start if run[0] is inside[0] else words[0][0]
-                hi = end if run[-1] is inside[-1] else words[-1][1]
-                out.append((max(lo, start), min(hi, end)))
+                out.append((max(words[0][0], start), min(words[-1][1], end)))
             run = []
     return out
 
