@@ -44,6 +44,7 @@ from privasis_bench.leaderboard.verify import Verified, verify_paths
 from privasis_bench.leaderboard.families import family_named
 from privasis_bench.tasks.scorers import DEFAULT_SCORER
 from privasis_bench.protocol.metrics import compute_metrics
+from privasis_bench.protocol.verdicts import SCORED_STATUSES
 from privasis_bench.results.files import atomic_write_text, dumps_json, load_sample_rows, verdicts_from_rows
 
 BOARD_FORMAT = "privasis-bench/leaderboard/2"
@@ -71,7 +72,7 @@ def paper_reported() -> dict[str, Any]:
 
 
 def _overall(entries: list[Verified]) -> dict[str, Any]:
-    verdicts = [vd for v in entries for vd in verdicts_from_rows(load_sample_rows(v.path)) if vd.status == "judged"]
+    verdicts = [vd for v in entries for vd in verdicts_from_rows(load_sample_rows(v.path)) if vd.status in SCORED_STATUSES]
     boot = entries[0].results["metrics"]["bootstrap"]
     metrics = compute_metrics(verdicts, bootstrap_samples=boot["samples"], seed=boot["seed"],
                               confidence=boot["confidence"], top_failed=0)

@@ -27,6 +27,7 @@ from privasis_bench.leaderboard.ownership import folder_problems, ownership_prob
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME, judge_pin_problems
 from privasis_bench.leaderboard.records_check import record_problems
 from privasis_bench.leaderboard.scan import scan_text
+from privasis_bench.leaderboard.parse_pin import parse_mode_problems
 from privasis_bench.leaderboard.setting_claims import setting_problems
 from privasis_bench.leaderboard.schema import schema_errors
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
@@ -257,6 +258,7 @@ def _task_checks(v: Verified, task: TaskConfig, rows: list[dict[str, Any]], data
                           f"of the shipped task {task.task!r} with the recorded testee prompt ({expected})")
     if sub["track"] == "verified":
         v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in judge_pin_problems(task, res["judge"])]
+    v.problems += [f"{folder / RESULTS_NAME}: {p}" for p in parse_mode_problems(task, res)]  # issue 50.3
     try:
         loaded, v.task_records = task_records(task, limit=res["dataset"].get("limit"), directory=data_dir)
     except PrivasisError as exc:

@@ -1,8 +1,9 @@
 """Metrics (protocol §5): pure functions from record verdicts to numbers, plus bootstrap CIs.
 
 Every rate is reported in percent. Only scored records enter the metrics: records whose status is
-"judged" (excluded records never reach the judge; unjudged and unparseable ones are reported
-separately by the caller).
+"judged" or "unparseable" (excluded records never reach the judge; unjudged ones are reported separately by the
+caller). An unparseable record is scored with its unreadable answers as failures: an unparseable target is not
+sanitized, an unparseable keep attribute is not retained (the tallies count them in the denominators only).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from privasis_bench.protocol.tallies import MetricTallies
-from privasis_bench.protocol.verdicts import LEAK_TIERS, RecordVerdict
+from privasis_bench.protocol.verdicts import LEAK_TIERS, SCORED_STATUSES, RecordVerdict
 
 #: The seven Table-4 columns, in the paper's order.
 HEADLINE_METRICS: tuple[str, ...] = (
@@ -38,8 +39,8 @@ METRIC_LABELS: dict[str, str] = {
 
 
 def scored(verdicts: Sequence[RecordVerdict]) -> list[RecordVerdict]:
-    """The records that enter the metrics (status "judged")."""
-    return [v for v in verdicts if v.status == "judged"]
+    """The records that enter the metrics (status "judged" or "unparseable", see :data:`SCORED_STATUSES`)."""
+    return [v for v in verdicts if v.status in SCORED_STATUSES]
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
