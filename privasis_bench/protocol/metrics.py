@@ -101,12 +101,13 @@ def headline_metrics(verdicts: Sequence[RecordVerdict] | MetricTallies) -> dict[
 def bootstrap_ci(
     verdicts: Sequence[RecordVerdict] | MetricTallies, *, samples: int, seed: int, confidence: float
 ) -> dict[str, dict[str, float | None]]:
-    """Percentile bootstrap CI of each headline metric, resampling records (seeded)."""
+    """Percentile bootstrap CI of each headline metric, resampling records (seeded). The records are put in
+    record-id order first, so the draw depends on the seed and the records, never on the order of the rows."""
     tallies = _tallies(verdicts)
     n = len(tallies)
     if samples <= 0 or n == 0:
         return {k: {"low": None, "high": None} for k in HEADLINE_METRICS}
-    a = tallies.arrays()
+    a = tallies.arrays(sorted(range(n), key=lambda i: tallies.record_ids[i]))
     chunks = [_headline(a, idx) for idx in _draws(np.random.default_rng(seed), n, samples)]
     draws = {k: np.concatenate([c[k] for c in chunks]) for k in HEADLINE_METRICS}
     lo, hi = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
@@ -197,7 +198,7 @@ def paired_bootstrap(
     """
     ta, tb = _tallies(a), _tallies(b)
     bpos = {rid: i for i, rid in enumerate(tb.record_ids)}
-    common = [rid for rid in ta.record_ids if rid in bpos]
+    common = sorted(rid for rid in ta.record_ids if rid in bpos)  # id order: the draw ignores row order
     apos = {rid: i for i, rid in enumerate(ta.record_ids)}
     arrays_a = ta.arrays([apos[i] for i in common])
     arrays_b = tb.arrays([bpos[i] for i in common])
