@@ -79,16 +79,20 @@ def _overall(entries: list[Verified]) -> dict[str, Any]:
     return json.loads(json.dumps(metrics, allow_nan=False))
 
 
+def overall_groups(accepted: list[Verified]) -> list[list[Verified]]:
+    """The task entries each ``overall`` row pools: Privasis tasks of one name *and one track* (a verified overall
+    never pools a self-reported task of the same owner), only where there are two or more, each in task order."""
+    by_name: dict[tuple[str, str], list[Verified]] = {}
+    for v in (v for v in accepted if v.family == DEFAULT_SCORER):
+        by_name.setdefault((str(v.submission["name"]), str(v.submission["track"])), []).append(v)
+    return [sorted(entries, key=lambda v: v.submission["task"]["name"])  # with one task, "overall" would repeat it
+            for _, entries in sorted(by_name.items()) if len(entries) >= 2]
+
+
 def board_rows(accepted: list[Verified], viewer_links: dict[Path, str]) -> list[dict[str, Any]]:
     """One row per (entry, task) plus one ``overall`` row per entry with several tasks, grouped and ranked."""
     rows = [family_row(v, viewer_links.get(v.path)) for v in accepted]
-    by_name: dict[str, list[Verified]] = {}
-    for v in (v for v in accepted if v.family == DEFAULT_SCORER):  # "overall" pools Privasis tasks only
-        by_name.setdefault(str(v.submission["name"]), []).append(v)
-    for _, entries in sorted(by_name.items()):
-        if len(entries) < 2:
-            continue  # with one task, "overall" would repeat the task row
-        entries = sorted(entries, key=lambda v: v.submission["task"]["name"])
+    for entries in overall_groups(accepted):
         parts = [entry_row(v, v.submission["task"]["name"], v.results["metrics"], None) for v in entries]
         rows.append(pooled_row(parts, entry_row(entries[0], OVERALL, _overall(entries), None)))
     return rank_rows(rows)

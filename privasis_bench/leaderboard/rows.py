@@ -149,9 +149,11 @@ def health(v: Verified) -> dict[str, Any]:
 
 
 def _model_label(model: dict[str, Any]) -> str:
-    """The model's label, with the NER pipeline of a tool such as Presidio (``backend.spacy_model``)."""
+    """The model's label, with the NER pipeline of a tool such as Presidio (``backend.spacy_model``), marked as
+    self-reported: the verifier recomputes from the outputs and never runs the back-end the submission names."""
     backend = model.get("backend") or {}
-    extra = f" (spaCy {backend['spacy_model']})" if isinstance(backend, dict) and backend.get("spacy_model") else ""
+    extra = (f" (spaCy {backend['spacy_model']}, self-reported)" if isinstance(backend, dict)
+             and backend.get("spacy_model") else "")
     return f"{_text(model.get('label')) or '?'}{extra}"
 
 
