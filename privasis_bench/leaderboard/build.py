@@ -38,6 +38,7 @@ from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import FileProblem
 from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import render_board
+from privasis_bench.leaderboard.regenerate import board_mark, entry_key
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, apply_to_board, read_report
 from privasis_bench.leaderboard.rows import HEADLINE, OVERALL, entry_row, pooled_row, rank_rows
 from privasis_bench.leaderboard.verify import Verified, verify_paths
@@ -91,10 +92,12 @@ def overall_groups(accepted: list[Verified]) -> list[list[Verified]]:
 
 def board_rows(accepted: list[Verified], viewer_links: dict[Path, str]) -> list[dict[str, Any]]:
     """One row per (entry, task) plus one ``overall`` row per entry with several tasks, grouped and ranked."""
-    rows = [family_row(v, viewer_links.get(v.path)) for v in accepted]
+    rows = [{**family_row(v, viewer_links.get(v.path)), "outputs": getattr(v, "outputs_mark", "outputs as submitted")}
+            for v in accepted]
     for entries in overall_groups(accepted):
         parts = [entry_row(v, v.submission["task"]["name"], v.results["metrics"], None) for v in entries]
-        rows.append(pooled_row(parts, entry_row(entries[0], OVERALL, _overall(entries), None)))
+        rows.append({**pooled_row(parts, entry_row(entries[0], OVERALL, _overall(entries), None)),
+                     "outputs": "outputs as submitted"})
     return rank_rows(rows)
 
 
@@ -183,6 +186,8 @@ def _verified(submissions: Path, out_dir: Path) -> tuple[list[Verified], dict[st
         raise PrivasisError(f"no submission found under {submissions} (a submission folder holds submission.json; "
                             "publish a run with `privasis-bench submit RUN --name ORG/MODEL`)")
     apply_to_board(report, outcomes)  # also says, per entry without an agreement, why it was not re-judged
+    for v in outcomes:  # the committed regeneration report's mark (see regenerate.py)
+        v.outputs_mark = board_mark(out_dir, entry_key(v.path))  # type: ignore[attr-defined]
     if report is None:
         return outcomes, None
     return outcomes, {"report": REPORT_NAME}  # each agreement carries the seed it was re-judged with

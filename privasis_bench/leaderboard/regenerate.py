@@ -182,3 +182,25 @@ def board_mark(report_dir: Path, entry: str) -> str:
             and isinstance(item.get("asked"), int):
         return f"outputs reproduced ({item['reproduced']}/{item['asked']})"
     return "outputs as submitted"
+
+
+def regenerate_outcomes(outcomes: list[Any], *, k: int, seed: int, data_dir: Any = None,
+                        build: Callable[[Any], Any] | None = None) -> list[Regeneration]:
+    """:func:`regenerate_entry` for every verified Privasis entry of ``outcomes`` (``Verified`` objects); each gets
+    ``outputs_mark`` set to its board mark, and an entry that is not regenerated says why."""
+    from privasis_bench.leaderboard.data_source import task_records
+    from privasis_bench.leaderboard.task_source import shipped_task
+    from privasis_bench.results.files import load_sample_rows
+
+    found = []
+    for v in outcomes:
+        key = entry_key(v.path)
+        if not v.ok or v.custom or v.family != "privasis":
+            found.append(Regeneration(key, seed=seed, reason="not a verified Privasis entry on a shipped task"))
+        else:
+            task = shipped_task(v.results["task"]["name"])
+            loaded, _ = task_records(task, limit=v.results["dataset"].get("limit"), directory=data_dir)
+            found.append(regenerate_entry(key, v.results, list(load_sample_rows(v.path)),
+                                          {r.id: r for r in loaded.records}, task, k=k, seed=seed, build=build))
+        v.outputs_mark = found[-1].mark()
+    return found
