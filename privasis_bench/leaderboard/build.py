@@ -38,6 +38,7 @@ from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import FileProblem
 from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import render_board
+from privasis_bench.leaderboard.regenerate import REPORT_NAME as REGENERATE_REPORT
 from privasis_bench.leaderboard.regenerate import board_mark, entry_key
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, apply_to_board, read_report
 from privasis_bench.leaderboard.rows import HEADLINE, OVERALL, entry_row, pooled_row, rank_rows
@@ -52,7 +53,8 @@ BOARD_FORMAT = "privasis-bench/leaderboard/2"
 #: What a build writes; everything else in the board directory is carried over as it is.
 GENERATED = ("privasis.json", "README.md", "index.html", "view")
 #: Files that live in the board directory without being generated (the rebuild check accepts only these).
-KEPT = ("seed_sample_board.sh", "seed_tab_board.sh", "seed_deid_tools.sh", "seed_replacement_board.sh", REPORT_NAME)
+KEPT = ("seed_sample_board.sh", "seed_tab_board.sh", "seed_deid_tools.sh", "seed_replacement_board.sh", REPORT_NAME,
+        REGENERATE_REPORT)
 __all__ = ["BOARD_FORMAT", "HEADLINE", "BoardFiles", "board_rows", "board_table", "build_board", "check_board"]
 
 
