@@ -75,6 +75,13 @@ def verify(
         help="Also write every entry's outcome and board facts (agreement, partial, ...) as JSON. An existing report "
              "(leaderboards/rejudge.json) is updated: the entries verified now replace theirs, the others are kept. "
              "Never written over an existing file when an entry or the --check-report check fails."),
+    regenerate_k: int = typer.Option(
+        0, "--regenerate", min=0, max=1000,
+        help="Re-run the submitted model on K seeded records where the verifier can (pinned local llama.cpp models, "
+             "greedy) and compare outputs exactly: 'outputs reproduced (k/K)' or 'outputs as submitted'."),
+    regenerate_report: Optional[Path] = typer.Option(
+        None, "--regenerate-report", help="With --regenerate: write each entry's outcome as JSON "
+                                          "(leaderboards/regenerate.json is the board's)."),
     check_report: Optional[Path] = typer.Option(
         None, "--check-report",
         help="Also check a committed re-judge report (leaderboards/rejudge.json): re-ask each of its entries with the "
@@ -132,6 +139,14 @@ def verify(
                    if committed is not None else None)
     finally:
         session.close()
+    if regenerate_k:  # issue 50.6: outputs reproduced where the verifier can run the model (regenerate.py)
+        from privasis_bench.leaderboard.regenerate import regenerate_outcomes, write_report
+
+        regenerated = regenerate_outcomes(outcomes, k=regenerate_k, seed=seed, data_dir=data_dir)
+        for r in regenerated:
+            _say(f"regenerate {r.entry}: {r.mark()}" + (f" ({r.reason})" if r.reason else ""))
+        if regenerate_report is not None:
+            write_report(regenerate_report, regenerated)
     failed = sum(not v.ok for v in outcomes)
     _say(f"{len(outcomes) - failed} verified, {failed} rejected")
     if checked is not None:

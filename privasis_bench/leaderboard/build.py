@@ -39,6 +39,8 @@ from privasis_bench.leaderboard.disclosure import board_disclosure, disclosure_m
 from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
 from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import render_board
+from privasis_bench.leaderboard.regenerate import REPORT_NAME as REGENERATE_REPORT
+from privasis_bench.leaderboard.regenerate import board_mark, entry_key
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, apply_to_board, read_report
 from privasis_bench.leaderboard.rows import rank_rows
 from privasis_bench.leaderboard.verify import Verified, verify_paths
@@ -50,8 +52,8 @@ GENERATED = ("privasis.json", "README.md", "index.html", "view")
 #: Files that live in the board directory without being generated (the rebuild check accepts only these).
 #: The one seed script (every family's seeded entries from one list) and the committed re-judge report.
 SEED_SCRIPT = "seed_board.sh"
-KEPT = (SEED_SCRIPT, REPORT_NAME)
-__all__ = ["BOARD_FORMAT", "BoardFiles", "board_parts", "board_rows", "board_table", "build_board", "check_board"]
+KEPT = (SEED_SCRIPT, REPORT_NAME, REGENERATE_REPORT)
+__all__ = ["BOARD_FORMAT", "BoardFiles", "board_parts", "overall_groups", "board_rows", "board_table", "build_board", "check_board"]
 
 
 @dataclass(frozen=True)
@@ -65,20 +67,27 @@ class BoardFiles:
     rejected: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (folder, problems) of each submission left off the board
 
 
+def overall_groups(accepted: list[Verified]) -> list[list[Verified]]:
+    """The task entries each ``overall`` row may pool: of a family that defines one, one entry name *and one track*
+    (a verified overall row never pools a self-reported task of the same owner), two or more tasks, in task order."""
+    groups: dict[tuple[str, str, str], list[Verified]] = {}
+    for v in accepted:
+        if family_named(v.family).overall is not None:
+            groups.setdefault((v.family, str(v.submission["name"]), str(v.submission["track"])), []).append(v)
+    return [sorted(entries, key=lambda v: str(v.submission["task"]["name"]))
+            for _, entries in sorted(groups.items()) if len(entries) >= 2]
+
+
 def board_rows(accepted: list[Verified], viewer_links: dict[Path, str]) -> list[dict[str, Any]]:
-    """One row per (entry, task) plus, for a family that defines one, an ``overall`` row per entry name from that
-    family's tasks; grouped and ranked."""
-    rows = [family_row(v, viewer_links.get(v.path)) for v in accepted]
-    for fam in board_families():
-        if fam.overall is None:
-            continue
-        by_name: dict[str, list[Verified]] = {}
-        for v in (v for v in accepted if v.family == fam.name):
-            by_name.setdefault(str(v.submission["name"]), []).append(v)
-        for _, entries in sorted(by_name.items()):
-            row = fam.call("overall", entries)
-            if row is not None:
-                rows.append({"family": fam.name, **row})
+    """One row per (entry, task) plus, for a family that defines one, an ``overall`` row per group of
+    :func:`overall_groups`; grouped and ranked."""
+    rows = [{**family_row(v, viewer_links.get(v.path)), "outputs": getattr(v, "outputs_mark", "outputs as submitted")}
+            for v in accepted]
+    for entries in overall_groups(accepted):
+        fam = family_named(entries[0].family)
+        row = fam.call("overall", entries)
+        if row is not None:
+            rows.append({"family": fam.name, **row, "outputs": "outputs as submitted"})
     return rank_rows(rows)
 
 
@@ -183,6 +192,8 @@ def _verified(submissions: Path, out_dir: Path) -> tuple[list[Verified], dict[st
         raise PrivasisError(f"no submission found under {submissions} (a submission folder holds submission.json; "
                             "publish a run with `privasis-bench submit RUN --name ORG/MODEL`)")
     apply_to_board(report, outcomes)  # also says, per entry without an agreement, why it was not re-judged
+    for v in outcomes:  # the committed regeneration report's mark (see regenerate.py)
+        v.outputs_mark = board_mark(out_dir, entry_key(v.path))  # type: ignore[attr-defined]
     if report is None:
         return outcomes, None
     return outcomes, {"report": REPORT_NAME}  # each agreement carries the seed it was re-judged with

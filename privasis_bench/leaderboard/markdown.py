@@ -46,6 +46,7 @@ def _row_cells(e: dict[str, Any]) -> list[Any]:
     elif isinstance(agreement, (int, float)):
         notes.append(f"re-judge agreement {agreement:.1f}%")
     notes += [e.get("rejudge_note"), f"scoring: {e['scoring_preset']}" if e.get("scoring_preset") else None,
+              e.get("outputs") if str(e.get("outputs")).startswith("outputs reproduced") else None,
               *(f"self-reported: {t}" for t in e.get("self_reported") or [])]
     if e.get("harness_version"):
         notes.append(f"harness {e['harness_version']}")

@@ -7,7 +7,7 @@
   removed within each part, then a confusable skeleton and case folding (``Org/Model-1``, ``org/model_1``,
   ``ORG/MODEL.1`` and ``org/model-l`` are one name). Names are ASCII by their pattern, so the skeleton is Unicode
   UTS #39's confusable mapping restricted to ASCII, applied after case folding (``rn``/``m``, ``vv``/``w``,
-  ``cl``/``d``, ``0``/``o``, ``1``/``i``/``l``); wider look-alikes (Cyrillic, Greek, fullwidth) cannot pass the pattern, and NFKC folds
+  ``cl``/``d``, ``0``/``o``, ``1``/``i``/``l``, ``8``/``B``, ``6``/``b``, ``5``/``S``, ``2``/``Z``); wider look-alikes (Cyrillic, Greek, fullwidth) cannot pass the pattern, and NFKC folds
   fullwidth forms first. A library for the full table (confusable_homoglyphs) was not worth a dependency here.
 """
 
@@ -63,8 +63,10 @@ def name_of_folder(folder: str) -> str | None:
 
 
 #: UTS #39 confusables within ASCII, on case-folded text (multi-letter look-alikes first). Case folding first
-#: makes ``I`` an ``i``, so ``i``, ``l``, ``1`` (and ``I``, ``L``) all fold to ``l``.
-_SKELETON = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("i", "l"))
+#: makes ``I`` an ``i``, so ``i``, ``l``, ``1`` (and ``I``, ``L``) all fold to ``l``; likewise ``8``/``B`` and
+#: ``6``/``b`` fold to ``b``, ``5``/``S`` to ``s``, ``2``/``Z`` to ``z`` (digits that pass for letters in a name).
+_SKELETON = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("i", "l"),
+             ("8", "b"), ("6", "b"), ("5", "s"), ("2", "z"))
 
 
 def skeleton(text: str) -> str:

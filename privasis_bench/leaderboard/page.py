@@ -85,6 +85,7 @@ def _entry_cell(e: dict[str, Any]) -> str:
     if isinstance(got, dict) and got.get("judge") is not None and not got.get("asked"):
         tags.append(("re-judge: nothing re-asked", "tag warn"))
     tags += [(f"scoring: {e['scoring_preset']}" if e.get("scoring_preset") else None, "tag"),
+             (e.get("outputs") if str(e.get("outputs")).startswith("outputs reproduced") else None, "tag ok"),
              (e.get("rejudge_note"), "tag warn")]
     notes = " ".join(f"<span class='{cls}'>{escape(str(text))}</span>" for text, cls in tags if text)
     tolerated = "".join(f"<li>{escape(t)}</li>" for t in e.get("tolerated") or [])

@@ -40,6 +40,7 @@ from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.data.records import Record
 from privasis_bench.protocol.judge import BatchRunner, Judge, JudgeInput, JudgeSettings
 from privasis_bench.protocol.judge_prompts import JudgePrompts
+from privasis_bench.protocol.verdicts import SCORED_STATUSES
 from privasis_bench.tasks.config import TaskConfig
 
 #: The error model: an entry with a share RATE of forged decisions passes one run with probability at most 1 - POWER.
@@ -107,17 +108,26 @@ class Agreement:
 
 
 def judged_attributes(rows: list[dict[str, Any]]) -> list[tuple[str, str, str, str]]:
-    """(kind, record id, "target"|"keep", name) of every attribute whose verdict came from the judge, sorted."""
+    """(kind, record id, "target"|"keep", name) of every attribute whose verdict came from a recorded judge answer,
+    sorted: off-label (unparseable) answers included, in their own stratum (re-asking them is the check that they
+    were the judge's), so no answer a submitter rewrites leaves the pool."""
     found = []
     for row in rows:
-        if row.get("status") != "judged":
+        if row.get("status") not in SCORED_STATUSES:
             continue
         rid = str(row.get("record_id"))
         found += [(f"target:{t['tier']}", rid, "target", t["name"]) for t in row.get("targets") or []
-                  if t.get("tier") in ("inference", "proximity", "sanitized") and t.get("guess") is not None]
-        found += [(f"keep:{'retained' if k.get('retained') else 'lost'}", rid, "keep", k["name"])
-                  for k in row.get("keep") or [] if k.get("via") == "judge"]
+                  if t.get("tier") in ("inference", "proximity", "sanitized", "unparseable")
+                  and t.get("guess") is not None]
+        found += [(f"keep:{_keep_kind(k)}", rid, "keep", k["name"])
+                  for k in row.get("keep") or [] if k.get("via") in ("judge", "unparseable")]
     return sorted(found)
+
+
+def _keep_kind(keep: dict[str, Any]) -> str:
+    if keep.get("via") == "unparseable":
+        return "unparseable"
+    return "retained" if keep.get("retained") else "lost"
 
 
 def draw(pool: list[tuple[str, str, str, str]], n: int, rng: random.Random) -> list[tuple[str, str, str, str]]:
@@ -138,7 +148,7 @@ def draw(pool: list[tuple[str, str, str, str]], n: int, rng: random.Random) -> l
 
 def settings_for(task: TaskConfig, results: dict[str, Any]) -> JudgeSettings:
     """The judge settings of the re-judge: the task's own temperature and budgets (never the submission's)."""
-    parse_mode = results.get("parse_mode") if results.get("parse_mode") in ("official", "strict") else task.judge.parse_mode
+    parse_mode = task.judge.parse_mode  # a task setting the verifier pins (see .parse_pin), never the run's choice
     judge = results.get("judge") or {}  # the recorded scoring rules decide which outputs were shown to the judge
     return JudgeSettings(parse_mode=parse_mode, temperature=task.judge.temperature,
                          guess_max_tokens=task.judge.guess_max_tokens, compare_max_tokens=task.judge.compare_max_tokens,
@@ -150,7 +160,7 @@ def work_problems(rows: list[dict[str, Any]], task: TaskConfig) -> list[str]:
     """Outputs longer than the re-judge sends (see :data:`REJUDGE_CHARS_PER_TOKEN`): the entry is not re-judged."""
     limit = REJUDGE_CHARS_PER_TOKEN * task.generation.max_tokens
     long = [(str(r.get("record_id"))[:80], len(r["output"])) for r in rows
-            if r.get("status") == "judged" and isinstance(r.get("output"), str) and len(r["output"]) > limit]
+            if r.get("status") in SCORED_STATUSES and isinstance(r.get("output"), str) and len(r["output"]) > limit]
     return [f"record {rid}: output has {size} characters, over the re-judge's bound of {limit} "
             f"({REJUDGE_CHARS_PER_TOKEN} per token of the task's {task.generation.max_tokens}-token output budget): "
             "the verifier does not re-judge it, so the entry cannot be verified" for rid, size in long[:5]]

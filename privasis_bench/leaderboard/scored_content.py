@@ -7,17 +7,31 @@ order cannot make a copy "new content":
 * Privasis: per record (in record-id order) the model output, whether it failed, and every judge answer the
   verdicts are derived from (target guesses and comparisons, keep inclusion answers), by attribute name.
 * span-scored families: see ``leaderboard/families/spans.py`` (built on :func:`digest`).
+
+Every text goes in **normalised** (:func:`normal_text`: Unicode NFKC, case folded, every white-space character
+removed), so cosmetic edits do not make new content: one whitespace doubled per output, a space put inside a
+placeholder (``<PER SON>``), a line break moved, a letter's case changed. Nothing the judge or TAB's alignment reads
+differently is hidden by it (the alignment compares case-folded tokens and ignores white space; a judge's verdicts on
+two outputs that differ only so are the copied ones).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from typing import Any, Iterable
 
 _TARGET = ("name", "value", "guess", "guess_raw", "original_guess", "original_guess_raw", "compare_answer",
            "compare_answer_raw")
 _KEEP = ("name", "value", "guess", "guess_raw", "inclusion_answer", "inclusion_answer_raw")
+
+
+def normal_text(value: Any) -> Any:
+    """A text with its cosmetic differences removed (NFKC, case folded, no white space); anything else as given."""
+    if not isinstance(value, str):
+        return value
+    return "".join(unicodedata.normalize("NFKC", value).casefold().split())
 
 
 def digest(items: Iterable[Any]) -> str:
@@ -30,7 +44,7 @@ def digest(items: Iterable[Any]) -> str:
 
 
 def _pick(item: Any, keys: tuple[str, ...]) -> Any:
-    return [item.get(k) for k in keys] if isinstance(item, dict) else None
+    return [normal_text(item.get(k)) if k != "value" else item.get(k) for k in keys] if isinstance(item, dict) else None
 
 
 def _items(row: dict[str, Any], kind: str, keys: tuple[str, ...]) -> list[Any]:
@@ -41,6 +55,6 @@ def _items(row: dict[str, Any], kind: str, keys: tuple[str, ...]) -> list[Any]:
 
 def privasis_content(rows: list[dict[str, Any]], results: dict[str, Any] | None = None) -> str:
     """The digest of a Privasis entry's scored content (see the module docstring)."""
-    items = [[str(r.get("record_id")), r.get("output"), bool(r.get("output_failed")),
+    items = [[str(r.get("record_id")), normal_text(r.get("output")), bool(r.get("output_failed")),
               _items(r, "targets", _TARGET), _items(r, "keep", _KEEP)] for r in rows]
     return digest(sorted(items, key=lambda i: i[0]))

@@ -18,7 +18,7 @@ from privasis_bench.engine.answers import is_cut_failure
 from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
 from privasis_bench.protocol.labels import OffLabelAnswer, off_label_answers
 from privasis_bench.protocol.tallies import MetricTallies
-from privasis_bench.protocol.verdicts import RecordVerdict
+from privasis_bench.protocol.verdicts import SCORED_STATUSES, RecordVerdict
 from privasis_bench.results.recount import MISSING_PREDICTION
 
 #: How many off-label answers the results file quotes (all of them are counted).
@@ -76,9 +76,9 @@ class ResultSink:
         else:
             self.empty_outputs += not (out.output or "").strip()
             self.truncated_outputs += out.finish_reason == "length"
-        if verdict.status == "judged":
+        if verdict.status in SCORED_STATUSES:  # an unparseable record is scored too (listed below as well)
             self.tallies.add(verdict)
-        elif verdict.status == "unjudged":
+        if verdict.status == "unjudged":
             self.unjudged_ids.append(verdict.record_id)
             self.unjudged_cut += any(is_cut_failure(v.error) for v in [*verdict.targets, *verdict.keep])
         elif verdict.status == "unparseable":

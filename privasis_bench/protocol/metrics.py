@@ -1,8 +1,9 @@
 """Metrics (protocol §5): pure functions from record verdicts to numbers, plus bootstrap CIs.
 
 Every rate is reported in percent. Only scored records enter the metrics: records whose status is
-"judged" (excluded records never reach the judge; unjudged and unparseable ones are reported
-separately by the caller).
+"judged" or "unparseable" (excluded records never reach the judge; unjudged ones are reported separately by the
+caller). An unparseable record is scored with its unreadable answers as failures: an unparseable target is not
+sanitized, an unparseable keep attribute is not retained (the tallies count them in the denominators only).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from privasis_bench.protocol.tallies import MetricTallies
-from privasis_bench.protocol.verdicts import LEAK_TIERS, RecordVerdict
+from privasis_bench.protocol.verdicts import LEAK_TIERS, SCORED_STATUSES, RecordVerdict
 
 #: The seven Table-4 columns, in the paper's order.
 HEADLINE_METRICS: tuple[str, ...] = (
@@ -38,8 +39,8 @@ METRIC_LABELS: dict[str, str] = {
 
 
 def scored(verdicts: Sequence[RecordVerdict]) -> list[RecordVerdict]:
-    """The records that enter the metrics (status "judged")."""
-    return [v for v in verdicts if v.status == "judged"]
+    """The records that enter the metrics (status "judged" or "unparseable", see :data:`SCORED_STATUSES`)."""
+    return [v for v in verdicts if v.status in SCORED_STATUSES]
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -100,12 +101,13 @@ def headline_metrics(verdicts: Sequence[RecordVerdict] | MetricTallies) -> dict[
 def bootstrap_ci(
     verdicts: Sequence[RecordVerdict] | MetricTallies, *, samples: int, seed: int, confidence: float
 ) -> dict[str, dict[str, float | None]]:
-    """Percentile bootstrap CI of each headline metric, resampling records (seeded)."""
+    """Percentile bootstrap CI of each headline metric, resampling records (seeded). The records are put in
+    record-id order first, so the draw depends on the seed and the records, never on the order of the rows."""
     tallies = _tallies(verdicts)
     n = len(tallies)
     if samples <= 0 or n == 0:
         return {k: {"low": None, "high": None} for k in HEADLINE_METRICS}
-    a = tallies.arrays()
+    a = tallies.arrays(sorted(range(n), key=lambda i: tallies.record_ids[i]))
     chunks = [_headline(a, idx) for idx in _draws(np.random.default_rng(seed), n, samples)]
     draws = {k: np.concatenate([c[k] for c in chunks]) for k in HEADLINE_METRICS}
     lo, hi = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
@@ -196,7 +198,7 @@ def paired_bootstrap(
     """
     ta, tb = _tallies(a), _tallies(b)
     bpos = {rid: i for i, rid in enumerate(tb.record_ids)}
-    common = [rid for rid in ta.record_ids if rid in bpos]
+    common = sorted(rid for rid in ta.record_ids if rid in bpos)  # id order: the draw ignores row order
     apos = {rid: i for i, rid in enumerate(ta.record_ids)}
     arrays_a = ta.arrays([apos[i] for i in common])
     arrays_b = tb.arrays([bpos[i] for i in common])

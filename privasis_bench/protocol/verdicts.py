@@ -23,6 +23,10 @@ KeepVia = Literal["verbatim", "judge", "empty_output", "null", "unjudged", "unpa
 
 #: Record status: "judged" enters the metrics; the others are reported and left out.
 RecordStatus = Literal["judged", "unjudged", "unparseable"]
+#: Statuses whose records enter the metrics. An unparseable record stays scored (every record counts): its unreadable
+#: answers decide nothing in its favour (an unparseable target is not sanitized, an unparseable keep attribute not
+#: retained), so making an answer off-label can only lower a run's numbers, never move a record out of them.
+SCORED_STATUSES: tuple[str, ...] = ("judged", "unparseable")
 
 #: The judge answers a target and a keep verdict may record, by the name of their (cleaned) field.
 TARGET_ANSWER_FIELDS: tuple[str, ...] = ("guess", "original_guess", "compare_answer")

@@ -34,9 +34,13 @@ def summarize_rows(rows: list[dict[str, Any]], stored: dict[str, Any], *, bootst
     tps = [float(r["tps"]) for r in rows if r.get("scored") and r.get("tps") is not None]
     attacked = [r for r in rows if r.get("scored") and "reidentified" in r]
     hits = [1.0 if r["reidentified"] else 0.0 for r in attacked]
+    by_id = sorted(rows, key=lambda r: str(r.get("id")))  # id order: the intervals' draw ignores the rows' order
+    tps_by_id = [float(r["tps"]) for r in by_id if r.get("scored") and r.get("tps") is not None]
+    hits_by_id = [1.0 if r["reidentified"] else 0.0 for r in by_id if r.get("scored") and "reidentified" in r]
     settings = {"samples": bootstrap_samples, "seed": seed, "confidence": confidence}
-    metrics["ci"] = {**metrics.get("ci", {}), "tps": interval(tps, **settings) if tps else {"low": None, "high": None},
-                     "trir": interval(hits, **settings) if hits else {"low": None, "high": None}}
+    metrics["ci"] = {**metrics.get("ci", {}),
+                     "tps": interval(tps_by_id, **settings) if tps else {"low": None, "high": None},
+                     "trir": interval(hits_by_id, **settings) if hits else {"low": None, "high": None}}
     metrics.update(scorer="tab_replacement", tps=mean(tps), tps_documents=len(tps), trir=mean(hits),
                    trir_documents=len(attacked), trir_outside_background=sum(not r.get("in_background", True) for r in attacked),
                    nmi=stored.get("nmi"))

@@ -17,7 +17,7 @@ from privasis_bench.protocol.row_checks import answer_cleaning_problems, cut_fla
 from privasis_bench.protocol.rederive import (Contradiction, empty_output_rule, failed_output_rule, judge_enabled,
                                              rederive_row)
 from privasis_bench.protocol.tallies import MetricTallies
-from privasis_bench.protocol.verdicts import RecordVerdict
+from privasis_bench.protocol.verdicts import SCORED_STATUSES, RecordVerdict
 from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES, scorer_class
 from privasis_bench.results.recount import RowCounts
 from privasis_bench.results.files import ResultsError, iter_sample_rows, load_results, task_dirs
@@ -88,7 +88,7 @@ def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: 
         if (bad_output := check_output(row, rule)) is not None:
             contradictions.append(bad_output)
         row_problems += cut_flag_problems([row]) + answer_cleaning_problems([row])  # what `verify` checks too
-        if row.get("status") != "excluded" and (rv := RecordVerdict.from_dict(row)).status == "judged":
+        if row.get("status") != "excluded" and (rv := RecordVerdict.from_dict(row)).status in SCORED_STATUSES:
             verdicts.add(rv)
     if write and recount.differences(stored):
         raise ResultsError(f"{task_dir}: refusing to write results.json: its counts disagree with samples.jsonl, first: "

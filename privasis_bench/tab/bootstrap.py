@@ -1,7 +1,8 @@
 """Seeded bootstrap intervals for TAB's measures, resampling documents.
 
 Each replicate draws as many documents as there are, with replacement, sums their tallies and recomputes every
-measure; the interval is the percentile range at the requested confidence. The same seed gives the same intervals.
+measure; the interval is the percentile range at the requested confidence. The same seed gives the same intervals,
+whatever the order of the rows: documents are resampled in id order.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ def bootstrap_intervals(tallies: Sequence[DocTally], *, samples: int, seed: int,
     if samples <= 0 or not tallies:
         return {}
     rng = random.Random(seed)
+    tallies = sorted(tallies, key=lambda t: t.doc_id)  # id order: the draw ignores the order of the rows
     names = [*RATIOS, "token_f1"]
     draws: dict[str, list[float]] = {name: [] for name in names}
     n = len(tallies)
@@ -44,7 +46,7 @@ def paired_comparison(a: Sequence[DocTally], b: Sequence[DocTally], *, samples: 
     """Two runs on their common documents, resampled together: per measure A, B and A-B (in percent), a
     percentile interval of A-B and a two-sided bootstrap p-value (the shape ``privasis-bench compare`` prints)."""
     by_b = {t.doc_id: t for t in b}
-    pairs = [(t, by_b[t.doc_id]) for t in a if t.doc_id in by_b]
+    pairs = sorted(((t, by_b[t.doc_id]) for t in a if t.doc_id in by_b), key=lambda p: p[0].doc_id)
     names = [*RATIOS, "token_f1"]
     va, vb = pooled(total(p[0] for p in pairs)), pooled(total(p[1] for p in pairs))
     rng = random.Random(seed)

@@ -68,7 +68,7 @@ def _output(row: dict[str, Any], where: str) -> SystemOutput:
         return SystemOutput(text=None, error=error or "no output in the saved file")
     spans = row.get("spans")
     if spans is None and row.get("span_source") == "system":
-        spans = row.get("masked_spans")
+        spans = row.get("reported_spans", row.get("masked_spans"))  # what the system claimed; scored as shown
     if spans is not None:
         if not isinstance(spans, list) or not all(
                 isinstance(p, list) and len(p) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in p)

@@ -24,6 +24,7 @@ from privasis_bench.data.records import Record
 from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.errors import DataError, PrivasisError, TaskConfigError
 from privasis_bench.tab.alignment import ALIGNMENT_METHOD, masked_spans
+from privasis_bench.tab.shown import scored_spans
 from privasis_bench.tab.bootstrap import bootstrap_intervals, paired_comparison
 from privasis_bench.tab.instructions import instruction_for, read_instruction_template
 from privasis_bench.tab.loading import load_documents
@@ -199,8 +200,9 @@ class TabScorer:
 
     def spans_for(self, doc: TabDocument, out: SystemOutput | None, failed_as_empty: bool) -> tuple[list, str] | None:
         """The document's masked spans and where they came from; None when its output failed (unscored)."""
-        if out is not None and out.error is None and out.spans is not None:
-            return [tuple(s) for s in out.spans], "system"
+        if out is not None and out.error is None and out.spans is not None:  # counted where the output shows it
+            given = [tuple(s) for s in out.spans]
+            return (scored_spans(doc.text, given, out.text) if out.text is not None else given), "system"
         if out is not None and out.error is None and out.text is not None:
             return masked_spans(doc.text, out.text), "alignment"
         if failed_as_empty:
@@ -235,6 +237,8 @@ class TabScorer:
                 row.update(masked_spans=[list(s) for s in spans], span_source=source,
                            counts=dict(tally.counts), by_type=tally.by_type, missed=tally.missed,
                            measures=_rounded(pooled(tally)))
+                if source == "system" and out.text is not None and [tuple(s) for s in out.spans] != spans:
+                    row["reported_spans"] = [list(s) for s in out.spans]  # what the system claimed, cut above
                 if source == "system" and out is not None and out.replacements is not None:
                     row["replacements"] = list(out.replacements)  # what the tool wrote in each masked span
             rows.append(row)

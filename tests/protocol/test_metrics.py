@@ -77,11 +77,17 @@ def test_full_success(targets, keep, full):
     assert headline_metrics([r])["full_successful_record"] == (100.0 if full else 0.0)
 
 
-def test_scored_drops_unjudged_and_unparseable():
+def test_scored_drops_unjudged_but_keeps_unparseable_as_failures():
+    """Issue 50.3: an unparseable record stays in every denominator; its unreadable answers are failures."""
     ok = rv("1", [tv("a", "sanitized")], [kv("k", True)])
     bad = rv("2", [tv("a", "unjudged")], [kv("k", True)])
     odd = rv("3", [tv("a", "sanitized")], [kv("k", None, via="unparseable")])
-    assert [v.record_id for v in scored([ok, bad, odd])] == ["1"]
+    odd_target = rv("4", [tv("a", "unparseable")], [kv("k", True)])
+    kept = scored([ok, bad, odd, odd_target])
+    assert [v.record_id for v in kept] == ["1", "3", "4"]
+    m = headline_metrics(kept)
+    assert m["retention_attribute"] == pytest.approx(200 / 3) and m["sanitization_attribute"] == pytest.approx(200 / 3)
+    assert m["full_successful_record"] == pytest.approx(100 / 3)
 
 
 def test_empty_set_is_undefined_not_zero():

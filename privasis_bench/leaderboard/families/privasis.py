@@ -21,6 +21,7 @@ from privasis_bench.leaderboard.families.privasis_board import sections  # noqa:
 from privasis_bench.leaderboard.families.privasis_row import entry_row, pooled_row
 from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
 from privasis_bench.leaderboard.judge_cuts import flag_problems
+from privasis_bench.leaderboard.parse_pin import parse_mode_problems
 from privasis_bench.leaderboard.provenance import judge_pin_problems
 from privasis_bench.leaderboard.records_check import record_problems
 from privasis_bench.leaderboard.rejudge import Agreement, rejudge as rejudge_sample, settings_for, work_problems
@@ -34,6 +35,7 @@ from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.protocol.testee_prompt import expected_config_hash
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME, load_sample_rows, verdicts_from_rows
 from privasis_bench.results.rescore import rescore_task
+from privasis_bench.protocol.verdicts import SCORED_STATUSES
 
 FAMILY = "privasis"
 #: The role the re-judge re-asks.
@@ -67,6 +69,7 @@ def _task_checks(entry: EntryInput, problems: list[str]) -> int | None:
                         f"of the shipped task {task.task!r} with the recorded testee prompt ({expected})")
     if sub["track"] == "verified":
         problems += [f"{folder / RESULTS_NAME}: {p}" for p in judge_pin_problems(task, res["judge"])]
+    problems += [f"{folder / RESULTS_NAME}: {p}" for p in parse_mode_problems(task, res)]  # issue 50.3: pinned
     try:
         loaded, every = task_records(task, limit=res["dataset"].get("limit"), directory=entry.data_dir)
     except PrivasisError as exc:
@@ -87,7 +90,8 @@ def overall_row(entries: list[Any]) -> dict[str, Any] | None:
     if len(entries) < 2:
         return None
     entries = sorted(entries, key=lambda v: v.submission["task"]["name"])
-    verdicts = [vd for v in entries for vd in verdicts_from_rows(load_sample_rows(v.path)) if vd.status == "judged"]
+    verdicts = [vd for v in entries for vd in verdicts_from_rows(load_sample_rows(v.path))
+                if vd.status in SCORED_STATUSES]
     boot = entries[0].results["metrics"]["bootstrap"]
     metrics = compute_metrics(verdicts, bootstrap_samples=boot["samples"], seed=boot["seed"],
                               confidence=boot["confidence"], top_failed=0)

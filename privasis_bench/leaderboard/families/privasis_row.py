@@ -134,7 +134,8 @@ def health(v: Any) -> dict[str, Any]:
 def _model_label(model: dict[str, Any]) -> str:
     """The model's label, with the NER pipeline of a tool such as Presidio (``backend.spacy_model``)."""
     backend = model.get("backend") or {}
-    extra = f" (spaCy {backend['spacy_model']})" if isinstance(backend, dict) and backend.get("spacy_model") else ""
+    extra = (f" (spaCy {backend['spacy_model']}, self-reported)" if isinstance(backend, dict)  # never run by the verifier
+             and backend.get("spacy_model") else "")
     return f"{_text(model.get('label')) or '?'}{extra}"
 
 

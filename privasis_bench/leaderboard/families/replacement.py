@@ -33,6 +33,7 @@ from privasis_bench.leaderboard.families.spans import (SELF_REPORTED_FACTS, chec
                                                        derived_spans, index_rows, span_content, span_masker, span_row)
 from privasis_bench.replacement.family import BOARD
 from privasis_bench.results.files import SAMPLES_NAME
+from privasis_bench.tab.shown import reported_spans
 from privasis_bench.tasks.config import TaskConfig
 
 TOLERANCE = BOARD.tolerance
@@ -104,7 +105,7 @@ def _outputs(docs: Mapping[str, Any], by_id: Mapping[str, dict[str, Any]], maske
             continue
         text = row.get("output") if isinstance(row.get("output"), str) else None
         error = row.get("error") if isinstance(row.get("error"), str) else None
-        spans = row.get("masked_spans") if masker and text is not None and error is None else None
+        spans = reported_spans(row) if masker and text is not None and error is None else None
         outputs[doc_id] = SystemOutput(text=text, spans=spans, error=error)
     return outputs, problems
 

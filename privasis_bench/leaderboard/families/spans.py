@@ -5,7 +5,9 @@ documents the verifier holds, its counts, its board row's shared fields and the 
   Reported spans count only when the model spec names a span masker (an adapter class with ``reports_spans``:
   ``regex-scrubber``, ``presidio``); they must then be in bounds, sorted, disjoint, and agree with the output text:
   every stretch of the document outside the spans appears in the output, in order, and no span's original text is
-  left in its replacement.
+  left in its replacement. Even then a reported span counts only where the output no longer shows its words
+  (:func:`privasis_bench.tab.shown.scored_spans`, the scorer's own rule): a span over the whole document counts what
+  the output changed, no more. Any other row's ``masked_spans`` must equal the alignment of its output.
 * **Scored or not** follows from the row's output (a text and no error; a failed output only under
   ``--score-failed-as-empty``), never from its ``scored`` flag.
 * **Partial**: every document of the task is scored, or the run is partial (fewer documents scored, or a
@@ -19,10 +21,11 @@ from typing import Any, Mapping
 
 from privasis_bench.adapters.registry import BUILTIN_PROVIDERS, load_adapter_class
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.scored_content import digest
+from privasis_bench.leaderboard.scored_content import digest, normal_text
 from privasis_bench.tab.alignment import masked_spans
 from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.records import TabDocument
+from privasis_bench.tab.shown import reported_spans, scored_spans
 from privasis_bench.tasks.config import TaskConfig
 
 #: Most documents one TAB entry may hold rows for (bounds the verifier's alignment work with the text limits).
@@ -78,9 +81,10 @@ def derived_spans(doc: TabDocument, row: Mapping[str, Any], masker: bool, failed
     usable = isinstance(output, str) and error is None
     if not usable:
         return (masked_spans(doc.text, "") if failed_as_empty else None), None
-    if masker:
-        bad = span_problems(doc.text, row.get("masked_spans"), output)
-        return (None, bad) if bad else ([tuple(s) for s in row["masked_spans"]], None)
+    if masker:  # reported spans count only where the output no longer shows the text (tab/shown.py)
+        claimed = reported_spans(row)
+        bad = span_problems(doc.text, claimed, output)
+        return (None, bad) if bad else (scored_spans(doc.text, claimed, output), None)
     return masked_spans(doc.text, output), None
 
 
@@ -150,7 +154,7 @@ def span_content(rows: list[dict[str, Any]], results: Mapping[str, Any] | None =
     """The digest of a span-scored entry's scored content: per document (in id order) the output text, and the
     reported spans only for a span masker's rows (the verifier ignores every other row's spans)."""
     masker = span_masker(results or {})
-    items = [[str(r.get("id")), r.get("output"), r.get("masked_spans") if masker else None] for r in rows]
+    items = [[str(r.get("id")), normal_text(r.get("output")), r.get("masked_spans") if masker else None] for r in rows]
     return digest(sorted(items, key=lambda i: i[0]))
 
 
