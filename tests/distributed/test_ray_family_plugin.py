@@ -27,6 +27,10 @@ def test_a_registered_familys_rewrites_run_on_ray(toy, ray_address: str, tmp_pat
     from tests.pipeline.test_family_plugin import rewrite
     from tests.toy_family.family import TASK_FILE
 
+    from ray_nodes import LOOPBACK_ENV
+
+    for key, value in LOOPBACK_ENV.items():  # the in-process driver keeps to 127.0.0.1, as ray_fakes.cli's does
+        monkeypatch.setenv(key, value)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeOpenAIServer(reply=rewrite) as server:
         code, out, err = run_main(["run", "-m", f"openai:writer,base_url={server.base_url}", "-t", str(TASK_FILE),
