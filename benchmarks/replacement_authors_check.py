@@ -256,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
         paper = our_tps(texts, docs, estimator, sim, segmenters, None)
         ours = our_tps(texts, docs, estimator, sim, segmenters, ())
         ours_bugs = our_tps(texts, docs, estimator, sim, segmenters, TPS_BUGS)
+        each_bug = {bug: float(np.nanmean(our_tps(texts, docs, estimator, sim, segmenters, (bug,))))
+                    for bug in TPS_BUGS}
         d_bugs, d_fixed = float(np.nanmax(np.abs(ours_bugs - theirs))), float(np.nanmax(np.abs(ours - theirs_fixed)))
         if d_bugs > TOLERANCE or d_fixed > TOLERANCE or np.isnan(ours_bugs).tolist() != np.isnan(theirs).tolist():
             failures.append(f"{name}: TPS differs (with bugs {d_bugs:.2e}, corrected {d_fixed:.2e})")
@@ -277,7 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         if nmi["authors_code"] is not None and abs(nmi["authors_code"] - their_nmi) > TOLERANCE:
             failures.append(f"{name}: NMI {nmi['authors_code']:.6f} but theirs {their_nmi:.6f}")
         row = {"tps_paper": float(np.nanmean(paper)), "tps_authors_code": float(np.nanmean(ours)),
-               "tps_authors_code_bugs": float(np.nanmean(ours_bugs)), "tps_theirs": float(np.nanmean(theirs)),
+               "tps_authors_code_bugs": float(np.nanmean(ours_bugs)),
+               **{f"tps_authors_code_{bug}": value for bug, value in each_bug.items()}, "tps_theirs": float(np.nanmean(theirs)),
                "tps_theirs_corrected": float(np.nanmean(theirs_fixed)), "tps_max_diff_bugs": d_bugs,
                "tps_max_diff_corrected": d_fixed, "embedding_max_diff_bug": emb_bug,
                **{f"nmi_{k}": v for k, v in nmi.items()}, "nmi_theirs": their_nmi}

@@ -90,3 +90,15 @@ def test_an_authors_code_run_records_its_variants_and_reproduces_a_bug_only_when
     # the whole text suppressed: the run reaches the end of the document, so the reproduced bug ignores it
     assert rows[first["doc_id"]]["tps"] == pytest.approx(1.0)
     assert all(rows[d["doc_id"]]["tps"] == pytest.approx(1.0) for d in rest)  # nothing edited
+
+
+def test_the_docs_yaml_block_is_accepted_settings():
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "replacement.md").read_text(encoding="utf-8")
+    block = yaml.safe_load(re.search(r"```yaml\n(.*?)```", page, re.S).group(1))["scorer_args"]
+    settings = parse_settings(block, "docs/replacement.md")
+    assert settings.tps_variant == settings.nmi_variant == "authors_code" and len(settings.reproduce_bugs) == 3
