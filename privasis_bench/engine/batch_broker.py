@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from privasis_bench.adapters.base import AdapterError, ChatRequest, ChatResult
+from privasis_bench.adapters.base import AdapterError, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.batch_api import BatchClient, BatchState
 from privasis_bench.engine.batch_create import BatchCreator
 from privasis_bench.engine.batch_store import BatchStore, custom_id
@@ -75,14 +75,15 @@ class BatchBroker:
     def __init__(self, client: BatchClient, store: BatchStore, *, spec_key: str, role: str, label: str,
                  options: BatchOptions, keep: Callable[[str, ChatResult], None],
                  note: Callable[[str], None] | None = None, on_sent: Callable[[int], None] | None = None,
-                 retry: RetryPolicy = RetryPolicy()) -> None:
+                 retry: RetryPolicy = RetryPolicy(), on_paid: Callable[[Usage], None] | None = None) -> None:
         self.client, self.store, self.spec_key, self.role, self.label = client, store, spec_key, role, label
         self.options, self.keep, self.note, self.on_sent, self.retry = options, keep, note, on_sent, retry
         self.counts = BatchCounts()
         self._queue: list[tuple[str, ChatRequest, int]] = []  # (key, request, line bytes)
         self._futures: dict[str, asyncio.Future] = {}
         self._flying: set[str] = set()  # keys in a batch out at the provider
-        self.creator = BatchCreator(client, store, spec_key=spec_key, role=role, on_sent=on_sent)
+        self.creator = BatchCreator(client, store, spec_key=spec_key, role=role, on_sent=on_sent, keep=keep,
+                                    on_paid=on_paid)
         #: Answers that came back before anyone asked for them (a batch an earlier run left in flight, collected while
         #: the engine was still on its way to those requests): handed over on the ask instead of being asked again.
         self._early: dict[str, ChatResult] = {}
@@ -274,18 +275,22 @@ class BatchBroker:
                 self._fail(keys, error)  # one request: its own error; a recovered batch's: asked again (and split)
             return
         outcomes = await self._results(batch_id)
-        answered = 0
+        found: dict[str, ChatResult | AdapterError] = {}
         for i, key in enumerate(keys):
             outcome = outcomes.get(custom_id(i)) if outcomes is not None else None
             if outcome is None:
                 why = "its result file could not be read" if outcomes is None else "it holds no answer for it"
                 outcome = AdapterError(f"{self.role} batch {batch_id} ended {state.status} and {why}; asked again",
                                        retryable=True)
-            if isinstance(outcome, ChatResult):
-                self.keep(key, outcome)  # into the response cache before anything else
-                answered += 1
+            found[key] = outcome
+        answers = {k: o for k, o in found.items() if isinstance(o, ChatResult)}
+        # Into the response cache and counted, the batch's row removed, before anything is handed on.
+        if not await asyncio.to_thread(self.creator.land, tag, answers):  # interrupted: the next run collects it
+            self._cancel(keys)
+            return
+        answered = len(answers)
+        for key, outcome in found.items():
             self._resolve(key, outcome)
-        self.store.remove(tag)
         self.counts.pending.pop(batch_id, None)
         self.counts.completed += 1
         self.counts.answered += answered

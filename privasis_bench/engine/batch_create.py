@@ -8,7 +8,9 @@ its id is written into the row and its requests are counted on the spend ledger 
 then may the next batch be created. At any moment at most one batch of the cache is unrecorded, and every recorded id
 has its requests counted. Once the command is interrupted (:meth:`~.stats.StatsChanges.stop_counting`) nothing is
 created, recorded or counted any more: the ledger's last save is exact, and the next run finds a batch created in the
-meantime by its tag and counts it then.
+meantime by its tag and counts it then. The answers of an ended batch land the same way (:meth:`BatchCreator.land`):
+stored, their tokens counted (the engine counts no tokens of a batched call itself) and the row removed, under the
+lock and on the ledger before anything else happens.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from privasis_bench.adapters.base import AdapterError
+from privasis_bench.adapters.base import AdapterError, ChatResult, Usage
 from privasis_bench.adapters.batch_api import BatchClient
 from privasis_bench.engine.batch_store import BatchStore
 from privasis_bench.engine.stats import PAID
@@ -49,8 +51,10 @@ class BatchCreator:
     """Creates and records one engine's batches (its methods run in worker threads)."""
 
     def __init__(self, client: BatchClient, store: BatchStore, *, spec_key: str, role: str,
-                 on_sent: Callable[[int], None] | None = None) -> None:
+                 on_sent: Callable[[int], None] | None = None, keep: Callable[[str, ChatResult], None] | None = None,
+                 on_paid: Callable[[Usage], None] | None = None) -> None:
         self.client, self.store, self.spec_key, self.role, self.on_sent = client, store, spec_key, role, on_sent
+        self.keep, self.on_paid = keep, on_paid
         #: Keys whose request the spend ledger counts already (this run or an earlier one).
         self.counted: set[str] = set()
 
@@ -87,3 +91,22 @@ class BatchCreator:
         if fresh:
             PAID.settle()
         return Created(tag, batch_id)
+
+    def land(self, tag: str, answers: dict[str, ChatResult]) -> bool:
+        """An ended batch's answers: into the response cache, their tokens counted, the batch's row removed, then on
+        the spend ledger, with no batch of this cache file created meanwhile. False (nothing done: the next run
+        collects the batch) once the command was interrupted."""
+        with creation_lock(self.store.path):
+            with PAID.counting() as going:
+                if not going:
+                    return False
+                paid = Usage()
+                for key, answer in answers.items():
+                    if self.keep is not None:
+                        self.keep(key, answer)
+                    paid.add(answer.usage)
+                if self.on_paid is not None:
+                    self.on_paid(paid)
+                self.store.remove(tag)
+            PAID.settle()
+        return True

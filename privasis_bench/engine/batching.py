@@ -13,7 +13,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from privasis_bench.adapters.base import Adapter, ChatRequest, ChatResult
+from privasis_bench.adapters.base import Adapter, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.batch_api import BatchClient, BatchUnsupported
 from privasis_bench.adapters.spec import SECRET_ARGS
 from privasis_bench.engine.answers import configured_secrets, redact
@@ -37,8 +37,8 @@ class BatchedAdapter(Adapter):
 
     cacheable = True
     #: Read by ``engine.stats.usage_by_role``: what this engine pays is recorded as batched spend; and by the engine,
-    #: which then leaves counting requests to the broker (a request counts when the provider accepted its batch,
-    #: once across a killed run and the run that resumes it).
+    #: which then leaves counting requests and tokens to the broker (a request counts when the provider accepted its
+    #: batch, its tokens when the batch's answers are stored, once across a killed run and the run that resumes it).
     sent_in_batches = True
 
     def __init__(self, inner: Adapter, broker: BatchBroker) -> None:
@@ -89,10 +89,13 @@ def attach_batching(engine: "Engine", options: BatchOptions, *, client: BatchCli
     def sent(requests: int) -> None:  # the engine counts no batched request itself (see BatchedAdapter)
         engine.stats.requests += requests
 
+    def paid(usage: Usage) -> None:  # the engine counts no tokens of a batched call itself (see BatchedAdapter)
+        engine.stats.usage.add(usage)
+
     note = _note if engine.progress else None
     broker = BatchBroker(client, BatchStore(engine.cache.path), spec_key=engine.spec_key, role=engine.role,
                          label=str(engine.spec), options=options, keep=keep, note=note, on_sent=sent,
-                         retry=engine.retry)
+                         retry=engine.retry, on_paid=paid)
     engine.adapter = BatchedAdapter(engine.adapter, broker)
     engine.concurrency = max(engine.concurrency, options.size * options.max_in_flight)
     engine.call_timeout, engine.rpm = None, None

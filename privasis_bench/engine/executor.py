@@ -206,13 +206,13 @@ class Engine:
             s.cached += 1
             bar.cached += 1
             s.cached_usage.add(result.usage)
-        else:
+        elif not getattr(self.adapter, "sent_in_batches", False):  # a batch broker counts these when they land
             s.usage.add(result.usage)
-            bar.tokens += result.usage.total_tokens
+        bar.tokens += 0 if result.cached else result.usage.total_tokens
         if not result.ok:
             s.failed += 1
             bar.failed += 1
-        if not result.cached:
+        if not result.cached and not getattr(self.adapter, "sent_in_batches", False):
             PAID.mark()  # the spend ledger saves what this answer cost
         bar.refresh(advance=1)
 
