@@ -48,6 +48,8 @@ class BatchOptions:
     poll: float = 30.0  # seconds between status checks of a batch
     max_in_flight: int = 8  # batches submitted and not yet ended, per engine
     detach: bool = False  # stop once everything pending is submitted (a later identical run collects)
+    abandon: bool = False  # forget the batches earlier runs left in flight (paid for; their answers are not used)
+    cache_file: str | None = None  # where those are recorded (looked at even under --no-cache)
 
     def __post_init__(self) -> None:
         if self.size < 1 or self.max_in_flight < 1:

@@ -18,7 +18,7 @@ from privasis_bench.adapters.batch_api import BatchClient, BatchUnsupported
 from privasis_bench.adapters.spec import SECRET_ARGS
 from privasis_bench.engine.answers import configured_secrets, redact
 from privasis_bench.engine.batch_broker import BatchBroker, BatchOptions
-from privasis_bench.engine.batch_store import BatchStore
+from privasis_bench.engine.batch_store import BatchStore, abandon_batches, pending_batches
 from privasis_bench.engine.calls import copy_result
 from privasis_bench.errors import PrivasisError
 
@@ -72,6 +72,7 @@ def batch_client(adapter: Adapter) -> BatchClient:
 
 def attach_batching(engine: "Engine", options: BatchOptions, *, client: BatchClient | None = None) -> BatchBroker | None:
     """Route ``engine``'s calls through provider batches when its role is in ``options.roles``; the broker."""
+    _pending_check(engine, options)
     if engine.role not in options.roles:
         return None
     client = client or batch_client(engine.adapter)
@@ -100,6 +101,28 @@ def attach_batching(engine: "Engine", options: BatchOptions, *, client: BatchCli
     engine.concurrency = max(engine.concurrency, options.size * options.max_in_flight)
     engine.call_timeout, engine.rpm = None, None
     return broker
+
+
+def _pending_check(engine: "Engine", options: BatchOptions) -> None:
+    """Batches an earlier run submitted for this engine (``--batch-detach``, or a kill) are paid for: a run that would
+    not collect them (no --batch for the role, or --no-cache) stops with one line saying how to collect or abandon
+    them, instead of asking everything again live; ``--batch-abandon`` forgets them, saying so."""
+    path = engine.cache.path if engine.cache is not None else options.cache_file
+    pending = pending_batches(path, engine.spec_key, engine.role)
+    if not pending:
+        return
+    if options.abandon:
+        dropped = abandon_batches(path, engine.spec_key, engine.role)  # type: ignore[arg-type]
+        _note(f"{engine.role} {engine.spec}: abandoned {dropped} batch(es) an earlier --batch run submitted (--batch-"
+              "abandon); the provider bills them all the same, and their requests are asked again")
+        return
+    if engine.role in options.roles and engine.cache is not None:
+        return  # collected by this run's broker
+    why = "--no-cache" if engine.cache is None else f"no --batch {engine.role}"
+    raise PrivasisError(
+        f"{engine.role} {engine.spec}: {pending} batch(es) an earlier --batch run submitted (already paid for) are "
+        f"still pending in the response cache, and this run ({why}) would ask their requests again; collect them by "
+        f"running with --batch {engine.role} and the same cache, or pass --batch-abandon to drop them")
 
 
 def _note(line: str) -> None:
