@@ -50,6 +50,10 @@ class BatchedAdapter(Adapter):
         """Wait for this request's answer from a batch."""
         return await self.broker.ask(request)
 
+    def interrupt(self) -> None:
+        """Ctrl-C: the wrapped adapter stops too (batches stop being created in the signal handler, see PAID)."""
+        self.inner.interrupt()
+
     async def aclose(self) -> None:
         """Stop polling and release the provider client."""
         await self.broker.aclose()
