@@ -335,11 +335,12 @@ class FakeBatchServer(AnthropicRoutes):
 
 
 class KillAt:
-    """An ``on_event`` hook for :class:`FakeBatchServer` that SIGKILLs the command :meth:`run` started when the fake
-    sees ``event`` for the ``nth`` time (the fake's reply, if any, then goes to a dead process)."""
+    """An ``on_event`` hook for :class:`FakeBatchServer` that SIGKILLs (or sends ``sig`` to) the command :meth:`run`
+    started when the fake sees ``event`` for the ``nth`` time (the fake's reply, if any, then goes to a dead process;
+    with another signal, the fake replies at once, as a provider would)."""
 
-    def __init__(self, event: str, nth: int = 1) -> None:
-        self.event, self.nth, self.count = event, nth, 0
+    def __init__(self, event: str, nth: int = 1, sig: int = signal.SIGKILL) -> None:
+        self.event, self.nth, self.count, self.sig = event, nth, 0, sig
         self.killed = threading.Event()
         self.proc: subprocess.Popen | None = None
 
@@ -349,14 +350,16 @@ class KillAt:
         self.count += 1
         if self.count == self.nth:
             self.killed.set()
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(30)
+            os.kill(self.proc.pid, self.sig)
+            if self.sig == signal.SIGKILL:
+                self.proc.wait(30)
 
     def run(self, command: list[str], env: dict[str, str]) -> str:
         """Run ``command`` until the kill; its output. Fails unless it was killed at the event."""
         self.proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         output, _ = self.proc.communicate(timeout=120)
-        assert self.killed.is_set() and self.proc.returncode == -signal.SIGKILL, output
+        expected = -signal.SIGKILL if self.sig == signal.SIGKILL else None
+        assert self.killed.is_set() and (expected is None or self.proc.returncode == expected), output
         return output
 
 

@@ -205,6 +205,7 @@ class LlamaCppAdapter(Adapter):
     def _load(self) -> Any:
         with self._lock:
             if self._llm is None:
+                self._stop.clear()  # a new load forgets an earlier interrupt
                 try:
                     self._llm = self._build()
                 except AdapterError:
@@ -308,8 +309,8 @@ class LlamaCppAdapter(Adapter):
         return (await asyncio.to_thread(self.generate_batch, [request]))[0]
 
     async def aclose(self) -> None:
-        """Free the model (and forget an interrupt: a later load starts afresh)."""
-        self._stop.clear()
+        """Free the model. An interrupt stays in force (a generation still running in a worker thread keeps
+        stopping at its next token instead of running to its end); a later load forgets it."""
         with self._lock:
             if self._llm is not None:
                 close = getattr(self._llm, "close", None)

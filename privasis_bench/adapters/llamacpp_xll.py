@@ -17,6 +17,8 @@ from typing import Any
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage
 
+_SLOT_POLL_S = 0.1  # how often a request waiting for a slot looks for an interrupt
+
 
 @dataclass(frozen=True)
 class XllamaSettings:
@@ -59,6 +61,10 @@ class XllamaEngine:
         self.settings = settings
         self.server = build_server(settings)
         self._stop = stop if stop is not None else threading.Event()  # may be shared with the adapter
+        # At most one request per slot is handed to the server: a request queued inside it could only be cancelled
+        # once it streams (after every request before it), so an interrupt would wait for all of them; one waiting
+        # here gives up at once.
+        self._slots = threading.BoundedSemaphore(max(1, settings.n_parallel))
 
     def interrupt(self) -> None:
         """End every generation in progress at its next token; later requests fail until :meth:`reset`."""
@@ -89,6 +95,17 @@ class XllamaEngine:
 
     def generate(self, request: ChatRequest, seed: int, sampling: dict[str, Any]) -> ChatResult:
         """Run one request to its end (or to an interrupt); errors are returned as failed results."""
+        while not self._slots.acquire(timeout=_SLOT_POLL_S):
+            if self._stop.is_set():
+                break
+        else:
+            try:
+                return self._generate(request, seed, sampling)
+            finally:
+                self._slots.release()
+        return ChatResult(text=None, error="llamacpp: interrupted before this request started")
+
+    def _generate(self, request: ChatRequest, seed: int, sampling: dict[str, Any]) -> ChatResult:
         if self._stop.is_set():
             return ChatResult(text=None, error="llamacpp: interrupted before this request started")
         parts: list[str] = []

@@ -88,15 +88,22 @@ def _empty_path_option(argv: list[str]) -> str | None:
 
 
 def _exit_cleanly_on_sigterm() -> None:
-    """SIGTERM (a scheduler, `kill`) unwinds like Ctrl-C: finished work and the spend ledger are saved on the way out."""
+    """SIGTERM (a scheduler, `kill`) unwinds like Ctrl-C: finished work and the spend ledger are saved on the way out.
+    Both first stop provider batches from being created or counted, so the ledger's last save is exact."""
     import signal
     import threading
 
+    from privasis_bench.engine.stats import PAID
+
     def interrupt(signum: int, frame: object) -> None:
+        PAID.stop_counting()
         raise KeyboardInterrupt
 
+    PAID.resume_counting()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, interrupt)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored (background)
+            signal.signal(signal.SIGINT, interrupt)
 
 
 #: What to do about the file-system errors a user can fix, by errno name.

@@ -30,6 +30,9 @@ BATCH_OPTIONS: dict[str, tuple[Any, Any]] = {
                                               help="Batches out at once per role.")),
     "batch_detach": (bool, typer.Option(False, "--batch-detach", help="Exit once every pending request is in a "
                                         "submitted batch; the same command run later collects the answers.")),
+    "batch_abandon": (bool, typer.Option(False, "--batch-abandon", help="Forget the batches an earlier --batch run "
+                                         "left pending for this command's models (paid for; their requests are asked "
+                                         "again). Without it, a run that would not collect them stops.")),
 }
 
 
@@ -42,6 +45,7 @@ def batch_options(opts: Any, *, command: str = "", lacks: str | None = None) -> 
     from privasis_bench.tasks.family import declared_roles
 
     roles = batch_roles(getattr(opts, "batch", None), ("model", *declared_roles()))
+    abandon, cache_file = bool(getattr(opts, "batch_abandon", False)), _cache_file(opts)
     if lacks is not None and lacks in roles:
         other = "model" if lacks == "judge" else "judge"
         does = "only asks the model under test" if lacks == "judge" else "judges saved outputs, asking no model under test"
@@ -52,6 +56,16 @@ def batch_options(opts: Any, *, command: str = "", lacks: str | None = None) -> 
     if not roles:
         if getattr(opts, "batch_detach", False):
             raise PrivasisError("--batch-detach needs --batch ROLE (model, judge, ...)")
-        return BatchOptions()
+        return BatchOptions(abandon=abandon, cache_file=cache_file)
     return BatchOptions(roles=roles, size=opts.batch_size, max_wait=opts.batch_max_wait, quiet=opts.batch_quiet,
-                        poll=opts.batch_poll, max_in_flight=opts.batch_max_in_flight, detach=opts.batch_detach)
+                        poll=opts.batch_poll, max_in_flight=opts.batch_max_in_flight, detach=opts.batch_detach,
+                        abandon=abandon, cache_file=cache_file)
+
+
+def _cache_file(opts: Any) -> str | None:
+    """The response cache file the command's batches are recorded in (also under --no-cache, to find pending ones)."""
+    from privasis_bench.engine.cache import CACHE_FILE_NAME, default_cache_dir
+
+    if not hasattr(opts, "cache_dir"):
+        return None
+    return str((opts.cache_dir or default_cache_dir()) / CACHE_FILE_NAME)

@@ -174,10 +174,10 @@ def hub_reachable(timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
 
 
 def _hub_help(cfg: DatasetConfig, reason: str) -> str:
-    hf_home = os.environ.get("HF_HOME", "~/.cache/huggingface")
-    return (
+    return (  # the cache is named by its variable, not its value (no environment value is ever printed)
         f"cannot load {cfg.describe()} from the Hugging Face hub: {reason}. "
-        f"Either pre-download it on a connected machine into the cache at HF_HOME={hf_home} "
+        "Either pre-download it on a connected machine into the Hugging Face cache (the folder $HF_HOME names, "
+        "by default ~/.cache/huggingface) "
         f"(`huggingface-cli download {cfg.path} --repo-type dataset`) and copy that cache here, "
         f"or use local files: `--data-files {cfg.name or 'config'}_{cfg.split}.parquet`, or a task YAML with "
         f"`include:` of the built-in task and `dataset: {{data_files: [PATH.parquet]}}`."

@@ -4,7 +4,8 @@ A :class:`BatchBroker` sits where a live call would be made (see :mod:`privasis_
 request the engine would send is queued instead; a batch goes out when ``size`` requests wait, when no new request
 came for ``quiet`` seconds (a wave of the record flow is complete: the model's outputs, then each of the judge's
 three tiers), or when the oldest has waited ``max_wait`` seconds, with at most ``max_in_flight`` batches out at
-once. Each batch is written to the cache's ``batches`` table before it is submitted (:mod:`.batch_store`); its
+once. Each batch is written to the cache's ``batches`` table before it is submitted, and created and recorded before
+the next one is created (:mod:`.batch_create`, :mod:`.batch_store`); its
 answers go into the response cache as soon as it ends, then to the waiting records; its row is removed last. On
 start the broker first collects the batches earlier runs left in flight. Per-request errors, and requests an
 expired, cancelled or failed batch left unanswered, come back as classified :class:`AdapterError` s, so the engine
@@ -16,16 +17,15 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from privasis_bench.adapters.base import AdapterError, ChatRequest, ChatResult
+from privasis_bench.adapters.base import AdapterError, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.batch_api import BatchClient, BatchState
+from privasis_bench.engine.batch_create import BatchCreator
 from privasis_bench.engine.batch_store import BatchStore, custom_id
 from privasis_bench.engine.calls import copy_result
 from privasis_bench.engine.retry import FATAL_STATUS, RetryPolicy
-from privasis_bench.engine.stats import PAID
 
 #: How often a failed look-up of an unrecorded batch, or a failed results download, is tried before giving up.
 LOOKUP_TRIES = 3
@@ -48,6 +48,8 @@ class BatchOptions:
     poll: float = 30.0  # seconds between status checks of a batch
     max_in_flight: int = 8  # batches submitted and not yet ended, per engine
     detach: bool = False  # stop once everything pending is submitted (a later identical run collects)
+    abandon: bool = False  # forget the batches earlier runs left in flight (paid for; their answers are not used)
+    cache_file: str | None = None  # where those are recorded (looked at even under --no-cache)
 
     def __post_init__(self) -> None:
         if self.size < 1 or self.max_in_flight < 1:
@@ -75,14 +77,18 @@ class BatchBroker:
     def __init__(self, client: BatchClient, store: BatchStore, *, spec_key: str, role: str, label: str,
                  options: BatchOptions, keep: Callable[[str, ChatResult], None],
                  note: Callable[[str], None] | None = None, on_sent: Callable[[int], None] | None = None,
-                 retry: RetryPolicy = RetryPolicy()) -> None:
+                 retry: RetryPolicy = RetryPolicy(), on_paid: Callable[[Usage], None] | None = None) -> None:
         self.client, self.store, self.spec_key, self.role, self.label = client, store, spec_key, role, label
         self.options, self.keep, self.note, self.on_sent, self.retry = options, keep, note, on_sent, retry
         self.counts = BatchCounts()
         self._queue: list[tuple[str, ChatRequest, int]] = []  # (key, request, line bytes)
         self._futures: dict[str, asyncio.Future] = {}
         self._flying: set[str] = set()  # keys in a batch out at the provider
-        self._counted: set[str] = set()  # keys whose request the spend ledger counts already (this run or an earlier)
+        self.creator = BatchCreator(client, store, spec_key=spec_key, role=role, on_sent=on_sent, keep=keep,
+                                    on_paid=on_paid)
+        #: Answers that came back before anyone asked for them (a batch an earlier run left in flight, collected while
+        #: the engine was still on its way to those requests): handed over on the ask instead of being asked again.
+        self._early: dict[str, ChatResult] = {}
         self._first = self._last = 0.0
         self._wake: asyncio.Event | None = None
         self._slots: asyncio.Semaphore | None = None
@@ -97,6 +103,9 @@ class BatchBroker:
         """The answer to one request, from a batch (raises AdapterError like a live call)."""
         await self._recover()
         key = request.cache_key(self.spec_key)
+        early = self._early.pop(key, None)
+        if early is not None:
+            return copy_result(early)
         future = self._futures.get(key)
         if future is None:
             future = asyncio.get_running_loop().create_future()
@@ -168,29 +177,30 @@ class BatchBroker:
         whole before, ``retried``: whether its last refusal (a rate limit) was answered by sending it again whole."""
         assert self._slots is not None
         keys = [k for k, _ in chunk]
-        tag = f"pb-{int(time.time())}-{len(keys)}-{uuid.uuid4().hex[:16]}"  # time and size: see anthropic_batch.find
         try:
             lines = [self.client.line(custom_id(i), r) for i, (_, r) in enumerate(chunk)]
-            self.store.add(tag, self.spec_key, self.role, keys)  # durable before the provider hears of it
             self._flying.update(keys)
             self.counts.round_trips += 1
-            try:
-                batch_id = await asyncio.to_thread(self.client.submit, lines, tag)
-            except AdapterError as exc:
+            made = await asyncio.to_thread(self.creator.create, lines, keys)
+            if made.error is not None:
+                exc = made.error
                 lost = exc.status is None or exc.status >= 500  # no reply: the batch may exist all the same
-                batch_id = await self._look_up(tag) if lost else None
+                batch_id = await self._look_up(made.tag) if lost else None
                 if batch_id is None:
-                    self.store.remove(tag)
+                    self.store.remove(made.tag)
                     if not (exc.status in SPLIT_STATUS and self._split(chunk, exc, depth, retried)):
                         self._fail(keys, exc)
                     return
-            self.store.set_provider_id(tag, batch_id)  # from here on, a resumed run knows the batch was counted
-            await self._count_sent(keys)
+                made = await asyncio.to_thread(self.creator.record, made.tag, batch_id, keys, True)
+            if made.stopped or made.batch_id is None:  # interrupted: nothing more is created or counted
+                self._cancel(keys)
+                return
+            batch_id = made.batch_id
             self.counts.submitted += 1
             self.counts.requests += len(keys)
             self.counts.pending[batch_id] = time.monotonic()
             self._say(f"submitted batch {batch_id} ({len(keys)} requests)")
-            await self._collect(tag, batch_id, keys, chunk, depth, retried)
+            await self._collect(made.tag, batch_id, keys, chunk, depth, retried)
         finally:
             self._slots.release()
 
@@ -267,18 +277,22 @@ class BatchBroker:
                 self._fail(keys, error)  # one request: its own error; a recovered batch's: asked again (and split)
             return
         outcomes = await self._results(batch_id)
-        answered = 0
+        found: dict[str, ChatResult | AdapterError] = {}
         for i, key in enumerate(keys):
             outcome = outcomes.get(custom_id(i)) if outcomes is not None else None
             if outcome is None:
                 why = "its result file could not be read" if outcomes is None else "it holds no answer for it"
                 outcome = AdapterError(f"{self.role} batch {batch_id} ended {state.status} and {why}; asked again",
                                        retryable=True)
-            if isinstance(outcome, ChatResult):
-                self.keep(key, outcome)  # into the response cache before anything else
-                answered += 1
+            found[key] = outcome
+        answers = {k: o for k, o in found.items() if isinstance(o, ChatResult)}
+        # Into the response cache and counted, the batch's row removed, before anything is handed on.
+        if not await asyncio.to_thread(self.creator.land, tag, answers):  # interrupted: the next run collects it
+            self._cancel(keys)
+            return
+        answered = len(answers)
+        for key, outcome in found.items():
             self._resolve(key, outcome)
-        self.store.remove(tag)
         self.counts.pending.pop(batch_id, None)
         self.counts.completed += 1
         self.counts.answered += answered
@@ -293,17 +307,6 @@ class BatchBroker:
                 if attempt + 1 < LOOKUP_TRIES:
                     await asyncio.sleep(min(1.0 * (attempt + 1), self.options.poll))
         return None
-
-    async def _count_sent(self, keys: list[str]) -> None:
-        """Count the requests of a batch the provider accepted (each once: a request asked again after an expiry is
-        a retry, as on a live call), and wait until the spend ledger on disk has them before going on. The batch's
-        row names its provider id before this (so a resumed run does not count it again): a kill in between leaves
-        the ledger short by this batch, never counting it twice."""
-        fresh = [k for k in dict.fromkeys(keys) if k not in self._counted]
-        self._counted.update(fresh)
-        if self.on_sent is not None and fresh:
-            self.on_sent(len(fresh))
-            await asyncio.to_thread(PAID.settle)
 
     # ------------------------------------------------------------------ resume
     async def _recover(self) -> None:
@@ -323,10 +326,11 @@ class BatchBroker:
                     self.store.remove(row.tag)
                     continue
                 if row.provider_id is None:  # the run that created it died before it counted it: counted here
-                    self.store.set_provider_id(row.tag, batch_id)
-                    await self._count_sent(row.keys)
+                    made = await asyncio.to_thread(self.creator.record, row.tag, batch_id, row.keys, True)
+                    if made.stopped:
+                        return
                 else:  # counted by the run that learnt its id (its ledger entry has it)
-                    self._counted.update(row.keys)
+                    self.creator.counted.update(row.keys)
                 self._flying.update(row.keys)
                 self.counts.recovered += 1
                 self._spawn(self._collect(row.tag, batch_id, row.keys))
@@ -338,6 +342,8 @@ class BatchBroker:
     def _resolve(self, key: str, outcome: ChatResult | AdapterError) -> None:
         self._flying.discard(key)
         future = self._futures.pop(key, None)
+        if future is None and isinstance(outcome, ChatResult):
+            self._early[key] = outcome
         if future is None or future.done():
             return
         if isinstance(outcome, ChatResult):
@@ -351,6 +357,13 @@ class BatchBroker:
             future = self._futures.pop(key, None)
             if future is not None and not future.done():
                 future.set_exception(exc)
+
+    def _cancel(self, keys: list[str]) -> None:
+        for key in keys:
+            self._flying.discard(key)
+            future = self._futures.pop(key, None)
+            if future is not None and not future.done():
+                future.cancel()
 
     def _all_submitted(self) -> bool:
         """No batch is being submitted right now: every live task is polling a batch the provider accepted."""

@@ -101,3 +101,30 @@ class BatchStore:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None  # type: ignore[assignment]
+
+
+def pending_batches(path: str | Path | None, spec: str, role: str) -> int:
+    """How many batches an earlier run left in flight for ``spec`` and ``role`` in the cache file at ``path``, read
+    without changing the file (0 when there is none, or no such file)."""
+    if path is None or not Path(path).is_file():
+        return 0
+    try:
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=30.0)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM batches WHERE spec = ? AND role = ?", (spec, role)).fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:  # no batches table (never used --batch), or not a cache file
+        return 0
+
+
+def abandon_batches(path: str | Path, spec: str, role: str) -> int:
+    """Forget the batches in flight for ``spec`` and ``role`` (``--batch-abandon``); how many were forgotten."""
+    store = BatchStore(path)
+    try:
+        rows = store.rows(spec, role)
+        for row in rows:
+            store.remove(row.tag)
+        return len(rows)
+    finally:
+        store.close()

@@ -13,12 +13,12 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from privasis_bench.adapters.base import Adapter, ChatRequest, ChatResult
+from privasis_bench.adapters.base import Adapter, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.batch_api import BatchClient, BatchUnsupported
 from privasis_bench.adapters.spec import SECRET_ARGS
 from privasis_bench.engine.answers import configured_secrets, redact
 from privasis_bench.engine.batch_broker import BatchBroker, BatchOptions
-from privasis_bench.engine.batch_store import BatchStore
+from privasis_bench.engine.batch_store import BatchStore, abandon_batches, pending_batches
 from privasis_bench.engine.calls import copy_result
 from privasis_bench.errors import PrivasisError
 from privasis_bench.registry import Registry
@@ -38,8 +38,8 @@ class BatchedAdapter(Adapter):
 
     cacheable = True
     #: Read by ``engine.stats.usage_by_role``: what this engine pays is recorded as batched spend; and by the engine,
-    #: which then leaves counting requests to the broker (a request counts when the provider accepted its batch,
-    #: once across a killed run and the run that resumes it).
+    #: which then leaves counting requests and tokens to the broker (a request counts when the provider accepted its
+    #: batch, its tokens when the batch's answers are stored, once across a killed run and the run that resumes it).
     sent_in_batches = True
 
     def __init__(self, inner: Adapter, broker: BatchBroker) -> None:
@@ -50,6 +50,10 @@ class BatchedAdapter(Adapter):
     async def agenerate(self, request: ChatRequest) -> ChatResult:
         """Wait for this request's answer from a batch."""
         return await self.broker.ask(request)
+
+    def interrupt(self) -> None:
+        """Ctrl-C: the wrapped adapter stops too (batches stop being created in the signal handler, see PAID)."""
+        self.inner.interrupt()
 
     async def aclose(self) -> None:
         """Stop polling and release the provider client."""
@@ -69,6 +73,7 @@ def batch_client(adapter: Adapter) -> BatchClient:
 
 def attach_batching(engine: "Engine", options: BatchOptions, *, client: BatchClient | None = None) -> BatchBroker | None:
     """Route ``engine``'s calls through provider batches when its role is in ``options.roles``; the broker."""
+    _pending_check(engine, options)
     if engine.role not in options.roles:
         return None
     client = client or batch_client(engine.adapter)
@@ -86,14 +91,39 @@ def attach_batching(engine: "Engine", options: BatchOptions, *, client: BatchCli
     def sent(requests: int) -> None:  # the engine counts no batched request itself (see BatchedAdapter)
         engine.stats.requests += requests
 
+    def paid(usage: Usage) -> None:  # the engine counts no tokens of a batched call itself (see BatchedAdapter)
+        engine.stats.usage.add(usage)
+
     note = _note if engine.progress else None
     broker = BatchBroker(client, BatchStore(engine.cache.path), spec_key=engine.spec_key, role=engine.role,
                          label=str(engine.spec), options=options, keep=keep, note=note, on_sent=sent,
-                         retry=engine.retry)
+                         retry=engine.retry, on_paid=paid)
     engine.adapter = BatchedAdapter(engine.adapter, broker)
     engine.concurrency = max(engine.concurrency, options.size * options.max_in_flight)
     engine.call_timeout, engine.rpm = None, None
     return broker
+
+
+def _pending_check(engine: "Engine", options: BatchOptions) -> None:
+    """Batches an earlier run submitted for this engine (``--batch-detach``, or a kill) are paid for: a run that would
+    not collect them (no --batch for the role, or --no-cache) stops with one line saying how to collect or abandon
+    them, instead of asking everything again live; ``--batch-abandon`` forgets them, saying so."""
+    path = engine.cache.path if engine.cache is not None else options.cache_file
+    pending = pending_batches(path, engine.spec_key, engine.role)
+    if not pending:
+        return
+    if options.abandon:
+        dropped = abandon_batches(path, engine.spec_key, engine.role)  # type: ignore[arg-type]
+        _note(f"{engine.role} {engine.spec}: abandoned {dropped} batch(es) an earlier --batch run submitted (--batch-"
+              "abandon); the provider bills them all the same, and their requests are asked again")
+        return
+    if engine.role in options.roles and engine.cache is not None:
+        return  # collected by this run's broker
+    why = "--no-cache" if engine.cache is None else f"no --batch {engine.role}"
+    raise PrivasisError(
+        f"{engine.role} {engine.spec}: {pending} batch(es) an earlier --batch run submitted (already paid for) are "
+        f"still pending in the response cache, and this run ({why}) would ask their requests again; collect them by "
+        f"running with --batch {engine.role} and the same cache, or pass --batch-abandon to drop them")
 
 
 def _note(line: str) -> None:

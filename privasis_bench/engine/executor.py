@@ -37,6 +37,7 @@ from privasis_bench.engine.progress import StageProgress
 from privasis_bench.engine.reach import STEP_S as REACH_STEP_S, ServerReach
 from privasis_bench.engine.stream import RequestStream
 from privasis_bench.engine.retry import FATAL_STATUS, LONG_WAIT_S, FatalModelError, RetryPolicy, fault_kind
+from privasis_bench.engine.loops import LoopBox
 from privasis_bench.engine.stats import PAID, BusyClock, EngineStats, usage_by_role
 
 __all__ = ["Engine", "EngineStats", "OnResult", "run_together", "usage_by_role"]
@@ -45,7 +46,6 @@ __all__ = ["Engine", "EngineStats", "OnResult", "run_together", "usage_by_role"]
 _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$")
 OnResult = Callable[[int, ChatResult], None]
 T = TypeVar("T")
-_WAKE_SECONDS = 0.2  # how often the engine's own loop wakes while it runs (so Ctrl-C is noticed)
 
 
 class Engine:
@@ -80,7 +80,7 @@ class Engine:
         self.stats = EngineStats()
         self.clock = BusyClock()  # for --profile: when calls were in flight
         self.next_slot = 0.0
-        self._loop_box: _LoopBox | None = None  # the event loop this engine's adapter is bound to (may be shared)
+        self._loop_box: LoopBox | None = None  # the event loop this engine's adapter is bound to (may be shared)
         self._rng = random.Random()
         self._secrets = configured_secrets(spec.args, SECRET_ARGS, _SECRET_ENV)
         self.reach = ServerReach(f"{role} {spec}", retry.wait_for_server)  # a server nothing listens at stops the run
@@ -143,30 +143,10 @@ class Engine:
 
     def _close_sync(self) -> None:
         box, self._loop_box = self._loop_box, None
-        loop = box.loop if box is not None else None
-        if loop is None or loop.is_closed():
+        if box is None or box.loop.is_closed():
             asyncio.run(self.adapter.aclose())
             return
-        box.users -= 1
-        if box.users > 0:  # another engine still runs on this loop: release only this adapter
-            loop.run_until_complete(self.adapter.aclose())
-            return
-        try:
-            # Work left over by an interrupted run (Ctrl-C) must not resume while we close.
-            leftovers = [t for t in asyncio.all_tasks(loop) if not t.done()]
-            if leftovers:  # an in-process model stops its current generation instead of finishing it
-                self.adapter.interrupt()
-            for task in leftovers:
-                task.cancel()
-            if leftovers:
-                try:
-                    loop.run_until_complete(asyncio.gather(*leftovers, return_exceptions=True))
-                except BaseException:  # noqa: BLE001 - the interrupt that stopped them is already propagating
-                    pass
-            loop.run_until_complete(self.adapter.aclose())
-            loop.run_until_complete(loop.shutdown_default_executor())
-        finally:
-            loop.close()
+        box.close_for(self)
 
     def __enter__(self) -> "Engine":
         return self
@@ -176,25 +156,11 @@ class Engine:
 
     # ------------------------------------------------------------------ internals
     def _on_own_loop(self, make: Callable[[], Awaitable[T]]) -> T:
-        # The loop wakes every _WAKE_SECONDS while it runs: Python raises a Ctrl-C only when the main thread runs
-        # Python code, and a loop asleep in select while a model thread works would otherwise not notice it.
-        loop = self._box().loop
-        beat: asyncio.TimerHandle | None = None
+        return self._box().run(make)
 
-        def wake() -> None:
-            nonlocal beat
-            beat = loop.call_later(_WAKE_SECONDS, wake)
-
-        wake()
-        try:
-            return loop.run_until_complete(make())
-        finally:
-            if beat is not None:
-                beat.cancel()
-
-    def _box(self) -> "_LoopBox":
+    def _box(self) -> LoopBox:
         if self._loop_box is None or self._loop_box.loop.is_closed():
-            self._loop_box = _LoopBox(asyncio.new_event_loop())
+            self._loop_box = LoopBox(asyncio.new_event_loop(), self)
         return self._loop_box
 
     def count_result(self, result: ChatResult, bar: StageProgress) -> None:
@@ -206,13 +172,13 @@ class Engine:
             s.cached += 1
             bar.cached += 1
             s.cached_usage.add(result.usage)
-        else:
+        elif not getattr(self.adapter, "sent_in_batches", False):  # a batch broker counts these when they land
             s.usage.add(result.usage)
-            bar.tokens += result.usage.total_tokens
+        bar.tokens += 0 if result.cached else result.usage.total_tokens
         if not result.ok:
             s.failed += 1
             bar.failed += 1
-        if not result.cached:
+        if not result.cached and not getattr(self.adapter, "sent_in_batches", False):
             PAID.mark()  # the spend ledger saves what this answer cost
         bar.refresh(advance=1)
 
@@ -370,13 +336,6 @@ class Engine:
         return scrub(message, self._secrets)
 
 
-class _LoopBox:
-    """An event loop and how many engines run on it (the last one to close it closes the loop)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop, self.users = loop, 1
-
-
 def run_together(engines: Sequence["Engine | None"], make: Callable[[], Awaitable[T]]) -> T:
     """Run ``make()``, a coroutine using several engines at once, on one event loop they all share from now on.
 
@@ -396,5 +355,5 @@ def run_together(engines: Sequence["Engine | None"], make: Callable[[], Awaitabl
         if own is not None and not own.loop.is_closed():
             raise RuntimeError(f"engine bug: {engine.role} {engine.spec} already runs on another event loop")
         engine._loop_box = box
-        box.users += 1
+        box.join(engine)
     return first.run_async(make)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -74,6 +75,27 @@ class StatsChanges:
         self._cond = threading.Condition()
         self.count = 0
         self._saved: dict[str, int] = {}  # running ledger savers -> the count their last save covered
+        self._gate = threading.RLock()  # held while a provider batch is recorded and counted (see counting)
+        self._stopped = False
+
+    def stop_counting(self) -> None:
+        """The command was interrupted (Ctrl-C, SIGTERM): from now on no batch is created, recorded or counted, so
+        the ledger's last save has every request that a recorded batch holds (called by the signal handler, before
+        the interrupt unwinds to that save; a batch a worker thread creates after this stays unrecorded, and the
+        next run finds it by its tag and counts it)."""
+        with self._gate:
+            self._stopped = True
+
+    def resume_counting(self) -> None:
+        """A new command starts in this process (tests run several)."""
+        with self._gate:
+            self._stopped = False
+
+    @contextmanager
+    def counting(self) -> Iterator[bool]:
+        """Hold the gate while a batch is recorded and counted; yields False once the command was interrupted."""
+        with self._gate:
+            yield not self._stopped
 
     def mark(self) -> None:
         """Say that something was paid for (cheap; called from the engines' event loop)."""

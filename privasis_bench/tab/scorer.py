@@ -106,7 +106,8 @@ class TabScorer:
         found = next((p for p in tried if p.is_file()), None)
         if found is not None:
             return [str(found)]
-        looked = (f"; ${env}={folder} holds none of: {', '.join(str(p.relative_to(folder)) if p.is_relative_to(folder) else str(p) for p in tried)}"
+        # The variable is named, never its value: a task may point data_dir_env at any variable, a secret included.
+        looked = (f"; the folder ${env} names holds none of: {', '.join(_relative(p, folder) for p in tried)}"
                   if tried else (f" (or set {env} to its folder)" if env else ""))
         raise DataError(f"{self.task.task}: TAB's data is not bundled; download {name or 'echr_<split>.json'} from "
                         f"github.com/NorskRegnesentral/text-anonymization-benchmark and pass --data-files PATH{looked}")
@@ -260,6 +261,11 @@ class TabScorer:
             metrics.update(weighted_precision(list(self.documents.values()),
                                               {r["id"]: r["masked_spans"] for r in rows if r["scored"]}, self._mlm))
         return metrics, rows
+
+
+def _relative(path: Path, folder: str) -> str:
+    """``path`` inside ``folder`` without the folder (which may come from an environment variable)."""
+    return path.relative_to(folder).as_posix() if path.is_relative_to(folder) and path != Path(folder) else path.name
 
 
 def data_dir_candidates(folder: str, name: str) -> list[Path]:
