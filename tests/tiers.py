@@ -58,7 +58,6 @@ PATHS: dict[str, int] = {
     "recipes/test_recipe_stats.py": SLOW,
     "tab/test_tab_run.py": SLOW,
     "tab/test_tab_tokens.py": SLOW,
-    "training/": SLOW,
     "distributed/test_ray_start_checks.py": INTEGRATION,
 }
 #: Tiers by fixture: a test using one of these (directly or through another fixture) is at least that heavy.
