@@ -60,8 +60,13 @@ PATHS: dict[str, int] = {
     "tab/test_tab_run.py": SLOW,
     "tab/test_tab_tokens.py": SLOW,
     "distributed/test_ray_start_checks.py": INTEGRATION,
+    "adapters/test_presidio.py": SLOW,  # Presidio and its spaCy pipeline
+    "replacement/test_replacement_run.py": SLOW,  # replacement scoring: sentence-transformers, spaCy
     "adapters/test_datafog.py::test_run_on_tab_sample_records_the_tool_and_what_it_wrote": SLOW,  # TAB scoring: spaCy
-    "adapters/test_presidio.py::test_phone_email_person_and_date_are_anonymized": SLOW,  # Presidio itself
+    # the model loaders themselves (transformers, sentence-transformers), up to the offline failure
+    "replacement/test_attack_models.py::test_a_model_not_available_offline_fails_with_one_line_naming_it": SLOW,
+    # builds a board holding a replacement entry (sentence-transformers)
+    "cli/test_silent_successes.py::test_leaderboard_build_names_a_broken_submission_it_leaves_off": SLOW,
 }
 #: Tiers by fixture: a test using one of these (directly or through another fixture) is at least that heavy.
 FIXTURES: dict[str, int] = {
