@@ -68,7 +68,7 @@ def test_ci_run_prints_the_time_of_each_phase() -> None:
 def test_the_readme_command_runs_every_tier() -> None:
     command = readme_test_command()
     assert "--runslow" in command and "--runintegration" in command
-    assert "-n 2 --dist worksteal" in command
+    assert "-n 2 --dist worksteal" in command and "-n 0 --runintegration" in command  # one server of each kind
 
 
 @pytest.mark.usefixtures("ci_files")
