@@ -61,6 +61,8 @@ PATHS: dict[str, int] = {
     "tab/test_tab_tokens.py": SLOW,
     "distributed/test_ray_start_checks.py": INTEGRATION,
     "adapters/test_presidio.py": SLOW,  # Presidio and its spaCy pipeline
+    "adapters/test_presidio_configs.py": SLOW,
+    "cli/test_round4_inputs.py::test_a_spacy_model_must_be_a_package_name_or_a_pipeline_directory": SLOW,  # Presidio
     "replacement/test_replacement_run.py": SLOW,  # replacement scoring: sentence-transformers, spaCy
     "adapters/test_datafog.py::test_run_on_tab_sample_records_the_tool_and_what_it_wrote": SLOW,  # TAB scoring: spaCy
     # the model loaders themselves (transformers, sentence-transformers), up to the offline failure
