@@ -59,6 +59,11 @@ PATHS: dict[str, int] = {
     "recipes/test_recipe_stats.py": SLOW,
     "tab/test_tab_run.py": SLOW,
     "tab/test_tab_tokens.py": SLOW,
+    # TAB's scorer reads tokens and parts of speech from a spaCy pipeline: running or verifying a TAB task is slow
+    "tab/test_tab_sample.py": SLOW,
+    "tab/test_tab_submission.py": SLOW,
+    "tab/test_tab_predictions.py": SLOW,
+    "leaderboard/test_replacement_family.py": SLOW,  # verifies replacement entries: sentence-transformers, spaCy
     "distributed/test_ray_start_checks.py": INTEGRATION,
     "adapters/test_presidio.py": SLOW,  # Presidio and its spaCy pipeline
     "adapters/test_presidio_configs.py": SLOW,
