@@ -64,6 +64,7 @@ PATHS: dict[str, int] = {
     "tab/test_tab_submission.py": SLOW,
     "tab/test_tab_predictions.py": SLOW,
     "leaderboard/test_replacement_family.py": SLOW,  # verifies replacement entries: sentence-transformers, spaCy
+    "leaderboard/adversarial/test_derived_field.py": SLOW,  # re-derives TAB spans: spaCy
     "distributed/test_ray_start_checks.py": INTEGRATION,
     "adapters/test_presidio.py": SLOW,  # Presidio and its spaCy pipeline
     "adapters/test_presidio_configs.py": SLOW,
