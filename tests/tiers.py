@@ -70,6 +70,7 @@ PATHS: dict[str, int] = {
     "leaderboard/adversarial/test_precedence.py": SLOW,
     "leaderboard/adversarial/test_self_reported_metadata.py": SLOW,
     "tab/test_tab_loading.py::test_weighted_precision_fails_at_once_with_one_line_when_the_model_is_not_at_hand": SLOW,
+    "results/test_rescore_strict.py::test_rescore_of_a_tab_run_refuses_document_ids_the_data_does_not_hold": SLOW,
     "distributed/test_ray_start_checks.py": INTEGRATION,
     "adapters/test_presidio.py": SLOW,  # Presidio and its spaCy pipeline
     "adapters/test_presidio_configs.py": SLOW,
