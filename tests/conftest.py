@@ -4,6 +4,9 @@ This file sits at the top of ``tests/`` so that pytest puts ``tests/`` on ``sys.
 the sub-folders (which mirror the package) import the shared fakes as ``fake_openai_server`` and
 ``judge_fakes``. The checkout's root is appended too (after the installed package), so that a family that lives in
 the test tree is named ``tests.toy_family...`` as a plug-in package would be.
+
+Tiers (unit by default, ``--runslow``, ``--runintegration``) and the check that a test is not marked lighter than
+it is live in ``tests/tiers.py``.
 """
 
 import sys
@@ -13,6 +16,24 @@ import pytest
 
 if str(Path(__file__).resolve().parents[1]) not in sys.path:
     sys.path.append(str(Path(__file__).resolve().parents[1]))
+
+pytest_plugins = ["tiers", "integration.servers"]  # integration.servers: one llama.cpp / vLLM server per session
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def committed_verdicts() -> tuple:
+    """Every committed submission (``submissions/``) verified once for the whole session, ownership included.
+
+    The tests that read the committed board share this one ``verify_paths`` run instead of each verifying the board
+    again; they must not change the outcomes they are given.
+    """
+    from privasis_bench.leaderboard.verify import verify_paths
+
+    if not (REPO / "submissions").is_dir():
+        pytest.skip("not a source checkout (no submissions/)")
+    return tuple(verify_paths([REPO / "submissions"]))
 
 
 @pytest.fixture(autouse=True)

@@ -51,3 +51,33 @@ def test_ci_run_rebuilds_the_board_after_the_tests_and_fails_on_a_difference() -
     check = re.search(r"privasis-bench leaderboard build --check[^\n]*-o leaderboards\n\s*brc=\$\?", text)
     assert check and check.start() > tests_at
     assert re.search(r'if \[ "\$rc" -eq 0 \] && \[ "\$brc" -ne 0 \]; then rc=1; fi', text)
+
+
+@pytest.mark.usefixtures("ci_files")
+def test_ci_run_prints_the_time_of_each_phase() -> None:
+    text = CI_RUN.read_text(encoding="utf-8")
+    for name in ("install", "tests: integration tier", "tests: unit and slow tiers", "leaderboard verify",
+                 "leaderboard build --check"):
+        assert f'phase "{name}"' in text, name
+    assert re.search(r'echo "::: phase \'\$phase_name\' took \$\(\(now - phase_start\)\)s"', text)
+    trap = text.index("trap '")
+    assert trap < text.index(readme_test_command()) < text.index("trap - DEBUG")
+
+
+@pytest.mark.usefixtures("ci_files")
+def test_the_readme_command_runs_every_tier() -> None:
+    command = readme_test_command()
+    assert "--runslow" in command and "--runintegration" in command
+    assert "-n 2 --dist worksteal" in command and "-n 0 --runintegration" in command  # one server of each kind
+
+
+@pytest.mark.usefixtures("ci_files")
+def test_the_phase_timer_names_each_step_of_the_readme_command() -> None:
+    text = CI_RUN.read_text(encoding="utf-8")
+    timer = text[text.index("start=$(date +%s)"):text.index("# --- the README's test command, verbatim ---")]
+    # the README's line with every program replaced by a no-op function, then the phases that follow it
+    script = ("bash() { :; }\npytest() { :; }\n" + timer + readme_test_command().replace(". .venv/bin/activate", "true")
+              + '\ntrap - DEBUG\nphase "leaderboard verify"\nphase ""\n')
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
+    assert re.findall(r"::: phase '([^']+)' took \d+s", out) == [
+        "install", "tests: unit and slow tiers", "tests: integration tier", "leaderboard verify"]

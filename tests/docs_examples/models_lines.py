@@ -1,7 +1,7 @@
 """Every command line of docs/models.md's provider catalogue, how a test runs it and with which substitution.
 
 ``FAKE`` lines run in tests/docs_examples/test_models_block.py against the local provider fake (no key, no network);
-``LIVE`` lines run in tests/integration/test_doc_models_live.py against a real local model (integration);
+``LIVE`` lines run in tests/docs_examples/test_doc_models_live.py against a real local model (integration);
 ``AS_WRITTEN`` lines run unchanged in test_models_block.py. A line not in :data:`LINES` fails the coverage test.
 """
 

@@ -1,5 +1,5 @@
 """docs/models.md's provider catalogue: every line is run, here against the local provider fake or as written, or in
-tests/integration/test_doc_models_live.py against a real local model (models_lines.LINES says which, with the substitution)."""
+tests/docs_examples/test_doc_models_live.py against a real local model (models_lines.LINES says which, with the substitution)."""
 
 from __future__ import annotations
 

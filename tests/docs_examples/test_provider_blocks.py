@@ -1,6 +1,6 @@
 """The README's "Evaluate a model" block and docs/batch.md's ``--batch`` block, run against a local provider.
 
-Substitutions (stated in tests/test_doc_examples.py BLOCKS): the OpenAI API is the local fake
+Substitutions (stated in tests/docs_examples/test_doc_examples.py BLOCKS): the OpenAI API is the local fake
 (``OPENAI_BASE_URL``, a dummy ``OPENAI_API_KEY``), the judge's ``http://HOST:PORT/v1`` is the same fake,
 ``privasis_vanilla`` reads the bundled sample records (``--data-files``, the identical schema) instead of the hub,
 and ``--limit 2`` keeps it short. Everything else runs as the doc writes it, in process, in a temporary folder.

@@ -1,7 +1,7 @@
 """The publish flow of README.md and docs/publishing.md (submit -> verify -> build), run as written in a fresh git
 checkout with the real pinned judge (llama.cpp SmolLM2, in process).
 
-Substitutions (stated in tests/test_doc_examples.py BLOCKS): ``runs/my-model``, the reader's own finished run, is
+Substitutions (stated in tests/docs_examples/test_doc_examples.py BLOCKS): ``runs/my-model``, the reader's own finished run, is
 made first with ``run -m regex-scrubber -t privasis_sample --limit 1`` (the task's pinned judge, so it can go on the
 verified track); the checkout is a fresh ``git init`` holding empty ``submissions/`` and ``leaderboards/`` folders.
 The docs' flow must end with the new entry's re-judge agreement on the board, and it is asserted there.

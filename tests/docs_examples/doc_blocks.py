@@ -1,6 +1,6 @@
 """The commands of one shell block of README.md or docs/, for tests that run a documented block.
 
-A block is found by its page and the start of its first line (as in ``tests/test_doc_examples.py`` BLOCKS), so a
+A block is found by its page and the start of its first line (as in ``tests/docs_examples/test_doc_examples.py`` BLOCKS), so a
 test stops matching, and fails, when the block it runs is edited away. Backslash continuations are joined; comment
 lines and trailing ``# ...`` comments are dropped.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 _BLOCK = re.compile(r"```(?:bash|sh|shell|console)\n(.*?)```", re.S)
 
 

@@ -1,7 +1,7 @@
 """docs/scaling.md's two shell blocks, run with a local fake model server (tests/fake_openai_server.py) standing in
 for the one at 10.0.0.7, in a fresh folder.
 
-Stated substitutions (also in tests/test_doc_examples.py BLOCKS): ``base_url=http://10.0.0.7:8000/v1`` -> the fake
+Stated substitutions (also in tests/docs_examples/test_doc_examples.py BLOCKS): ``base_url=http://10.0.0.7:8000/v1`` -> the fake
 server, which also answers the task's default judge (``openai:gpt-oss-120b``) through ``OPENAI_BASE_URL`` and a
 placeholder key; ``-t privasis_vanilla`` reads the bundled sample records (``--data-files``: the vanilla split
 downloads from the hub), ``--limit 2``. The several-machines block: the two ``ray start`` lines start a head and one worker node on this

@@ -1,6 +1,6 @@
 """docs/replacement.md's shell block, every command run in a fresh folder holding the reader's own files.
 
-Stated substitutions (also in tests/test_doc_examples.py BLOCKS): the reader's ``replacements.json`` is written here
+Stated substitutions (also in tests/docs_examples/test_doc_examples.py BLOCKS): the reader's ``replacements.json`` is written here
 (each sample document's applicant name replaced, with the pairs reported) and ``runs/other`` is a run of ``identity``;
 ``-t tab_replacement_sample`` names ``tab_replacement_sample.yaml`` in that folder, the shipped task (retrieval attack)
 with 3 k-means restarts instead of 50.

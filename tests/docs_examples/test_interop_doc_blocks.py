@@ -1,7 +1,7 @@
 """docs/interop.md's two shell blocks (lm-eval, then inspect_ai, each judged by ``privasis-bench evaluate``), run by
 bash in a fresh folder against llama.cpp's server serving SmolLM2 (the session fixture of this folder).
 
-Stated substitutions (also in tests/test_doc_examples.py BLOCKS): port 8080 -> the fixture's free port;
+Stated substitutions (also in tests/docs_examples/test_doc_examples.py BLOCKS): port 8080 -> the fixture's free port;
 ``pip install '.[lmeval]'`` -> a check that every requirement of the extra is installed (tests install nothing);
 ``<timestamp>``/``<id>`` -> ``*`` (the one file the run wrote); smaller runs: ``lm_eval`` and ``evaluate`` get
 ``--limit 1`` and ``-T limit=5`` -> ``-T limit=1``, with the small token budgets SmolLM2 needs here (lm-eval
@@ -24,7 +24,7 @@ from packaging.requirements import Requirement
 
 from doc_blocks import block_commands
 
-from .conftest import offline_env, require_module
+from integration.conftest import offline_env, require_module
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

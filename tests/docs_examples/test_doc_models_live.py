@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from docs_examples.doc_fakes import REPO, protocol_reply  # tests/docs_examples (a namespace package from tests/)
-from docs_examples.models_lines import LINES, LIVE, argv_for
+from doc_fakes import REPO, protocol_reply
+from models_lines import LINES, LIVE, argv_for
 from fake_batch_server import FakeBatchServer
 
-from .conftest import IN_PROCESS_SMOLLM2, require_module, require_modules
+from integration.conftest import IN_PROCESS_SMOLLM2, require_module, require_modules
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

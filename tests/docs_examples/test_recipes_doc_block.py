@@ -2,7 +2,7 @@
 and intact sanitizers), run in a fresh folder against the scripted OpenAI-compatible server of
 tests/recipes/test_recipe_loop.py.
 
-Stated substitutions (also in tests/test_doc_examples.py BLOCKS): ``OPENAI_BASE_URL`` points every ``openai:`` model of
+Stated substitutions (also in tests/docs_examples/test_doc_examples.py BLOCKS): ``OPENAI_BASE_URL`` points every ``openai:`` model of
 the block (gpt-4.1, and the default judge gpt-oss-120b) at the scripted server, with a placeholder key; ``-n 100`` ->
 ``-n 2``; ``llamacpp:smollm2`` -> ``openai:smollm2`` on the same server (the in-process SmolLM2 through these recipes is
 tests/integration/test_recipes_smollm2.py). Everything else is as written.
