@@ -8,5 +8,5 @@ protection rates CPR and IPR say how much of what the annotators could infer the
 :mod:`rules` (the rule-first comparison per tag), :mod:`matching` (one subject's tags: best pair, matcher
 fallback), :mod:`metrics` (CPR, IPR, per-tag CPR, seeded intervals over documents).
 
-May import data and tasks; never another family's package (``protocol/``, ``tab/``, ``replacement/``).
+May import data, tasks and adapters (request types only); never another family's package (``protocol/``, ``tab/``, ``replacement/``).
 """
