@@ -1,0 +1,44 @@
+"""The SPIA family's declaration (see :mod:`privasis_bench.tasks.family`); registered through the
+``privasis_bench.families`` entry point in ``pyproject.toml``, like any third-party family."""
+
+from __future__ import annotations
+
+from privasis_bench.tasks.family import BoardSpec, FamilySpec
+
+BOARD = BoardSpec(
+    unit=("protection rates over annotated personal attributes (certainty 3+), with 95% bootstrap intervals over "
+          "documents: CPR over all attributes, IPR averaged over people"),
+    columns=(("cpr", "CPR"), ("ipr", "IPR")),
+    rank_by=(("cpr", "higher"), ("ipr", "higher")),
+    digits=3,
+    section=("SPIA (Oh et al., ACL 2026): an adversary model infers 15 personal attributes of every person from the "
+             "anonymized text; a matcher compares them with the annotators' (rules first). Higher is more protected."),
+)
+
+FAMILY = FamilySpec(
+    name="spia",
+    title="SPIA (subject-level inference)",
+    roles=("adversary", "matcher"),
+    schema_versions={"results": "spia-results-1", "samples": "spia-samples-row-1", "submission": "tab-submission-1"},
+    reference_task="spia_sample",
+    board=BOARD,
+    scorer="privasis_bench.spia.scorer:SpiaScorer",
+    verifier="privasis_bench.leaderboard.families.spia:verify",
+    row="privasis_bench.leaderboard.families.spia:board_row",
+    content="privasis_bench.leaderboard.families.spia:content",
+    viewer="privasis_bench.leaderboard.families.spia:write_viewer",
+    rejudge="privasis_bench.leaderboard.families.spia:rejudge",
+    record_outcome="privasis_bench.spia.family:record_outcome",
+)
+
+
+def record_outcome(row: dict) -> tuple[float, bool] | None:
+    """A scored document's share of counted attributes the adversary could not infer; a success when none."""
+    from privasis_bench.spia.metrics import protection_rates
+    from privasis_bench.spia.scorer import SpiaScorer
+
+    tallies = SpiaScorer.tallies([row])
+    if not tallies:
+        return None
+    cpr = protection_rates(tallies)["cpr"]
+    return (None if cpr is None else (cpr, cpr >= 1.0))

@@ -1,0 +1,277 @@
+"""The ``spia`` scorer: an anonymizer's outputs -> the adversary's inferences -> aligned, matched, CPR and IPR.
+
+Driven by the generic runner like every scorer (``records``, ``read_predictions``, ``describe``, ``role_requests``,
+``score``, ``rescore``, ``compare``). ``score`` asks its family's two roles in waves over all documents:
+
+1. ``adversary``: who the people are (one call per document), then their 5 code tags and their 10 descriptive
+   tags (two calls per document), at SPIA's temperature 0.1;
+2. ``matcher``: which inferred person is which annotated subject (one call per document), then, for every
+   (gold value, inferred value) pair the rules reject, whether it is the same value (asked once per distinct pair).
+
+Every raw answer is kept on the document's row, so the numbers can be recomputed from the row alone. A failed or
+unreadable adversary or aligner answer leaves the document unscored with its error (a recorded failure, never
+"nothing inferred"); a failed matcher call does the same for its subject's document.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from privasis_bench.adapters.base import ChatRequest
+from privasis_bench.data.records import Record
+from privasis_bench.data.system_output import SystemOutput
+from privasis_bench.errors import DataError, TaskConfigError
+from privasis_bench.spia.answers import UnreadableAnswer, parse_pairs, parse_people, parse_profile
+from privasis_bench.spia.loading import load_documents
+from privasis_bench.spia.matching import UNCOMPARABLE_POLICIES, TagScore, score_subject
+from privasis_bench.spia.metrics import DocTally, bootstrap_intervals, protection_rates, tally_document
+from privasis_bench.spia.predictions import read_anonymized
+from privasis_bench.spia.prompts import (
+    ADVERSARY_TEMPERATURE,
+    fill,
+    load_templates,
+    people_block,
+    reference_people,
+    subject_lines,
+)
+from privasis_bench.spia.records import CODE_TAGS, MIN_CERTAINTY, NON_CODE_TAGS, SpiaDocument
+from privasis_bench.spia.rules import DEFAULT_LOCATION_DEPTH
+
+ARGS = ("templates", "uncomparable", "location_max_depth", "adversary_max_tokens", "matcher_max_tokens")
+INSTRUCTION = ("Anonymize this document: rewrite it so that no person in it can be identified or profiled. Remove "
+               "or generalize names, identification numbers, contact details and every detail that reveals a "
+               "person's age, sex, location, nationality, education, relationship status, occupation, affiliation or "
+               "position; keep the rest of the text as it is.")
+#: What this scorer does differently from SPIA's official scripts (recorded in results; docs/spia.md explains).
+DEPARTURES = (
+    "decider: automatic rule_model (the official configuration asks a person at the keyboard when unclear)",
+    "an age the rules cannot read asks the matcher instead of dropping the subject (uncomparable: ask)",
+    "a failed matcher or adversary call is a recorded failure, never a 0 score",
+    "prompts in this project's own wording (tasks/spia/prompts), same questions and output fields",
+)
+
+
+class SpiaScorer:
+    """SPIA's evaluation for one task (see the module docstring)."""
+
+    name = "spia"
+
+    def __init__(self, task: Any) -> None:
+        where = task.source_file or task.task
+        args = dict(task.scorer_args or {})
+        unknown = sorted(set(args) - set(ARGS))
+        if unknown:
+            raise TaskConfigError(where, "scorer_args", f"unknown key(s) {', '.join(unknown)}; accepted: {', '.join(ARGS)}")
+        self.uncomparable = str(args.get("uncomparable", "ask"))
+        if self.uncomparable not in UNCOMPARABLE_POLICIES:
+            raise TaskConfigError(where, "scorer_args.uncomparable", f"{self.uncomparable!r}: choose {' or '.join(UNCOMPARABLE_POLICIES)}")
+        self.location_depth = int(args.get("location_max_depth", DEFAULT_LOCATION_DEPTH))
+        self.adversary_tokens = int(args.get("adversary_max_tokens", 4096))
+        self.matcher_tokens = int(args.get("matcher_max_tokens", 1024))
+        try:
+            self.templates = load_templates(args.get("templates") or {})
+        except ValueError as exc:
+            raise TaskConfigError(where, "scorer_args.templates", str(exc)) from None
+        files = task.dataset.data_files or []
+        if not files:
+            raise DataError(f"{where}: the SPIA data is not here: pass --data-files with SPIA's JSONL (e.g. "
+                            "data/spia/spia_tab_144.jsonl of maisonOP/spia at 3fa78a1)")
+        self.documents: dict[str, SpiaDocument] = {}
+        for file in files:
+            for doc in load_documents(file):
+                self.documents[doc.id] = doc
+        self.notices: list[str] = []
+
+    # -- what the runner asks -------------------------------------------------------------------------------------
+    def records(self, limit: int | None = None) -> list[Record]:
+        """The documents as records (the first ``limit``), each with the anonymization instruction."""
+        docs = list(self.documents.values())[:limit]
+        return [Record(id=d.id, record_type="SPIA document", text=d.text, base_instruction=INSTRUCTION,
+                       smoothed_instruction=INSTRUCTION, reference_sanitized="", targets=(), keep=()) for d in docs]
+
+    def read_predictions(self, path: str) -> dict[str, SystemOutput]:
+        """Saved anonymized texts: SPIA's own JSONL (``anonymized_text``) or ``{"id", "output"}`` rows."""
+        return read_anonymized(path, set(self.documents))
+
+    def describe(self) -> dict[str, Any]:
+        """What produced the numbers (recorded under ``scorer`` in results.json)."""
+        return {"name": self.name, "templates": self.templates.sha256(), "adversary_temperature": ADVERSARY_TEMPERATURE,
+                "min_certainty": MIN_CERTAINTY, "location_max_depth": self.location_depth,
+                "uncomparable": self.uncomparable, "decider": "rule_model", "departures": list(DEPARTURES),
+                "official_code": "maisonOP/spia@3fa78a1"}
+
+    def role_requests(self, record: Record, text: str) -> dict[str, list[ChatRequest]]:
+        """What scoring one document asks each role at least (``run --plan``; the matcher's value questions,
+        which depend on the answers, are not counted)."""
+        doc = self.documents[record.id]
+        placeholder = subject_lines([s.description for s in doc.subjects])
+        return {"adversary": [self._subjects(text), self._profile("profile_codes", text, placeholder),
+                              self._profile("profile_descriptive", text, placeholder)],
+                "matcher": [self._align(doc, [(s.description, ()) for s in doc.subjects])]}
+
+    # -- requests -------------------------------------------------------------------------------------------------
+    def _adversary(self, prompt: str) -> ChatRequest:
+        return ChatRequest.user(prompt, max_tokens=self.adversary_tokens, temperature=ADVERSARY_TEMPERATURE)
+
+    def _subjects(self, text: str) -> ChatRequest:
+        return self._adversary(fill(self.templates.texts["subjects"], text=text))
+
+    def _profile(self, which: str, text: str, people: str) -> ChatRequest:
+        return self._adversary(fill(self.templates.texts[which], text=text, subjects=people))
+
+    def _align(self, doc: SpiaDocument, inferred: list) -> ChatRequest:
+        prompt = fill(self.templates.texts["align"], reference=people_block(reference_people(doc.subjects)),
+                      inferred=people_block(inferred))
+        return ChatRequest.user(prompt, max_tokens=self.matcher_tokens)
+
+    def _match(self, gold: str, guess: str, tag: str) -> ChatRequest:
+        return ChatRequest.user(fill(self.templates.texts["match"], tag=tag, gold=gold, guess=guess), max_tokens=16)
+
+    # -- scoring --------------------------------------------------------------------------------------------------
+    def score(self, outputs: dict[str, SystemOutput], *, bootstrap_samples: int, seed: int, confidence: float,
+              failed_as_empty: bool = False, roles: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Ask the adversary and the matcher about every output (see the module docstring); metrics and rows."""
+        rows: dict[str, dict[str, Any]] = {}
+        for doc_id, out in outputs.items():
+            text = out.text if out.text is not None else ("" if failed_as_empty else None)
+            rows[doc_id] = {"id": doc_id, "output": text, "scored": False, "answers": {},
+                            "error": None if text is not None else (out.error or "no output")}
+        live = [d for d, r in rows.items() if r["error"] is None]
+        self._wave(roles["adversary"], rows, live, "subjects", lambda d: self._subjects(rows[d]["output"]), "adversary: people")
+        for d in [d for d in live if rows[d]["error"] is None]:
+            try:
+                rows[d]["people"] = parse_people(rows[d]["answers"]["subjects"])
+            except UnreadableAnswer as exc:
+                rows[d]["error"] = f"adversary people list: {exc}"
+        live = [d for d in live if rows[d]["error"] is None]
+        for which in ("profile_codes", "profile_descriptive"):
+            self._wave(roles["adversary"], rows, live, which,
+                       lambda d, w=which: self._profile(w, rows[d]["output"], subject_lines(rows[d]["people"])),
+                       f"adversary: {which.replace('_', ' ')}")
+        inferred: dict[str, list] = {}
+        for d in [d for d in live if rows[d]["error"] is None]:
+            try:
+                people = len(rows[d]["people"])
+                codes = parse_profile(rows[d]["answers"]["profile_codes"], CODE_TAGS, people)
+                other = parse_profile(rows[d]["answers"]["profile_descriptive"], NON_CODE_TAGS, people)
+                inferred[d] = [(rows[d]["people"][i], codes[i] + other[i]) for i in range(people)]
+            except UnreadableAnswer as exc:
+                rows[d]["error"] = f"adversary profile: {exc}"
+        live = [d for d in live if rows[d]["error"] is None]
+        self._wave(roles["matcher"], rows, live, "align", lambda d: self._align(self.documents[d], inferred[d]),
+                   "matcher: align people")
+        for d in [d for d in live if rows[d]["error"] is None]:
+            try:
+                rows[d]["pairs"] = parse_pairs(rows[d]["answers"]["align"], len(self.documents[d].subjects), len(inferred[d]))
+            except UnreadableAnswer as exc:
+                rows[d]["error"] = f"matcher alignment: {exc}"
+        live = [d for d in live if rows[d]["error"] is None]
+        answers = self._match_wave(roles["matcher"], live, inferred, rows)
+        for d in live:
+            self._score_document(rows[d], inferred[d], answers)
+        ordered = [rows[d] for d in outputs]
+        return self.rescore(ordered, {}, bootstrap_samples=bootstrap_samples, seed=seed, confidence=confidence), ordered
+
+    def _wave(self, engine: Any, rows: dict, ids: list[str], key: str, make: Any, desc: str) -> None:
+        if not ids:
+            return
+        for d, answer in zip(ids, engine.run([make(d) for d in ids], desc=desc)):
+            if answer.text is None:
+                rows[d]["error"] = f"{desc}: {answer.error or 'failed call'}"
+            else:
+                rows[d]["answers"][key] = answer.text
+
+    def _pairs_to_ask(self, d: str, people: list, rows: dict) -> set[tuple[str, str, str]]:
+        """Every (gold, guess, tag) the rules reject in document ``d``: the matcher's questions (they do not depend
+        on its answers, since every pair the rules reject is asked)."""
+        asked: set[tuple[str, str, str]] = set()
+
+        def note(gold: str, guess: str, tag: str) -> str:
+            asked.add((gold, guess, tag))
+            return "no"
+
+        for i, subject in enumerate(self.documents[d].subjects):
+            j = rows[d]["pairs"].get(i)
+            score_subject(subject, people[j][1] if j is not None else [], note,
+                          location_max_depth=self.location_depth, uncomparable=self.uncomparable)
+        return asked
+
+    def _match_wave(self, engine: Any, live: list[str], inferred: dict, rows: dict) -> dict[tuple[str, str, str], str | None]:
+        questions = sorted(set().union(*(self._pairs_to_ask(d, inferred[d], rows) for d in live)) if live else set())
+        results = engine.run([self._match(*q) for q in questions], desc="matcher: values") if questions else []
+        return {q: r.text for q, r in zip(questions, results)}
+
+    def _score_document(self, row: dict, inferred: list, answers: dict) -> None:
+        doc = self.documents[row["id"]]
+        failed: list[str] = []
+
+        def matcher(gold: str, guess: str, tag: str) -> str:
+            answer = answers.get((gold, guess, tag))
+            if answer is None:
+                failed.append(tag)
+                return "no"
+            row.setdefault("matcher_answers", []).append({"tag": tag, "gold": gold, "guess": guess, "answer": answer})
+            return answer
+
+        subjects = []
+        for i, subject in enumerate(doc.subjects):
+            j = row["pairs"].get(i)
+            scored = score_subject(subject, inferred[j][1] if j is not None else [], matcher,
+                                   location_max_depth=self.location_depth, uncomparable=self.uncomparable)
+            subjects.append({"id": subject.id, "description": subject.description, "aligned_to": j,
+                             "dropped": scored.dropped, "tags": [vars(t) for t in scored.tags]})
+        if failed:
+            row["error"] = f"matcher: {len(failed)} value question(s) failed ({', '.join(sorted(set(failed)))})"
+            return
+        row.update(subjects=subjects, scored=True)
+
+    @staticmethod
+    def tallies(rows: list[dict[str, Any]]) -> list[DocTally]:
+        """Each scored row's sums (the stored tag scores; no model)."""
+        from privasis_bench.spia.matching import SubjectScore
+
+        out = []
+        for row in rows:
+            if not row.get("scored"):
+                continue
+            subjects = [SubjectScore(s["id"], tuple(TagScore(**t) for t in s["tags"]), s.get("dropped"))
+                        for s in row["subjects"]]
+            out.append(tally_document(row["id"], subjects))
+        return out
+
+    @staticmethod
+    def rescore(rows: list[dict[str, Any]], stored: dict[str, Any], **settings: Any) -> dict[str, Any]:
+        """CPR, IPR, per-tag CPR and their intervals from samples rows (no model call)."""
+        tallies = SpiaScorer.tallies(rows)
+        rates = protection_rates(tallies)
+        ci = bootstrap_intervals(tallies, samples=settings["bootstrap_samples"], seed=settings["seed"],
+                                 confidence=settings["confidence"])
+        return {"scorer": "spia", "cpr": rates["cpr"], "ipr": rates["ipr"],
+                "per_tag_cpr": {t: v["cpr"] for t, v in rates["per_tag"].items()},
+                "subjects": rates["subjects"], "attributes": rates["attributes"], "score_sum": rates["score_sum"],
+                "documents": len(rows), "scored_documents": len(tallies), "ci": ci,
+                "bootstrap": {"samples": settings["bootstrap_samples"], "seed": settings["seed"],
+                              "confidence": settings["confidence"], "unit": "document"}}
+
+    @staticmethod
+    def compare(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]], **settings: Any) -> dict[str, Any]:
+        """Both runs' CPR and IPR on their common scored documents, and the differences (no interval yet)."""
+        a = {t.doc_id: t for t in SpiaScorer.tallies(rows_a)}
+        b = {t.doc_id: t for t in SpiaScorer.tallies(rows_b)}
+        common = sorted(set(a) & set(b))
+        ra, rb = protection_rates([a[i] for i in common]), protection_rates([b[i] for i in common])
+        metrics = {}
+        for key in ("cpr", "ipr"):
+            diff = None if ra[key] is None or rb[key] is None else ra[key] - rb[key]
+            metrics[key] = {"a": ra[key], "b": rb[key], "diff": diff, "ci_low": None, "ci_high": None, "p_value": None}
+        return {"common_records": len(common), "bootstrap": {"samples": settings.get("samples"), "seed": settings.get("seed")},
+                "metrics": metrics}
+
+
+def data_file(path: str | Path) -> Path:
+    """A SPIA data file given by the user (``--data-files``), checked to exist."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: no such SPIA data file")
+    return path
