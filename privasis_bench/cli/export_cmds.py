@@ -21,7 +21,7 @@ from privasis_bench.fsutil import ensure_dir
 from privasis_bench.results.export import find_task_runs, hub_entries, hub_yaml, metric_rows, record_rows, require_finished
 
 console = Console(soft_wrap=True)
-FORMATS = ("hub", "csv", "jsonl")
+FORMATS = ("hub", "eee", "csv", "jsonl")
 
 
 def _write_table(path: Path, rows: Iterable[dict[str, Any]], fmt: str) -> int:
@@ -76,6 +76,14 @@ def export(
     source_name: Optional[str] = typer.Option(None, "--source-name", help="hub: the link's display name."),
     push: Optional[str] = typer.Option(None, "--push", help="hub: upload to this model repository (OWNER/NAME)."),
     create_pr: bool = typer.Option(True, "--create-pr/--no-create-pr", help="--push: open a pull request (default)."),
+    relationship: Optional[str] = typer.Option(None, "--evaluator-relationship", help="eee: your relationship to the "
+                                               "model: first_party, third_party, collaborative or other (required)."),
+    organization: Optional[str] = typer.Option(None, "--organization", help="eee: who ran the evaluation (required)."),
+    model_id: Optional[str] = typer.Option(None, "--model-id", help="eee: the model's id in Hub form (OWNER/NAME); "
+                                           "default: provider/model from the run's spec."),
+    availability: str = typer.Option("unknown", "--model-availability", help="eee: open_weights, closed_weights or unknown."),
+    eee_python: Optional[Path] = typer.Option(None, "--eee-python", help="eee: a Python with every-eval-ever (3.12+) to "
+                                              "validate and read back the files (default: $PRIVASIS_EEE_PYTHON, then .venv-eee)."),
 ) -> None:
     """Export finished runs as flat metric tables (csv, jsonl) or as the Hub's eval-results files."""
     if fmt not in FORMATS:
@@ -88,6 +96,9 @@ def export(
     if output.exists() and not output.is_dir():
         raise PrivasisError(f"--output {output}: is a file; give the folder to write into")
     ensure_dir(output, "--output")
+    if fmt == "eee":
+        _export_eee(runs, output, relationship, organization, model_id, availability, eee_python)
+        return
     if fmt == "hub":
         written: dict[str, Path] = {}
         for variant, entries in hub_entries(runs, source_url=source_url, source_name=source_name,
@@ -104,6 +115,54 @@ def export(
     if records:
         n = _write_table(output / f"records.{fmt}", record_rows(runs), fmt)
         console.print(f"wrote {escape(str(output / f'records.{fmt}'))} ({n} rows)", highlight=False)
+
+
+def _eee_python(given: Optional[Path]) -> Optional[Path]:
+    for candidate in (given, os.environ.get("PRIVASIS_EEE_PYTHON"), Path(".venv-eee/bin/python")):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    if given is not None:
+        raise PrivasisError(f"--eee-python {given}: no such file")
+    return None
+
+
+def _export_eee(runs: list, output: Path, relationship: Optional[str], organization: Optional[str],
+                model_id: Optional[str], availability: str, eee_python: Optional[Path]) -> None:
+    import subprocess
+    import time
+
+    from privasis_bench.results.eee import RELATIONSHIPS, eee_record, write_record
+
+    if relationship is None or organization is None:
+        raise PrivasisError("--format eee needs --evaluator-relationship (" + ", ".join(RELATIONSHIPS) +
+                            ") and --organization (who ran the evaluation): EEE records state both")
+    if availability not in ("open_weights", "closed_weights", "unknown"):
+        raise PrivasisError(f"--model-availability {availability!r}: choose open_weights, closed_weights or unknown")
+    retrieved = int(time.time())
+    files: list[str] = []
+    for run in runs:
+        record = eee_record(run, relationship=relationship, organization=organization, model_id=model_id,
+                            availability=availability, retrieved=retrieved)
+        for path in write_record(record, output):
+            files.append(path.relative_to(output).as_posix())
+            console.print(f"wrote {escape(str(path))}", highlight=False)
+    python = _eee_python(eee_python)
+    if python is None:
+        console.print("not validated: no Python with every-eval-ever found (it needs Python 3.12+; give one with "
+                      "--eee-python or PRIVASIS_EEE_PYTHON)", highlight=False)
+        return
+    checker = Path(__file__).resolve().parents[1] / "results" / "eee_check.py"
+    proc = subprocess.run([str(python), str(checker), str(output), *files], capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise PrivasisError(f"--eee-python {python}: the check failed: {proc.stderr.strip().splitlines()[-1:]}")
+    checked = json.loads(proc.stdout)
+    bad = [r for r in checked["report"] if not r.get("valid") or r.get("warnings")]
+    bad += [{"file": k, "errors": ["sidecar checksum or row count differs"]} for k, v in checked["sidecars"].items()
+            if not (v["exists"] and v["checksum_ok"] and v["rows_ok"])]
+    if bad:
+        first = bad[0]
+        raise PrivasisError(f"every-eval-ever refuses {first.get('file')}: {(first.get('errors') or first.get('warnings'))[:1]}")
+    console.print(f"every-eval-ever {python}: {len(files)} file(s) valid, read back, sidecar checksums match", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -94,7 +94,7 @@ def test_push_fails_fast_offline_after_writing_the_files(tmp_path, monkeypatch, 
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["-f", "xml"], "--format 'xml': choose one of hub, csv, jsonl"),
+    (["-f", "xml"], "--format 'xml': choose one of hub, eee, csv, jsonl"),
     (["--push", "a/b"], "--push uploads Hub eval-results files"),
     (["-f", "hub", "--dataset-id", "privasis_sample"], "expected TASK=OWNER/NAME"),
 ])
