@@ -128,3 +128,25 @@ def test_publishing_elsewhere_block_runs_with_the_seeded_entry(tmp_path, monkeyp
             assert code == 0, f"{command}: {err}"
     assert (tmp_path / "eval_results" / "privasis-bench_llamacpp-smollm2_harness-defaults.yaml").is_file()
     assert (tmp_path / "tables" / "metrics.csv").is_file() and (tmp_path / "tables" / "records.csv").is_file()
+
+
+def test_push_opens_a_pull_request_with_the_files_on_the_hub(tmp_path, monkeypatch, capsys):
+    from fake_hub import FakeHub
+
+    with FakeHub() as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        monkeypatch.setenv("HF_TOKEN", "hf_test_token_not_real")
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        import huggingface_hub.constants as constants
+
+        monkeypatch.setattr(constants, "ENDPOINT", hub.url)
+        monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+        code, out, err = run_main(["export", str(SMOLLM2), "-f", "hub", "-o", str(tmp_path), LOCAL[0], LOCAL[1],
+                                   "--push", "someone/model"], monkeypatch, capsys)
+    assert code == 0, err
+    (commit,) = hub.commits
+    assert commit["repo"] == "someone/model" and commit["create_pr"] and commit["authorized"]
+    (name,) = commit["files"]
+    assert name == ".eval_results/privasis-bench_llamacpp-smollm2_harness-defaults.yaml"
+    assert commit["files"][name] == (tmp_path / name.split("/", 1)[1]).read_bytes()
+    assert "discussions/1" in out and "hf_test_token_not_real" not in out + err
