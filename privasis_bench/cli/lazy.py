@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                                "<task>/linkage.json."),
     "near-verbatim": ("extras_cmds", "Near-verbatim leaks: targets carried in a slightly altered form; writes "
                                      "<task>/near_verbatim.json."),
+    "export": ("export_cmds", "Export finished runs as flat tables (csv, jsonl) or as the Hub's eval-results files."),
     "export-tab-masks": ("tab_cmds", "Write a TAB run's masked spans as TAB's masked-output file, for its official evaluation.py."),
     "tab-background": ("replacement_cmds", "Build TRIR background knowledge from local TAB-schema files (the paper's "
                                            "recipe: a random superset twice the protected set)."),

@@ -35,6 +35,18 @@ FAMILY = FamilySpec(
     content="privasis_bench.leaderboard.families.privasis:content",
     viewer="privasis_bench.leaderboard.families.privasis:write_viewer",
     rejudge='privasis_bench.leaderboard.families.privasis:rejudge',
+    record_outcome="privasis_bench.protocol.family:record_outcome",
     overall='privasis_bench.leaderboard.families.privasis:overall_row',
     sections="privasis_bench.leaderboard.families.privasis:sections",
 )
+
+
+def record_outcome(row: dict) -> tuple[float, bool] | None:
+    """A judged record's outcome: 1.0 when every target is sanitized and every keep attribute retained, else 0.0."""
+    from privasis_bench.protocol.metrics import is_full_success
+    from privasis_bench.protocol.verdicts import RecordVerdict
+
+    if row.get("status") != "judged":
+        return None
+    success = is_full_success(RecordVerdict.from_dict(row))
+    return (1.0 if success else 0.0), success

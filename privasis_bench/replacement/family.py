@@ -27,6 +27,14 @@ FAMILY = FamilySpec(
     content="privasis_bench.leaderboard.families.replacement:content",
     viewer="privasis_bench.leaderboard.families.replacement:write_viewer",
     rejudge=None,
+    record_outcome="privasis_bench.replacement.family:record_outcome",
     overall=None,
     sections="privasis_bench.leaderboard.families.replacement:sections",
 )
+
+
+def record_outcome(row: dict) -> tuple[float, bool] | None:
+    """A scored document's protection: 1.0 (a success) when the attacker did not re-identify its individual."""
+    if not row.get("scored") or not isinstance(row.get("reidentified"), bool):
+        return None
+    return (0.0, False) if row["reidentified"] else (1.0, True)

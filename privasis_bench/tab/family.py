@@ -25,5 +25,15 @@ FAMILY = FamilySpec(
     content="privasis_bench.leaderboard.families.tab:content",
     viewer="privasis_bench.leaderboard.families.tab:write_viewer",
     rejudge=None,
+    record_outcome="privasis_bench.tab.family:record_outcome",
     overall=None,
 )
+
+
+def record_outcome(row: dict) -> tuple[float, bool] | None:
+    """A scored document's token recall; a success when every identifier's tokens were masked."""
+    measures = row.get("measures") if isinstance(row.get("measures"), dict) else {}
+    recall = measures.get("token_recall")
+    if not row.get("scored") or not isinstance(recall, (int, float)):
+        return None
+    return float(recall), recall >= 1.0

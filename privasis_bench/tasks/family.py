@@ -10,7 +10,8 @@ code; the harness only ever reaches them through :data:`FAMILIES`. A family decl
 * ``reference_task``: the shipped task whose limits bind an entry made with a task file of its own;
 * ``board``: how the board shows and ranks it (:class:`BoardSpec`);
 * lazy ``"module:attr"`` targets for its scorer (built from the task), verifier, board row, content digest, viewer,
-  and, where it has them, its re-judge and its ``overall`` row.
+  and, where it has them, its re-judge, its ``overall`` row and its per-record outcome (a samples row's score and
+  whether the record counts as a success, for per-record exports such as Every Eval Ever's instance files).
 
 Built-in families register below; other packages add theirs through the ``privasis_bench.families`` entry-point
 group (``name = "my_package.family:FAMILY"``), or in code with ``FAMILIES.register(name, family)``.
@@ -84,6 +85,7 @@ class FamilySpec:
     #: ``"package:folder"`` holding task files the family ships besides the harness's own (a plugin's tasks); the
     #: verifier trusts them as shipped tasks (installed code, never a file a submission brings)
     tasks_dir: str | None = None
+    record_outcome: str | None = None  # samples row -> (score, correct) or None (unscored), for per-record exports
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def load(self, what: str) -> Any:

@@ -187,6 +187,15 @@ BLOCKS: dict[tuple[str, str], tuple[str, str]] = {
         (SUBST, "echr_test.json -> a copy of the bundled TAB sample under that name; openai:gpt-4o-mini -> identity "
                 "(no API key here); --limit 3 --bootstrap-samples 0 on run and evaluate (speed)"),
     ("docs/tasks.md", "privasis-bench tasks list"): (RUN, ""),
+    ("docs/publishing-elsewhere.md", "privasis-bench export -f eee -o eee submissions/HuggingFaceTB__SmolLM2-135M-Instruct"):
+        (SUBST, "in a temporary folder, submissions/ -> the checkout's submissions/ (absolute path), with --eee-python "
+                "the every-eval-ever venv when there is one (its files must then validate): "
+                "tests/results/test_eee_export.py::test_the_eee_block_runs_with_the_seeded_entry"),
+    ("docs/publishing-elsewhere.md", "privasis-bench export submissions/HuggingFaceTB__SmolLM2-135M-Instruct -f hub"):
+        (SUBST, "in a temporary folder, submissions/ -> the checkout's submissions/ (absolute path); the --push line "
+                "runs with HF_HUB_OFFLINE=1 and runs/my-model -> the seeded SmolLM2 entry with the first line's --dataset-id, and must stop with its one "
+                "offline line after writing the files: "
+                "tests/results/test_export.py::test_publishing_elsewhere_block_runs_with_the_seeded_entry"),
     ("docs/batch.md", "privasis-bench run --model openai:gpt-4.1-mini --tasks privasis_vanilla --judge openai:gpt-4.1 \\"):
         (SUBST, "tests/docs_examples/test_provider_blocks.py::test_batch_block: the OpenAI API -> the local Files + "
                 "Batches fake (OPENAI_BASE_URL, a dummy OPENAI_API_KEY), privasis_vanilla's hub data -> --data-files "
