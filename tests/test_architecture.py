@@ -227,7 +227,7 @@ def test_one_deep_merge_for_task_and_recipe_yaml():
 
 # --- No generic module names a task family (issue 49) ------------------------------------------------------------
 #: Where a family may be named: its own package, its board code, and the registration lines in tasks/family.py.
-FAMILY_HOMES = ("protocol/", "tab/", "replacement/", "leaderboard/families/")
+FAMILY_HOMES = ("protocol/", "tab/", "replacement/", "spia/", "leaderboard/families/")
 FAMILY_REGISTRATION = "tasks/family.py"
 #: Modules of the runner side (issue 49, helper h49run's part) that still name a family until that part lands; each
 #: entry is removed as its module stops naming one. Never add a leaderboard module here.

@@ -61,6 +61,7 @@ PATHS: dict[str, int] = {
     "tab/test_tab_tokens.py": SLOW,
     # TAB's scorer reads tokens and parts of speech from a spaCy pipeline: running or verifying a TAB task is slow
     "tab/test_tab_sample.py": SLOW,
+    "leaderboard/adversarial/test_attack_claimed_spans.py": SLOW,  # scores the Presidio TAB entry (spaCy)
     "tab/test_tab_submission.py": SLOW,
     "tab/test_tab_predictions.py": SLOW,
     "leaderboard/test_replacement_family.py": SLOW,  # verifies replacement entries: sentence-transformers, spaCy

@@ -15,7 +15,7 @@ from privasis_bench.cli import app
 def test_profile_reports_model_and_judge_time(tmp_path, monkeypatch):
     # The command's console read its width when its module was first imported (by whichever test came first, in
     # whichever process): give it a wide one so that the table's rows are not wrapped whatever ran before.
-    monkeypatch.setattr("privasis_bench.cli.eval_cmds.console", Console(width=200))
+    monkeypatch.setattr("privasis_bench.cli.outcome_report.console", Console(width=200))  # prints the table
     task = write_tiny_task(tmp_path / "task", n=3)
     prompts = write_templates(tmp_path / "prompts")
     with FakeOpenAIServer(delay=0.05) as model, \

@@ -210,7 +210,7 @@ def test_a_long_tab_document_is_announced_before_tagging(caplog):
 
 # --- saved rewrites and predictions (item 4) ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("task", ["tab_sample", "tab_replacement_sample"])
+@pytest.mark.parametrize("task", ["tab_sample", pytest.param("tab_replacement_sample", marks=pytest.mark.slow)])
 def test_saved_rows_without_an_output_field_are_refused_not_read_as_failures(task, tmp_path, monkeypatch, capsys):
     docs = _tab_docs()[:3]
     rows = tmp_path / "privasis_style.jsonl"

@@ -108,7 +108,7 @@ def test_every_eval_ever_validates_and_reads_back_the_files(tmp_path, monkeypatc
 def test_the_eee_block_runs_with_the_seeded_entry(tmp_path, monkeypatch, capsys):
     import shlex
 
-    from test_doc_examples import block_commands
+    from docs_examples.test_doc_examples import block_commands
 
     monkeypatch.chdir(tmp_path)
     (command,) = block_commands("docs/publishing-elsewhere.md",

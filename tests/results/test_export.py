@@ -111,7 +111,7 @@ def test_a_folder_without_results_is_refused(tmp_path):
 def test_publishing_elsewhere_block_runs_with_the_seeded_entry(tmp_path, monkeypatch, capsys):
     import shlex
 
-    from test_doc_examples import block_commands
+    from docs_examples.test_doc_examples import block_commands
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
