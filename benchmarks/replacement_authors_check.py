@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
                                "bug_vs_theirs": float(np.abs(long_ours[True] - long_theirs).max()),
                                "fixed_vs_theirs": float(np.abs(long_ours[False] - long_theirs).max())}
     if report["long_document"]["bug_vs_theirs"] > TOLERANCE:
-        failures.append(f"long document: embedding with nmi_first_block_repeated differs from theirs")
+        failures.append("long document: embedding with nmi_first_block_repeated differs from theirs")
     original_emb = {b: blocks[b].embed(list(texts.values())) for b in (False, True)}
     original_theirs = np.vstack([theirs_embed(t) for t in texts.values()])
     for name, docs in entry_outputs(args.entries, texts).items():

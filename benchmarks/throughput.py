@@ -23,8 +23,8 @@ import argparse
 import asyncio
 import multiprocessing
 import sys
-import threading
 import tempfile
+import threading
 import time
 from pathlib import Path
 

@@ -26,10 +26,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
+from leaderboard_verify import make_board  # noqa: E402 - the synthetic board of that benchmark
 from typer.testing import CliRunner  # noqa: E402
 
 import privasis_bench.cli.leaderboard_cmds as cmds  # noqa: E402
-from leaderboard_verify import make_board  # noqa: E402 - the synthetic board of that benchmark
 from privasis_bench.cli import app  # noqa: E402
 from privasis_bench.results.files import dumps_json  # noqa: E402
 

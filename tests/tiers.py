@@ -297,7 +297,7 @@ def tier_problem(item: pytest.Item) -> str | None:
     new = _loaded(HEAVY) - item.stash.get(_BEFORE, frozenset()) | _COLLECTED_HEAVY.get(item.path, frozenset())
     started = _STARTED.pop(item.nodeid, [])
     servers = sorted(new & SERVERS)
-    fix = f"mark it (or its file in tests/tiers.py PATHS) {{}}"
+    fix = "mark it (or its file in tests/tiers.py PATHS) {}"
     if servers or started:
         what = ", ".join(servers) or f"a server ({started[0]})"
         return f"tier check: {item.nodeid} is in the {NAMES[tier]} tier but loaded {what}: " + fix.format("integration")

@@ -33,9 +33,9 @@ from privasis_bench.adapters.base import (
 )
 from privasis_bench.adapters.http_errors import (
     DEFAULT_TIMEOUT_S,
-    request_timeout,
     bool_arg,
     classify_sdk_error,
+    request_timeout,
     seconds_arg,
     url_arg,
 )

@@ -19,8 +19,8 @@ import logging
 import threading
 from typing import Any
 
-from privasis_bench.adapters.http_errors import bool_arg, url_arg
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult
+from privasis_bench.adapters.http_errors import bool_arg, url_arg
 from privasis_bench.adapters.registry import require_module
 from privasis_bench.errors import ModelSpecError
 

@@ -33,9 +33,9 @@ from privasis_bench.adapters.base import (
 )
 from privasis_bench.adapters.http_errors import (
     DEFAULT_TIMEOUT_S,
-    request_timeout,
     bool_arg,
     classify_sdk_error,
+    request_timeout,
     seconds_arg,
     url_arg,
 )
@@ -158,7 +158,6 @@ class OpenAIAdapter(Adapter):
     async def agenerate(self, request: ChatRequest) -> ChatResult:
         """Send one chat request; raise AdapterError (classified, key-free) on failure."""
         import openai
-
         from openai.types.chat import ChatCompletion
 
         client = self._get_client()

@@ -20,10 +20,10 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from privasis_bench.data.spacy_pipelines import pipeline_language as spacy_language
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.deid import choice, choices, paired, require_packages, spacy_pipeline, version_of
 from privasis_bench.adapters.presidio_fake import fake_operators
+from privasis_bench.data.spacy_pipelines import pipeline_language as spacy_language
 from privasis_bench.errors import ModelSpecError
 
 #: English spaCy pipelines, largest first (the default picks the first one installed).
@@ -153,11 +153,9 @@ class PresidioAdapter(Adapter):
     def _load(self) -> tuple[Any, Any]:
         if self._engines is None:
             _offline_tldextract()
-            from presidio_analyzer import AnalyzerEngine
+            from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
             from presidio_analyzer.nlp_engine import NlpEngineProvider
             from presidio_anonymizer import AnonymizerEngine
-
-            from presidio_analyzer import RecognizerRegistry
 
             if self.nlp == "none":
                 import spacy

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from privasis_bench.data.spacy_pipelines import check_spacy_pipeline
 from privasis_bench.adapters.deid import DeidAdapter, choice, choices, require_packages, splice, version_of
+from privasis_bench.data.spacy_pipelines import check_spacy_pipeline
 from privasis_bench.errors import ModelSpecError
 
 INSTALL = "pip install 'privasis-bench[scrubadub]'"

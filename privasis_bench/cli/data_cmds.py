@@ -10,8 +10,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from privasis_bench.cli.options import (DataFilesOption, IncludePathOption, LimitOption, SkipInvalidOption, TasksOption,
-                                        check_data_files, split_multi)
+from privasis_bench.cli.options import (
+    DataFilesOption,
+    IncludePathOption,
+    LimitOption,
+    SkipInvalidOption,
+    TasksOption,
+    check_data_files,
+    split_multi,
+)
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.data.stats import dataset_stats
 from privasis_bench.pipeline.scorers import span_scorer

@@ -11,34 +11,51 @@ from rich.console import Console
 from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine.cache import open_response_cache
 from privasis_bench.cli.batch_options import BATCH_OPTIONS, batch_options
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
-from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
+from privasis_bench.cli.options import (
+    CHECK_OPTIONS,
+    DATA_OPTIONS,
+    ENGINE_OPTIONS,
+    JUDGE_OPTIONS,
+    SCORING_OPTIONS,
+    TESTEE_OPTIONS,
+    Opts,
+    TasksOption,
+    answer_policy,
+    retry_policy,
+    split_multi,
+    tolerated_by_task,
+    with_options,
+)
 from privasis_bench.cli.outcome_report import finish as _finish
 from privasis_bench.cli.outcome_report import print_profile
+from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings, refuse_unreproducible
 from privasis_bench.cli.roles import role_specs, task_roles
 from privasis_bench.cli.span_cmds import scorer_predictions, span_task
 from privasis_bench.cli.value_checks import check_finite, check_input_path, check_label
-from privasis_bench.cli.options import (CHECK_OPTIONS, DATA_OPTIONS, ENGINE_OPTIONS, JUDGE_OPTIONS, SCORING_OPTIONS,
-                                        TESTEE_OPTIONS, Opts, TasksOption, answer_policy, retry_policy, split_multi,
-                                        tolerated_by_task, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
+from privasis_bench.engine.cache import open_response_cache
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import fault_summary
 from privasis_bench.errors import PrivasisError
-from privasis_bench.results.files import atomic_write_text, dumps_json
-from privasis_bench.results.tables import compare_table, summary_table
-from privasis_bench.pipeline.run import (SANITIZED_NAME, EngineOptions, EvalOutcome, OutputPlan, RunChecks, TaskJob,
-                                         evaluate_task, model_description, now)
-from privasis_bench.pipeline.scorers import family_of
-from privasis_bench.pipeline.judging import resolve_judge, spec_label
-from privasis_bench.pipeline.lock import run_read_locks, task_dir_lock, task_dir_read_lock
-from privasis_bench.pipeline.spend import InvocationSpend, recorded_spend
 from privasis_bench.fsutil import ensure_dir
-from privasis_bench.results.compare import compare_runs
-from privasis_bench.results.rescore import rescore_run
+from privasis_bench.pipeline.judging import resolve_judge, spec_label
+from privasis_bench.pipeline.lock import task_dir_lock, task_dir_read_lock
+from privasis_bench.pipeline.run import (
+    SANITIZED_NAME,
+    EngineOptions,
+    EvalOutcome,
+    OutputPlan,
+    RunChecks,
+    TaskJob,
+    evaluate_task,
+    model_description,
+    now,
+)
+from privasis_bench.pipeline.scorers import family_of
+from privasis_bench.pipeline.spend import InvocationSpend, recorded_spend
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -300,85 +317,8 @@ def _distributed(task: Any, records: Any, choice: Any, task_dir: Path, ray_opts:
     distributed_evaluation(task, records, choice, task_dir, ray=ray_opts, options=session.options, **kw)
 
 
-def rescore(
-    run_dir: Path = typer.Argument(..., help="A run directory (or one task directory) written by run/evaluate."),
-    bootstrap_samples: Optional[int] = SCORING_OPTIONS["bootstrap_samples"][1],
-    seed: Optional[int] = SeedOpt,
-    write: bool = typer.Option(False, "--write", help="Store the recomputed metrics in results.json."),
-) -> None:
-    """Recompute every metric from samples.jsonl (no model call), check it against results.json, and re-derive every verdict."""
-    from contextlib import ExitStack
-
-    from privasis_bench.results.files import task_dirs
-    from privasis_bench.results.rescore import refuse_submission_folders
-
-    with ExitStack() as locks:
-        if write:  # like run: nobody else may write these task directories meanwhile
-            refuse_submission_folders(task_dirs(run_dir))
-            for task_dir in task_dirs(run_dir):
-                locks.enter_context(task_dir_lock(task_dir, "rescore --write"))
-        else:  # nobody may change them while they are read
-            locks.enter_context(run_read_locks([run_dir], "rescore"))
-        outcomes = rescore_run(run_dir, bootstrap_samples=bootstrap_samples, seed=seed, write=write)
-    from privasis_bench.cli.span_cmds import print_span_results
-
-    print_span_results([o for o in outcomes if o.results.get("scorer")])
-    if any(not o.results.get("scorer") for o in outcomes):
-        console.print(summary_table([o.results for o in outcomes if not o.results.get("scorer")]))
-    for o in outcomes:
-        _say_rescored(o)
-    if not all(o.ok for o in outcomes):
-        raise typer.Exit(1)
-
-
-def _say_rescored(o: Any) -> None:
-    """What rescore found in one task directory: the metrics, then each kind of problem under its own heading."""
-    def lines(items: Any, prefix: str = "") -> None:
-        for line in items:
-            console.print(f"  {prefix}{escape(str(line))}", highlight=False, soft_wrap=True)
-
-    where, same = escape(str(o.task_dir)), o.metrics_match
-    status = "match" if same else ("were recomputed with new settings, unlike" if same is None else "DIFFER from")
-    console.print(f"{where}: recomputed metrics {status} results.json", highlight=False, soft_wrap=True)
-    lines([d for d in o.differences if d not in o.count_differences])
-    if o.count_differences:
-        console.print(f"{where}: counts or record lists of results.json disagree with samples.jsonl", highlight=False, soft_wrap=True)
-        lines(o.count_differences)
-    if o.setting_problems:
-        console.print(f"{where}: results.json claims scoring_preset {escape(str(o.results.get('scoring_preset')))} "
-                      "but records other settings", highlight=False, soft_wrap=True)
-        lines(o.setting_problems)
-    if o.row_problems:
-        console.print(f"{where}: samples.jsonl holds rows the task does not allow (judge answers, cut flags or document ids)",
-                      highlight=False, soft_wrap=True)
-        lines(o.row_problems)
-    lines(o.contradictions, "contradiction: ")
-
-
-def compare(
-    a: Path = typer.Argument(..., help="First run directory (or task directory / results.json)."),
-    b: Path = typer.Argument(..., help="Second run directory."),
-    bootstrap_samples: Optional[int] = typer.Option(None, "--bootstrap-samples", min=1, max=100_000, help="Resamples (default: A's setting)."),
-    seed: Optional[int] = SeedOpt,
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
-) -> None:
-    """Paired bootstrap comparison of two runs on their common records, per common task."""
-    if json_out is not None:  # an unwritable --json path is said before the work, not after
-        ensure_dir(json_out.parent, "--json")
-    with run_read_locks([a, b], "compare"):
-        comparisons = compare_runs(a, b, bootstrap_samples=bootstrap_samples, seed=seed)
-    for name, comparison in comparisons:
-        console.print(compare_table(name, comparison))
-    if json_out is not None:
-        payload = {"a": str(a), "b": str(b), "tasks": {name: c for name, c in comparisons}}
-        atomic_write_text(json_out, dumps_json(payload))
-        console.print(f"  -> {escape(str(json_out))}", highlight=False)
-
-
 def register(app: typer.Typer) -> None:
-    """Add ``run``, ``evaluate`` (alias ``judge``), ``rescore`` and ``compare``."""
+    """Add ``run`` and ``evaluate`` (alias ``judge``)."""
     app.command("run")(run)
     app.command("evaluate")(evaluate)
     app.command("judge", help="Alias of evaluate: judge and score saved outputs.")(evaluate)
-    app.command("rescore")(rescore)
-    app.command("compare")(compare)

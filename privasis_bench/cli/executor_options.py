@@ -8,8 +8,16 @@ import typer
 
 from privasis_bench.cli.options import Opts, split_multi
 from privasis_bench.cli.value_checks import check_finite
-from privasis_bench.distributed.cluster import (RayOptions, check_base_urls, check_executor, check_gpus, connect,
-                                                parse_resources, probe_address, require_ray)
+from privasis_bench.distributed.cluster import (
+    RayOptions,
+    check_base_urls,
+    check_executor,
+    check_gpus,
+    connect,
+    parse_resources,
+    probe_address,
+    require_ray,
+)
 
 #: name -> (annotation, typer option), added to a command with :func:`~privasis_bench.cli.options.with_options`.
 EXECUTOR_OPTIONS: dict[str, tuple[Any, Any]] = {

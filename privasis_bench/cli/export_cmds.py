@@ -18,7 +18,14 @@ from rich.markup import escape
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import ensure_dir
-from privasis_bench.results.export import find_task_runs, hub_entries, hub_yaml, metric_rows, record_rows, require_finished
+from privasis_bench.results.export import (
+    find_task_runs,
+    hub_entries,
+    hub_yaml,
+    metric_rows,
+    record_rows,
+    require_finished,
+)
 
 console = Console(soft_wrap=True)
 FORMATS = ("hub", "eee", "csv", "jsonl")

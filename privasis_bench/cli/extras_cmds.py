@@ -121,7 +121,7 @@ def _judge_caller(judge: str, judge_args: Optional[str], cache_dir: Optional[Pat
     if judge.strip().lower() == "none":
         return None, lambda: None
     from privasis_bench.adapters.spec import ModelSpec
-    from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
+    from privasis_bench.engine.cache import open_response_cache
     from privasis_bench.pipeline.run import EngineOptions
 
     spec = ModelSpec.parse(judge, judge_args)

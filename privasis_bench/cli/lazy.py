@@ -21,9 +21,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("eval_cmds", "Sanitize with the model, judge, score and write results; re-running resumes what is missing."),
     "evaluate": ("eval_cmds", "Judge and score saved model outputs (no call to the model under test)."),
     "judge": ("eval_cmds", "Alias of evaluate: judge and score saved outputs."),
-    "rescore": ("eval_cmds", "Recompute every metric from samples.jsonl (no model call), check it against results.json, "
+    "rescore": ("rescore_cmds", "Recompute every metric from samples.jsonl (no model call), check it against results.json, "
                              "and re-derive every verdict."),
-    "compare": ("eval_cmds", "Paired bootstrap comparison of two runs on their common records, per common task."),
+    "compare": ("rescore_cmds", "Paired bootstrap comparison of two runs on their common records, per common task."),
     "agreement": ("extras_cmds", "Judge agreement of two runs: per-decision agreement and Cohen's kappa, metric deltas, "
                                  "most-disagreed attributes."),
     "linkage": ("extras_cmds", "Re-identification linkage: BM25 over the run's outputs from k known facts; writes "

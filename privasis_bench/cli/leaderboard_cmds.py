@@ -13,12 +13,12 @@ from rich.markup import escape
 from privasis_bench.cli.rejudging import JudgeSession, rejudged
 from privasis_bench.cli.rejudging import check_report as check_report_numbers
 from privasis_bench.cli.value_checks import check_label
-from privasis_bench.leaderboard.naming import check_owner
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.build import build_board, check_board
 from privasis_bench.leaderboard.changed import base_branch_as, changes_since
 from privasis_bench.leaderboard.data_source import DATA_DIR_ENV
 from privasis_bench.leaderboard.family_api import family_named, family_of
+from privasis_bench.leaderboard.naming import check_owner
 from privasis_bench.leaderboard.rejudge import sample_size
 from privasis_bench.leaderboard.rejudge_report import ReportError, merged, read_raw, read_report
 from privasis_bench.leaderboard.submit import submit_run

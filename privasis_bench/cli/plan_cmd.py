@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine.cache import open_response_cache
-from privasis_bench.errors import PrivasisError
 from privasis_bench.cli.roles import role_models
 from privasis_bench.cli.span_cmds import span_task
+from privasis_bench.engine.cache import open_response_cache
+from privasis_bench.errors import PrivasisError
 from privasis_bench.pipeline.plan import RolePlan, plan_scored_task, plan_task
 from privasis_bench.pipeline.prices import Price, load_prices
 

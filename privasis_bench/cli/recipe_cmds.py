@@ -13,11 +13,11 @@ from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.cli.executor_options import EXECUTOR_OPTIONS, ray_options
 from privasis_bench.cli.options import ENGINE_OPTIONS, Opts, answer_policy, retry_policy, with_options
-from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
+from privasis_bench.engine.cache import open_response_cache
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import fault_summary
-from privasis_bench.fsutil import ensure_dir
 from privasis_bench.errors import PrivasisError
+from privasis_bench.fsutil import ensure_dir
 from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.protocol.judge import JudgeSettings
 from privasis_bench.protocol.judge_prompts import JudgePrompts

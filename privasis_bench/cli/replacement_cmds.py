@@ -3,7 +3,6 @@ privacy-utility scatter of ``tab_replacement`` runs)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import List
 

@@ -13,25 +13,34 @@ from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.cli.batch_options import BATCH_OPTIONS, batch_options
+from privasis_bench.cli.options import (
+    DATA_OPTIONS,
+    ENGINE_OPTIONS,
+    TESTEE_OPTIONS,
+    Opts,
+    TasksOption,
+    answer_policy,
+    retry_policy,
+    split_multi,
+    with_options,
+)
 from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
-from privasis_bench.engine.batching import attach_batching
-from privasis_bench.engine.cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir, open_response_cache
 from privasis_bench.cli.preset import SANITIZE_PRESET_OPTIONS, apply_preset
+from privasis_bench.cli.span_cmds import span_task
 from privasis_bench.cli.value_checks import check_finite
-from privasis_bench.cli.options import (DATA_OPTIONS, ENGINE_OPTIONS, TESTEE_OPTIONS, Opts, TasksOption, answer_policy,
-                                        retry_policy, split_multi, with_options)
 from privasis_bench.data.loading import load_records, with_data_files
+from privasis_bench.engine.batching import attach_batching
+from privasis_bench.engine.cache import open_response_cache
+from privasis_bench.engine.stats import fault_summary
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import ensure_dir
-from privasis_bench.engine.stats import fault_summary
-from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.flow import run_sanitize
 from privasis_bench.pipeline.judging import resolve_judge
+from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.run import EngineOptions
 from privasis_bench.pipeline.sanitize import summarize
 from privasis_bench.pipeline.spend import recorded_spend
 from privasis_bench.protocol.testee_prompt import with_testee_prompt
-from privasis_bench.cli.span_cmds import span_task
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()

@@ -77,8 +77,8 @@ def _check_spans(where: str, n: int, doc: str, masked: list[list[int]], length: 
 
 def _shipped_lengths(results: dict) -> dict[str, int] | None:
     """Text length per document when the run's data is shipped with the package, else None (not checkable)."""
-    from privasis_bench.tasks.paths import BUILTIN_PREFIX
     from privasis_bench.tasks.family import scorer_class
+    from privasis_bench.tasks.paths import BUILTIN_PREFIX
     from privasis_bench.tasks.registry import resolve_tasks
 
     source = str((results.get("dataset") or {}).get("source") or "")

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from privasis_bench.fsutil import ensure_dir
 from privasis_bench.errors import PrivasisError
+from privasis_bench.fsutil import ensure_dir
 from privasis_bench.tasks.registry import build_index
 from privasis_bench.training.overlap import DEFAULT_NGRAM, DEFAULT_THRESHOLD, EvalIndex
 from privasis_bench.training.sft_export import ExportReport, ExportSettings, export_sft

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from privasis_bench.errors import DataError
 from privasis_bench.data.records import EXCLUDED_NO_KEEP, Attribute, Record
+from privasis_bench.errors import DataError
 
 REQUIRED_TEXT_COLUMNS = ("original_record", "base_instruction", "smoothed_instruction")
 REQUIRED_ATTRIBUTE_COLUMNS = ("attributes_to_drop", "attributes_to_abstract", "attributes_to_keep")

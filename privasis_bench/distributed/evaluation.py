@@ -22,15 +22,20 @@ from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.records import Record
 from privasis_bench.distributed.cluster import BatchStage, RayOptions, Stage, node_id, report_placement, run_stages
 from privasis_bench.distributed.shards import batch_key, merge_shards, settle, shard_dir, unreported_spend
-from privasis_bench.distributed.workers import WorkerEngineConfig, build_worker_engine, close_shard, take_stats, use_shard
+from privasis_bench.distributed.workers import (
+    WorkerEngineConfig,
+    build_worker_engine,
+    close_shard,
+    take_stats,
+    use_shard,
+)
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import EngineStats
 from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME, append_checkpoint, output_hash, read_checkpoint
 from privasis_bench.pipeline.flow import flow_window
 from privasis_bench.pipeline.judging import JudgeChoice
 from privasis_bench.pipeline.run import EngineOptions
-from privasis_bench.pipeline.sanitize import (OutputMismatchError, SanitizedOutput, meta_path, read_outputs,
-                                              run_settings)
+from privasis_bench.pipeline.sanitize import OutputMismatchError, SanitizedOutput, meta_path, read_outputs, run_settings
 from privasis_bench.protocol.judge import Judge, JudgeInput, JudgeStats
 from privasis_bench.protocol.testee import build_sanitize_request, read_template
 from privasis_bench.protocol.verdicts import RecordVerdict

@@ -14,16 +14,24 @@ grouping) one after another with the pool the driver hands it. The driver of
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
-import pickle
 from typing import Any, Callable, Generator, Iterator
 
 import numpy as np
 
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.distributed.cluster import (BatchStage, RayOptions, Stage, check_resources, connect, landed, ray_error,
-                                               run_stages)
+from privasis_bench.distributed.cluster import (
+    BatchStage,
+    RayOptions,
+    Stage,
+    check_resources,
+    connect,
+    landed,
+    ray_error,
+    run_stages,
+)
 from privasis_bench.distributed.nodes import NodeWatch
 from privasis_bench.distributed.shards import batch_key, merge_shards, shard_dir
 from privasis_bench.distributed.workers import WorkerEngineConfig, build_worker_engine, close_shard, use_shard

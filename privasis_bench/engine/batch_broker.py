@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from privasis_bench.adapters.base import AdapterError, ChatRequest, ChatResult, Usage
-from privasis_bench.adapters.batch_api import BatchClient, BatchState
+from privasis_bench.adapters.batch_api import BatchClient
 from privasis_bench.engine.batch_create import BatchCreator
 from privasis_bench.engine.batch_store import BatchStore, custom_id
 from privasis_bench.engine.calls import copy_result

@@ -33,12 +33,13 @@ from privasis_bench.adapters.spec import SECRET_ARGS, ModelSpec
 from privasis_bench.engine.answers import ACCEPT_ALL, AnswerPolicy, configured_secrets, redact
 from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.calls import Pacer, copy_result, finish_result, missing_results
-from privasis_bench.engine.progress import StageProgress
-from privasis_bench.engine.reach import STEP_S as REACH_STEP_S, ServerReach
-from privasis_bench.engine.stream import RequestStream
-from privasis_bench.engine.retry import FATAL_STATUS, LONG_WAIT_S, FatalModelError, RetryPolicy, fault_kind
 from privasis_bench.engine.loops import LoopBox
+from privasis_bench.engine.progress import StageProgress
+from privasis_bench.engine.reach import STEP_S as REACH_STEP_S
+from privasis_bench.engine.reach import ServerReach
+from privasis_bench.engine.retry import FATAL_STATUS, LONG_WAIT_S, FatalModelError, RetryPolicy, fault_kind
 from privasis_bench.engine.stats import PAID, BusyClock, EngineStats, usage_by_role
+from privasis_bench.engine.stream import RequestStream
 
 __all__ = ["Engine", "EngineStats", "OnResult", "run_together", "usage_by_role"]
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from privasis_bench.errors import PrivasisError
 
-
 FATAL_STATUS = frozenset({401, 403})
 #: A wait before a retry at least this long (seconds) is announced with one console line.
 LONG_WAIT_S = 5.0

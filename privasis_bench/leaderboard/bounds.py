@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.fsutil import FileProblem, loads_json
+from privasis_bench.tasks.config import TaskConfig
 
 #: Byte limits per file. samples.jsonl is further bounded per line and per text field.
 MAX_JSON_BYTES = 4 * 1024 * 1024

@@ -20,8 +20,8 @@ entry shows one, and every entry says why it was not re-judged.
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import filecmp
+import functools
 import os
 import shutil
 import sys

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from privasis_bench.leaderboard.escaping import escape
 from typing import Any
+
+from privasis_bench.leaderboard.escaping import escape
 
 PALETTE = ("#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#475569")
 LEAK_COLOURS = {"direct": "#dc2626", "inference": "#f59e0b", "proximity": "#8b5cf6"}

@@ -26,11 +26,11 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Protocol
 
-from privasis_bench.leaderboard.naming import check_owner, folded, owner_of, submission_dir_name
 from privasis_bench.leaderboard.base_branch import BaseView, load_base
+from privasis_bench.leaderboard.naming import check_owner, folded, owner_of, submission_dir_name
 from privasis_bench.leaderboard.precedence import BASE_REF_ENV, content_history
-from privasis_bench.leaderboard.updates import change_problems, held_content_problems, withdrawals
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
+from privasis_bench.leaderboard.updates import change_problems, held_content_problems, withdrawals
 
 SUBMITTER_ENV = "PRIVASIS_BENCH_SUBMITTER"
 __all__ = ["BASE_REF_ENV", "SUBMITTER_ENV", "content_digest", "folder_problems", "ownership_problems"]

@@ -8,16 +8,16 @@ digits, counts column, the line under an entry's name). Each family adds its own
 
 from __future__ import annotations
 
-from privasis_bench.leaderboard.escaping import escape
 from importlib import resources
 from itertools import groupby
 from typing import Any
 
+from privasis_bench.leaderboard.escaping import escape
 from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
-from privasis_bench.tasks.family import BoardSpec, CountsColumn
 from privasis_bench.leaderboard.markdown import rank_text
 from privasis_bench.leaderboard.rejudge_report import summary
 from privasis_bench.leaderboard.rows import TRACK_ORDER, group_title
+from privasis_bench.tasks.family import BoardSpec, CountsColumn
 
 #: Links from ``leaderboards/index.html`` (relative: the page works from disk and on the repository host).
 LINKS = (("How to submit", "../submissions/README.md"), ("Publishing and verification", "../docs/publishing.md"),

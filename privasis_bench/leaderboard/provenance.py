@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.adapters.spec import TRANSPORT_ARGS, ModelSpec
-from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.leaderboard.task_source import custom_inputs
+from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.paths import BUILTIN_PREFIX, builtin_relative, file_sha256
 

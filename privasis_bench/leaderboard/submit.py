@@ -12,15 +12,28 @@ from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import read_text
 from privasis_bench.leaderboard import naming
 from privasis_bench.leaderboard.claims import DerivedCounts, why_not_passed
-from privasis_bench.leaderboard.provenance import (SUBMISSION_NAME, TRACKS, judge_pin_problems, portable_results,
-                                                   submission_record)
-from privasis_bench.protocol.testee_prompt import expected_config_hash
-from privasis_bench.leaderboard.scan import scan_text
-from privasis_bench.results.files import (RESULTS_NAME, SAMPLES_NAME, atomic_write_text, dumps_json, load_results,
-                                          load_sample_rows, task_dirs)
 from privasis_bench.leaderboard.entry_facts import rankable
-from privasis_bench.leaderboard.task_source import custom_inputs, shipped_task
 from privasis_bench.leaderboard.preverify import unverifiable
+from privasis_bench.leaderboard.provenance import (
+    SUBMISSION_NAME,
+    TRACKS,
+    judge_pin_problems,
+    portable_results,
+    submission_record,
+)
+from privasis_bench.leaderboard.scan import scan_text
+from privasis_bench.leaderboard.task_source import custom_inputs, shipped_task
+from privasis_bench.protocol.testee_prompt import expected_config_hash
+from privasis_bench.results.files import (
+    RESULTS_NAME,
+    SAMPLES_NAME,
+    atomic_write_text,
+    dumps_json,
+    load_results,
+    load_sample_rows,
+    task_dirs,
+)
+
 
 class SubmissionError(PrivasisError):
     """A run cannot be submitted as it is."""

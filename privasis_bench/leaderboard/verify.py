@@ -19,18 +19,25 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.bounds import (MAX_JSON_BYTES, MAX_SAMPLES_BYTES, bootstrap_problems, parse_json,
-                                               parse_rows, read_text, text_problems)
+from privasis_bench.leaderboard.bounds import (
+    MAX_JSON_BYTES,
+    MAX_SAMPLES_BYTES,
+    bootstrap_problems,
+    parse_json,
+    parse_rows,
+    read_text,
+    text_problems,
+)
 from privasis_bench.leaderboard.claims import harness_problems, label_problems, transport_problems
 from privasis_bench.leaderboard.entry_facts import board_facts, rankable
 from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict, UnknownFamily, family_of
-from privasis_bench.leaderboard.text_bounds import free_text_problems
 from privasis_bench.leaderboard.ownership import folder_problems, ownership_problems
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
 from privasis_bench.leaderboard.scan import scan_text
 from privasis_bench.leaderboard.schema import schema_errors
-from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
 from privasis_bench.leaderboard.task_source import UnknownTask, custom_inputs, shipped_task
+from privasis_bench.leaderboard.text_bounds import free_text_problems
+from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
 from privasis_bench.tasks.config import TASK_NAME
 from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from privasis_bench.leaderboard.escaping import escape
 from pathlib import Path
 from typing import Any
 
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.data.records import Record
 from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.escaping import escape
 from privasis_bench.leaderboard.page import fill, template
 from privasis_bench.protocol.matching import value_items
 from privasis_bench.results.files import atomic_write_text, load_results, load_sample_rows

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from pathlib import Path
 from typing import Any, Iterable
 
 from privasis_bench.fsutil import AppendLog

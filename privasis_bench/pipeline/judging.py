@@ -30,8 +30,12 @@ from privasis_bench.protocol.judge import (
     JudgeStats,
 )
 from privasis_bench.protocol.judge_prompts import JudgePrompts
-from privasis_bench.protocol.presets import (DEFAULT_EMPTY_OUTPUTS, DEFAULT_INCLUSION_TEXT, EMPTY_OUTPUT_RULES,
-                                             INCLUSION_TEXTS)
+from privasis_bench.protocol.presets import (
+    DEFAULT_EMPTY_OUTPUTS,
+    DEFAULT_INCLUSION_TEXT,
+    EMPTY_OUTPUT_RULES,
+    INCLUSION_TEXTS,
+)
 from privasis_bench.protocol.verdicts import RecordVerdict
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.paths import file_ref

@@ -18,15 +18,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage
+from privasis_bench.data.records import Record
 from privasis_bench.engine.answers import is_cut_failure
 from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import AppendLog
-from privasis_bench.data.records import Record
 from privasis_bench.protocol.testee import build_sanitize_request, postprocess_output, read_template
 from privasis_bench.results.files import atomic_write_text
 from privasis_bench.tasks.config import TaskConfig
-
 
 META_SUFFIX = ".meta.json"
 

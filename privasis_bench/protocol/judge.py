@@ -37,8 +37,8 @@ Decisions this module makes where the protocol leaves room (all recorded per ver
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult
@@ -52,8 +52,12 @@ from privasis_bench.protocol.judge_prompts import (
     render,
 )
 from privasis_bench.protocol.matching import is_empty_output, value_in, value_text
-from privasis_bench.protocol.presets import (DEFAULT_EMPTY_OUTPUTS, DEFAULT_INCLUSION_TEXT, EmptyOutputRule,
-                                             InclusionText)
+from privasis_bench.protocol.presets import (
+    DEFAULT_EMPTY_OUTPUTS,
+    DEFAULT_INCLUSION_TEXT,
+    EmptyOutputRule,
+    InclusionText,
+)
 from privasis_bench.protocol.verdicts import KeepVerdict, RecordVerdict, TargetVerdict
 
 #: Runs a batch of requests and returns one result per request, in order (``text`` None on failure).

@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from privasis_bench.fsutil import read_text, strip_one_newline
 from privasis_bench.errors import TaskConfigError
+from privasis_bench.fsutil import read_text, strip_one_newline
 from privasis_bench.tasks.paths import locate
 from privasis_bench.tasks.registry import builtin_tasks_dir, deep_merge
 from privasis_bench.tasks.yaml_load import load_strict_yaml

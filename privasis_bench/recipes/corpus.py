@@ -14,8 +14,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import numpy as np
-
 from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.data.normalize import normalize_row
 from privasis_bench.protocol.judge import Judge, JudgeInput, JudgeSettings
@@ -24,8 +22,17 @@ from privasis_bench.protocol.metrics import is_full_success
 from privasis_bench.recipes.chunking import chunk_text
 from privasis_bench.recipes.config import RecipeConfig
 from privasis_bench.recipes.decompose import find_spans, merged, rewrite_chunks, write_strategies
-from privasis_bench.recipes.steps import (Ask, Call, StepFailure, alive, fail, make_request, ranked_names, rng_for, row_rng,
-                                          run_calls)
+from privasis_bench.recipes.steps import (
+    Ask,
+    Call,
+    StepFailure,
+    alive,
+    fail,
+    make_request,
+    ranked_names,
+    rng_for,
+    run_calls,
+)
 from privasis_bench.recipes.targets import Unit, choose_keep, keep_column, select_targets, selection_column
 
 

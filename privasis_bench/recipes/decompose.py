@@ -13,7 +13,17 @@ import re
 from typing import Any, Sequence
 
 from privasis_bench.recipes.config import RecipeConfig
-from privasis_bench.recipes.steps import Ask, Call, StepFailure, alive, clean_answer, fail, list_items, make_request, run_calls
+from privasis_bench.recipes.steps import (
+    Ask,
+    Call,
+    StepFailure,
+    alive,
+    clean_answer,
+    fail,
+    list_items,
+    make_request,
+    run_calls,
+)
 
 _NONE = re.compile(r"^\W*(none|no spans?|nothing|n/?a)\W*$", re.I)
 _FINAL_PUNCT = ".!?;:"

@@ -16,13 +16,18 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from privasis_bench.fsutil import loads_json, read_text
 from privasis_bench.errors import DataError
+from privasis_bench.fsutil import loads_json, read_text
 from privasis_bench.recipes.corpus import CorpusContext, build_batch, to_benchmark_row
 from privasis_bench.recipes.steps import row_rng
 from privasis_bench.recipes.store import RowStore
-from privasis_bench.recipes.synthesis import (SynthesisContext, draft_batch, finish_batch, to_corpus_row,
-                                              validate_corpus_row)
+from privasis_bench.recipes.synthesis import (
+    SynthesisContext,
+    draft_batch,
+    finish_batch,
+    to_corpus_row,
+    validate_corpus_row,
+)
 
 Log = Callable[[str], None]
 #: Runs a list of batches (input rows) and yields each batch's working rows, in order.

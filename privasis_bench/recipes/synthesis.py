@@ -22,8 +22,22 @@ from privasis_bench.recipes.config import RecipeConfig
 from privasis_bench.recipes.decompose import locate
 from privasis_bench.recipes.diversity import accept, delta_vendi
 from privasis_bench.recipes.seeds import SeedFiles, draw_seed
-from privasis_bench.recipes.steps import (REFUSAL, Ask, Call, StepFailure, alive, fail, key_values, list_items,
-                                          make_request, match_name, rng_for, row_rng, run_calls, snake)
+from privasis_bench.recipes.steps import (
+    REFUSAL,
+    Ask,
+    Call,
+    StepFailure,
+    alive,
+    fail,
+    key_values,
+    list_items,
+    make_request,
+    match_name,
+    rng_for,
+    row_rng,
+    run_calls,
+    snake,
+)
 
 CORPUS_FIELDS = ("id", "record", "profile", "record_type", "context", "format", "event", "attributes", "grouped_attributes")
 

@@ -20,7 +20,14 @@ from privasis_bench.errors import DataError
 from privasis_bench.replacement.background import read_background
 from privasis_bench.replacement.pairs import PAIRING_METHOD, Pair, aligned_pairs, replacement_pairs
 from privasis_bench.replacement.settings import (
-    TAB_KEYS, attacker, document_embedder, information_estimator, parse_settings, tps_function, variants)
+    TAB_KEYS,
+    attacker,
+    document_embedder,
+    information_estimator,
+    parse_settings,
+    tps_function,
+    variants,
+)
 from privasis_bench.replacement.summary import estimator_key, summarize_rows
 from privasis_bench.tab.scorer import TabScorer
 from privasis_bench.tab.tokens import IgnoreMap

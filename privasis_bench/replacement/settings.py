@@ -26,7 +26,8 @@ from typing import Any
 from privasis_bench.errors import TaskConfigError
 from privasis_bench.replacement.classifier import ClassifierSettings
 from privasis_bench.replacement.document_embedding import NMI_BUGS
-from privasis_bench.replacement.mlm import AUTHORS_WINDOW, PAPER_MODEL as MLM_PAPER_MODEL, PAPER_SPACING
+from privasis_bench.replacement.mlm import AUTHORS_WINDOW, PAPER_SPACING
+from privasis_bench.replacement.mlm import PAPER_MODEL as MLM_PAPER_MODEL
 from privasis_bench.replacement.nmi import ClusteringSettings
 from privasis_bench.replacement.similarity import DEFAULT_MODEL
 from privasis_bench.replacement.tps_authors import TPS_BUGS

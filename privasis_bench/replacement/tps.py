@@ -13,7 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from privasis_bench.replacement.information import (
-    Estimator, information_content, relative_information_content, text_information_content)
+    Estimator,
+    information_content,
+    relative_information_content,
+    text_information_content,
+)
 from privasis_bench.replacement.pairs import Pair
 from privasis_bench.replacement.similarity import SentenceModel
 from privasis_bench.replacement.terms import Segmenter, document_spans

@@ -25,7 +25,11 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from privasis_bench.replacement.information import (
-    Estimator, information_content, relative_information_content, text_information_content)
+    Estimator,
+    information_content,
+    relative_information_content,
+    text_information_content,
+)
 from privasis_bench.replacement.pairs import Pair
 from privasis_bench.replacement.terms import Segmenter, Span
 from privasis_bench.replacement.tps import DocumentTPS, text_preserved_similarity

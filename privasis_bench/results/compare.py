@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.protocol.metrics import paired_bootstrap, scored
-from privasis_bench.tasks.family import FAMILIES, scorer_class
 from privasis_bench.results.files import ResultsError, load_results, load_sample_rows, task_dirs, verdicts_from_rows
+from privasis_bench.tasks.family import FAMILIES, scorer_class
 
 
 def _by_task(run_dir: str | Path) -> dict[str, Path]:

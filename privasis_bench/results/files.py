@@ -14,10 +14,9 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from privasis_bench.fsutil import FileProblem, loads_json, read_text
 from privasis_bench.errors import PrivasisError
+from privasis_bench.fsutil import FileProblem, loads_json, read_text
 from privasis_bench.protocol.verdicts import RecordVerdict
-
 
 RESULTS_NAME = "results.json"
 

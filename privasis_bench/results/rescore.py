@@ -13,15 +13,20 @@ from typing import Any
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.protocol.output_check import check_output, output_rule
 from privasis_bench.protocol.presets import preset_problems, withhold_inexact_metrics
+from privasis_bench.protocol.rederive import (
+    Contradiction,
+    empty_output_rule,
+    failed_output_rule,
+    judge_enabled,
+    rederive_row,
+)
 from privasis_bench.protocol.row_checks import answer_cleaning_problems, cut_flag_problems
-from privasis_bench.protocol.rederive import (Contradiction, empty_output_rule, failed_output_rule, judge_enabled,
-                                             rederive_row)
 from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import SCORED_STATUSES, RecordVerdict
-from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES, scorer_class
-from privasis_bench.results.recount import RowCounts
 from privasis_bench.results.files import ResultsError, iter_sample_rows, load_results, task_dirs
 from privasis_bench.results.record import write_run_record
+from privasis_bench.results.recount import RowCounts
+from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES, scorer_class
 
 
 @dataclass

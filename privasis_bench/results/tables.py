@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 
-
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-
 #: Row fields a span scorer derives from the output and the document (a run of shipped data is checked on them).
 DERIVED_ROW_FIELDS = ("scored", "masked_spans", "counts", "by_type", "missed", "measures")
 

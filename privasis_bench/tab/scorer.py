@@ -19,19 +19,19 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from privasis_bench.data.spacy_pipelines import check_spacy_pipeline
 from privasis_bench.data.records import Record
+from privasis_bench.data.spacy_pipelines import check_spacy_pipeline
 from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.errors import DataError, PrivasisError, TaskConfigError
+from privasis_bench.fsutil import read_text
 from privasis_bench.tab.alignment import ALIGNMENT_METHOD, masked_spans
-from privasis_bench.tab.shown import scored_spans
 from privasis_bench.tab.bootstrap import bootstrap_intervals, paired_comparison
 from privasis_bench.tab.instructions import instruction_for, read_instruction_template
 from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.metrics import RATIOS, DocTally, empty_measures, pooled, tally_document, total
 from privasis_bench.tab.records import TabDocument
-from privasis_bench.fsutil import read_text
 from privasis_bench.tab.saved import is_masked_output, read_saved_outputs
+from privasis_bench.tab.shown import scored_spans
 from privasis_bench.tab.spans import read_masked_output, span_notices, write_masked_output
 from privasis_bench.tab.tokens import IgnoreMap, spacy_ignore_map
 from privasis_bench.tasks.config import TaskConfig

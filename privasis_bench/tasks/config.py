@@ -10,15 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import read_template_text
-from privasis_bench.tasks.paths import portable_name
 from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES
+from privasis_bench.tasks.paths import portable_name
 
 
 class _Strict(BaseModel):

@@ -10,8 +10,8 @@ from privasis_bench.adapters.base import AdapterError, ChatRequest
 from privasis_bench.adapters.baselines import mask_values, regex_scrub, value_strings
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.errors import ModelSpecError
 from privasis_bench.data.records import Attribute, Record
+from privasis_bench.errors import ModelSpecError
 
 TEXT = (
     "Dear Lena Okafor, this confirms your cleaning on March 14, 2024 at 10:40 AM for LENA OKAFOR. "

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
+
 from privasis_bench.adapters import llamacpp_adapter
 from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.registry import module_available

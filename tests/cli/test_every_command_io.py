@@ -18,8 +18,9 @@ def finished_run(tmp_path_factory):
     base = tmp_path_factory.mktemp("io")
     mp = pytest.MonkeyPatch()
     try:
-        from privasis_bench.cli import main  # noqa: F401  (run_main imports it)
         import sys
+
+        from privasis_bench.cli import main  # noqa: F401  (run_main imports it)
         mp.setattr(sys, "argv", ["privasis-bench", "run", "-m", "identity", "-t", "privasis_sample", "--judge", "none",
                                  "--limit", "3", "-o", str(base / "run"), "--no-progress", "--bootstrap-samples", "20",
                                  "--cache-dir", str(base / "cache")])

@@ -4,7 +4,6 @@ option, field or value and what is accepted, exit 2, and nothing written."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from cli_main import run_main

@@ -258,6 +258,7 @@ def test_regex_scrubber_names_true_is_read(tmp_path, monkeypatch, capsys):
     assert RegexScrubberBaseline(names="no").names is False
 
 
+@pytest.mark.slow  # builds the spaCy masker (spaCy, torch)
 @pytest.mark.parametrize("tag", ["{bogus}", "[{label}] {x}", "{label"])
 def test_spacy_ner_refuses_an_unknown_placeholder_in_tag(tag, tmp_path, monkeypatch, capsys):
     pytest.importorskip("spacy")
@@ -413,6 +414,7 @@ def test_a_host_that_does_not_resolve_stops_the_run_naming_it(tmp_path, monkeypa
 
 def test_the_quick_start_installs_no_model_it_does_not_run():
     import re
+
     import tomllib
 
     root = Path(__file__).resolve().parents[2]
@@ -427,6 +429,7 @@ def test_the_quick_start_installs_no_model_it_does_not_run():
 
 # --- rescore re-derives a TAB run's rows ---------------------------------------------------------------------------
 
+@pytest.mark.slow  # re-derives TAB rows with the scorer (spaCy)
 def test_rescore_of_a_tab_run_finds_forged_spans(tmp_path, monkeypatch, capsys):
     code, out, err = run_main(["run", "-m", "regex-scrubber", "-t", "tab_sample", "--no-progress", "--no-cache",
                                "--bootstrap-samples", "20", "--limit", "4", "-o", str(tmp_path / "run")], monkeypatch, capsys)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from fake_openai_server import Action, FakeOpenAIServer
 from ray_fakes import cli
 

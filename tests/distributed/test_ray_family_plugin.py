@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import FakeOpenAIServer
 
@@ -24,10 +23,10 @@ def toy():
 
 
 def test_a_registered_familys_rewrites_run_on_ray(toy, ray_address: str, tmp_path: Path, monkeypatch, capsys):
+    from ray_nodes import LOOPBACK_ENV
+
     from tests.pipeline.test_family_plugin import rewrite
     from tests.toy_family.family import TASK_FILE
-
-    from ray_nodes import LOOPBACK_ENV
 
     for key, value in LOOPBACK_ENV.items():  # the in-process driver keeps to 127.0.0.1, as ray_fakes.cli's does
         monkeypatch.setenv(key, value)

@@ -10,7 +10,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from fake_openai_server import FakeOpenAIServer
 from ray_fakes import cli, in_process, popen, synthesis_reply
 

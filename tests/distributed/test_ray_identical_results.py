@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from fake_openai_server import FakeOpenAIServer
 from ray_fakes import cli, comparable_results, corpus_inputs, in_process, recipe_reply, run_args
 from ray_nodes import WORKER_RESOURCE, check_placement

@@ -16,7 +16,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from fake_openai_server import FakeOpenAIServer, reply_for
 from ray_fakes import cli, comparable_results, in_process, popen, run_args
 from ray_nodes import WORKER_RESOURCE, LocalCluster

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from fake_openai_server import REPO_ROOT
+
 from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.distributed.shards import ShardCache, batch_key, merge_shards
 from privasis_bench.distributed.workers import RoundRobinAdapter

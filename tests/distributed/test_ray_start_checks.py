@@ -7,8 +7,8 @@ import socket
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
+
 from privasis_bench.distributed.cluster import RayOptions, check_gpus
 
 pytest.importorskip("ray")

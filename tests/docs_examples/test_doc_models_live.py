@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 from doc_fakes import REPO, protocol_reply
-from models_lines import LINES, LIVE, argv_for
 from fake_batch_server import FakeBatchServer
-
 from integration.conftest import IN_PROCESS_SMOLLM2, require_module, require_modules
+from models_lines import LINES, LIVE, argv_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

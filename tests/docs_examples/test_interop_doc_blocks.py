@@ -20,11 +20,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from packaging.requirements import Requirement
-
 from doc_blocks import block_commands
-
 from integration.conftest import offline_env, require_module
+from packaging.requirements import Requirement
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -16,7 +16,6 @@ import shlex
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from doc_blocks import block_commands
 from fake_openai_server import FakeOpenAIServer

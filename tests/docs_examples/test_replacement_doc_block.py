@@ -13,7 +13,6 @@ import shlex
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from doc_blocks import block_commands
 

@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from doc_blocks import REPO, block_commands
 from fake_openai_server import FakeOpenAIServer, reply_for
 from ray_nodes import LOOPBACK_ENV, WORKER_RESOURCE, free_port

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from fake_openai_server import OK, Action, FakeOpenAIServer, write_tiny_task
+
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.loading import load_records

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from fake_batch_server import FakeBatchServer, KillAt
 from fake_openai_server import write_tiny_task
 

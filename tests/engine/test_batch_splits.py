@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_batch_server import FakeBatchServer
 from fake_openai_server import write_tiny_task

@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.spec import ModelSpec

@@ -19,18 +19,18 @@ import time
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import OK, REPO_ROOT, Action, FakeOpenAIServer, expected_output, write_tiny_task
+
 from privasis_bench.adapters.registry import build_adapter
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.data.loading import load_records
+from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.retry import FatalModelError, RetryPolicy
-from privasis_bench.protocol.testee import build_sanitize_request
 from privasis_bench.pipeline.flow import run_sanitize
 from privasis_bench.pipeline.sanitize import read_outputs
+from privasis_bench.protocol.testee import build_sanitize_request
 from privasis_bench.tasks.registry import load_task
 
 pytest.importorskip("openai")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from fake_openai_server import OK, Action, FakeOpenAIServer
+
 from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.adapters.http_errors import DEFAULT_TIMEOUT_S
 from privasis_bench.adapters.registry import build_adapter

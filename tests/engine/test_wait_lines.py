@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import OK, Action, FakeOpenAIServer, write_tiny_task
+
 from privasis_bench.engine.retry import RetryPolicy, fault_kind
 from privasis_bench.engine.stats import EngineStats, fault_summary
 

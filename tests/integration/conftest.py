@@ -7,10 +7,25 @@ each kind serves the integration tests and the doc-block tests in ``tests/docs_e
 from __future__ import annotations
 
 try:  # works whether or not tests/ is a package
-    from .servers import IN_PROCESS_SMOLLM2, free_port, log_tail, offline_env, require_module, require_modules, unavailable
+    from .servers import (
+        IN_PROCESS_SMOLLM2,
+        free_port,
+        log_tail,
+        offline_env,
+        require_module,
+        require_modules,
+        unavailable,
+    )
 except ImportError:
-    from servers import (IN_PROCESS_SMOLLM2, free_port, log_tail, offline_env,  # type: ignore[no-redef]
-                         require_module, require_modules, unavailable)
+    from servers import (  # type: ignore[no-redef]
+        IN_PROCESS_SMOLLM2,
+        free_port,
+        log_tail,
+        offline_env,
+        require_module,
+        require_modules,
+        unavailable,
+    )
 
 __all__ = ["IN_PROCESS_SMOLLM2", "free_port", "log_tail", "offline_env", "require_module", "require_modules",
            "unavailable"]

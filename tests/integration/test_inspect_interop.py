@@ -10,7 +10,6 @@ to about a minute on 2 cores.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path

@@ -19,7 +19,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 
 from .conftest import offline_env, require_module

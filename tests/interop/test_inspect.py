@@ -159,9 +159,8 @@ def test_the_preset_is_a_task_argument_of_its_own():
 
 
 def test_under_the_preset_an_empty_answer_is_judged_as_the_official_client_reads_it(tmp_path):
-    from inspect_ai import eval as inspect_eval
-
     from fake_openai_server import ANSWER_CUE, OK, Action
+    from inspect_ai import eval as inspect_eval
 
     from privasis_bench.interop.inspect_task import privasis_inspect_task
 

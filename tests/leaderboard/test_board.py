@@ -13,8 +13,8 @@ from leaderboard_fakes import TASK, fresh_copy, invoke, made  # noqa: F401 (made
 
 import privasis_bench.leaderboard.build as build_mod
 from privasis_bench.leaderboard.build import board_rows, build_board, check_board
-from privasis_bench.leaderboard.markdown import md_cell, md_table
 from privasis_bench.leaderboard.families.privasis_row import cut_counts, entry_row, reads_gold
+from privasis_bench.leaderboard.markdown import md_cell, md_table
 from privasis_bench.leaderboard.rows import rank_rows
 from privasis_bench.leaderboard.submit import submit_run
 from privasis_bench.leaderboard.verify import verify_paths

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, made  # noqa: F401 (made is a fixture)
 
 import privasis_bench.pipeline.run as runner_mod
@@ -13,9 +12,9 @@ from privasis_bench.adapters.base import ChatResult
 from privasis_bench.data.loading import load_records
 from privasis_bench.leaderboard.build import build_board
 from privasis_bench.leaderboard.rejudge import judged_attributes, rejudge, settings_for
+from privasis_bench.leaderboard.viewer import highlight, render_viewer
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.tasks.registry import load_task
-from privasis_bench.leaderboard.viewer import highlight, render_viewer
 
 
 def _snapshot(directory):

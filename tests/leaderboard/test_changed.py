@@ -12,7 +12,6 @@ from git_fakes import git
 from privasis_bench.leaderboard.changed import ChangeError, changes_since
 
 
-
 def _folder(repo: Path, name: str, text: str = "x") -> Path:
     folder = repo / "submissions" / name / "privasis_sample"
     folder.mkdir(parents=True, exist_ok=True)

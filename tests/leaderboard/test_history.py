@@ -11,10 +11,14 @@ from pathlib import Path
 import pytest
 from git_fakes import commit, git
 
-from privasis_bench.leaderboard.disclosure import (TRACK_NOTE, board_disclosure, disclosure_markdown,
-                                                   self_reported_fields, with_disclosure)
+from privasis_bench.leaderboard.disclosure import (
+    TRACK_NOTE,
+    board_disclosure,
+    disclosure_markdown,
+    self_reported_fields,
+    with_disclosure,
+)
 from privasis_bench.leaderboard.history import History, OwnerActivity, activity
-
 
 
 def _entry(subs: Path, folder: str, owner: str, samples: str = "1") -> Path:

@@ -16,10 +16,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "adversarial"))
 from adversarial_kit import REPO, read_json, rewrite, rows_of  # noqa: E402
 
 from privasis_bench.leaderboard.family_api import family_of  # noqa: E402
-from privasis_bench.tasks.family import FAMILIES  # noqa: E402
 from privasis_bench.leaderboard.rows import rank_rows  # noqa: E402
 from privasis_bench.leaderboard.verify import verify_paths, verify_submission  # noqa: E402
 from privasis_bench.replacement.summary import estimator_key, summarize_rows  # noqa: E402
+from privasis_bench.tasks.family import FAMILIES  # noqa: E402
 
 TASK = "tab_replacement_sample"
 

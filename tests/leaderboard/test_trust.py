@@ -6,7 +6,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
 from cli_main import run_main
 from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, made, subs  # noqa: F401 (fixtures)
 from leaderboard_fakes import identity_dir as _identity
@@ -15,11 +14,9 @@ from leaderboard_fakes import scrubber_dir as _scrubber
 import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.leaderboard.build import board_table, build_board
 from privasis_bench.leaderboard.provenance import sha256_file
-from privasis_bench.leaderboard.submit import SubmissionError, submit_run
 from privasis_bench.leaderboard.verify import verify_paths, verify_submission
 from privasis_bench.results.files import dumps_json
 from privasis_bench.results.rescore import rescore_task
-
 
 
 def _json(path: Path) -> dict:
@@ -96,7 +93,7 @@ def test_forged_judge_answers_are_caught(subs):
     target.update(compare_answer="neither", tier="sanitized")  # verdict and cleaned answer agree; the raw answer does not
     _write(folder, rows=rows)
     problems = verify_submission(folder).problems
-    assert any(f"compare_answer is 'neither' but cleaning the recorded compare_answer_raw gives" in p for p in problems)
+    assert any("compare_answer is 'neither' but cleaning the recorded compare_answer_raw gives" in p for p in problems)
 
 
 def test_consistently_forged_answers_fail_the_rejudge(subs, monkeypatch):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from leaderboard_fakes import PinnedNameJudge, invoke, made, subs  # noqa: F401 (fixtures)
-from leaderboard_fakes import scrubber_dir
+from leaderboard_fakes import PinnedNameJudge, invoke, made, scrubber_dir, subs  # noqa: F401 (fixtures)
 
 import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.adapters.base import ChatRequest, ChatResult

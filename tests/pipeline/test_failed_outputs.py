@@ -11,9 +11,9 @@ import socket
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main as main
 from fake_openai_server import OK, Action, FakeOpenAIServer, write_tiny_task
+
 from privasis_bench.data.loading import load_records
 from privasis_bench.protocol.testee import build_sanitize_request
 from privasis_bench.tasks.registry import load_task

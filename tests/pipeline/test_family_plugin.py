@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import FakeOpenAIServer
 

@@ -13,9 +13,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import OK, REPO_ROOT, Action, FakeOpenAIServer, write_tiny_task
+
 from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.pipeline.lock import TaskDirBusyError, task_dir_lock
 

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main as main
 from fake_openai_server import FakeOpenAIServer, write_tiny_task
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from privasis_bench.adapters.base import Usage
+from privasis_bench.data.records import Attribute, Record
 from privasis_bench.errors import DataError
 from privasis_bench.pipeline.predictions import MISSING_ERROR, detect_format, load_predictions
-from privasis_bench.data.records import Attribute, Record
 from privasis_bench.pipeline.sanitize import SanitizedOutput
 from privasis_bench.protocol.testee import build_sanitize_request
 from privasis_bench.tasks.config import TaskConfig

@@ -16,11 +16,10 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import REPO_ROOT
-from privasis_bench.pipeline.lock import (LOCK_NAME, TaskDirBusyError, lock_holder, task_dir_lock,
-                                          task_dir_read_lock)
+
+from privasis_bench.pipeline.lock import LOCK_NAME, TaskDirBusyError, lock_holder, task_dir_lock, task_dir_read_lock
 
 TASK = "privasis_sample"
 

@@ -7,8 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from fake_openai_server import write_tiny_task
+
 from privasis_bench.adapters.base import Adapter, AdapterError, ChatRequest, ChatResult, Usage
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.loading import load_records

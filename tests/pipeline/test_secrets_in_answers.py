@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import Action, FakeOpenAIServer, write_tiny_task
 

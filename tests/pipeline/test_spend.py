@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import OK, Action, FakeOpenAIServer, write_tiny_task
+
 from privasis_bench.pipeline.spend import LEDGER_NAME, ledger_total
 
 pytest.importorskip("openai")

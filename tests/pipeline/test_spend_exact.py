@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import OK, REPO_ROOT, Action, FakeOpenAIServer, reply_for, write_tiny_task
+
 from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.spend import KILLED_NOTE, LEDGER_NAME
 from privasis_bench.pipeline.tempfiles import stale_temp_files

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import write_tiny_task
+
 from privasis_bench.data.loading import LoadedRecords, load_records
 from privasis_bench.tasks.registry import load_task
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from judge_fakes import TEMPLATES, ScriptedRunner, parse_prompt, write_templates
 
+from privasis_bench.data.records import Attribute, Record
 from privasis_bench.errors import TaskConfigError
 from privasis_bench.protocol.judge import Judge, JudgeInput, JudgeSettings
 from privasis_bench.protocol.judge_prompts import JudgePrompts, parse_compare, parse_inclusion, render
-from privasis_bench.data.records import Attribute, Record
 from privasis_bench.tasks.config import JudgeTemplates
 
 PROMPTS = JudgePrompts(texts=dict(TEMPLATES), sources={k: "test" for k in TEMPLATES})

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from privasis_bench.protocol.linkage import (LinkageError, bootstrap_rate, build_attacks, claim, known_attributes,
-                                             linkage_report)
+from privasis_bench.protocol.linkage import (
+    LinkageError,
+    bootstrap_rate,
+    build_attacks,
+    claim,
+    known_attributes,
+    linkage_report,
+)
 
 
 def _row(rid: str, output: str | None, keep: dict, targets: dict | None = None, status: str = "judged") -> dict:

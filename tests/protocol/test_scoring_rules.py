@@ -6,8 +6,8 @@ import pytest
 from judge_fakes import TEMPLATES, ScriptedRunner, deterministic_answer, parse_prompt
 
 from privasis_bench.data.records import Attribute, Record
-from privasis_bench.pipeline.judging import JudgeChoice, resolve_judge
 from privasis_bench.errors import PrivasisError
+from privasis_bench.pipeline.judging import JudgeChoice, resolve_judge
 from privasis_bench.protocol.judge import Judge, JudgeInput, JudgeSettings
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.protocol.rederive import empty_output_rule, rederive_row

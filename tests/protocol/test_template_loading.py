@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from judge_fakes import TEMPLATES
 
+from privasis_bench.data.loading import load_records
 from privasis_bench.fsutil import read_template_text, strip_one_newline
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.protocol.testee import build_sanitize_request, read_template
 from privasis_bench.protocol.testee_prompt import describe_testee_prompt, with_testee_prompt
-from privasis_bench.data.loading import load_records
 from privasis_bench.tasks.registry import load_task
 
 REPO = Path(__file__).resolve().parents[2]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from privasis_bench.adapters.base import Adapter, ChatRequest, ChatResult, Usage

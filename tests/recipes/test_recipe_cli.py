@@ -53,6 +53,7 @@ def test_wrong_recipe_kind_and_bad_input_are_one_line_errors(tmp_path: Path):
 @pytest.mark.parametrize("command", ["generate", "build-corpus"])
 def test_a_second_recipe_run_into_the_same_folder_is_refused_in_one_line(tmp_path: Path, monkeypatch, capsys, command):
     from cli_main import run_main
+
     from privasis_bench.pipeline.lock import task_dir_lock
 
     src = tmp_path / "in.jsonl"

@@ -7,7 +7,7 @@ import pytest
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage
 from privasis_bench.recipes.config import CorpusParams, load_recipe
-from privasis_bench.recipes.corpus import choose, prepare, rank
+from privasis_bench.recipes.corpus import prepare, rank
 from privasis_bench.recipes.decompose import find_spans
 from privasis_bench.recipes.seeds import SeedFiles
 from privasis_bench.recipes.steps import draw_seed, make_request, row_rng

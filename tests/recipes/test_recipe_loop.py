@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import REPO_ROOT, FakeOpenAIServer
 from recipe_fake_model import answer, reject_revisions

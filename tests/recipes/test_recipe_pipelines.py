@@ -17,7 +17,13 @@ from privasis_bench.recipes.corpus import CorpusContext, build_batch, to_benchma
 from privasis_bench.recipes.drivers import run_build_corpus
 from privasis_bench.recipes.seeds import SeedFiles
 from privasis_bench.recipes.store import RowStore
-from privasis_bench.recipes.synthesis import SynthesisContext, seed_rows, synthesize_batch, to_corpus_row, validate_corpus_row
+from privasis_bench.recipes.synthesis import (
+    SynthesisContext,
+    seed_rows,
+    synthesize_batch,
+    to_corpus_row,
+    validate_corpus_row,
+)
 from privasis_bench.tasks.registry import load_task
 
 pytest.importorskip("rouge_score")

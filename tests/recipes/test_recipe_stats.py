@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 from fake_openai_server import REPO_ROOT, FakeOpenAIServer
+
 from privasis_bench.recipes.drivers import acceptance
 from privasis_bench.recipes.store import RowStore
 

@@ -10,8 +10,17 @@ from scipy.stats import chisquare
 
 from privasis_bench.data.normalize import normalize_row
 from privasis_bench.recipes.config import CorpusParams
-from privasis_bench.recipes.targets import (Selection, Unit, choose_keep, keep_column, rank_weights, select_targets,
-                                            selection_column, top_ranked, weighted_sample)
+from privasis_bench.recipes.targets import (
+    Selection,
+    Unit,
+    choose_keep,
+    keep_column,
+    rank_weights,
+    select_targets,
+    selection_column,
+    top_ranked,
+    weighted_sample,
+)
 
 
 def test_rank_weights_follow_the_formula_and_unranked_share_the_last_rank():

@@ -59,9 +59,8 @@ def test_the_estimator_key_is_unchanged_by_default_and_separates_a_variant():
 @pytest.mark.slow
 def test_an_authors_code_run_records_its_variants_and_reproduces_a_bug_only_when_asked(
         tmp_path, monkeypatch, capsys, tiny_bert):
-    from test_replacement_run import SAMPLE, _task
-
     from cli_main import run_main
+    from test_replacement_run import SAMPLE, _task
 
     task = _task(tmp_path)
     body = task.read_text(encoding="utf-8").replace(

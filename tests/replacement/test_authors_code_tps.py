@@ -11,7 +11,12 @@ import pytest
 from privasis_bench.replacement.pairs import Pair
 from privasis_bench.replacement.terms import authors_terms
 from privasis_bench.replacement.tps_authors import (
-    TPS_BUGS, document_tps_authors, edited_runs, term_edited, touches_ends)
+    TPS_BUGS,
+    document_tps_authors,
+    edited_runs,
+    term_edited,
+    touches_ends,
+)
 
 TEXT = "Anna lives in Oslo."
 # The authors' term set for TEXT: every token that is not white space, punctuation included.

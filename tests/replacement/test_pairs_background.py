@@ -7,8 +7,7 @@ import json
 import pytest
 
 from privasis_bench.errors import DataError
-from privasis_bench.replacement.background import (
-    build_background, first_fraction, read_background, without_procedure)
+from privasis_bench.replacement.background import build_background, first_fraction, read_background, without_procedure
 from privasis_bench.replacement.pairs import aligned_pairs, replacement_pairs
 from privasis_bench.tab.records import TabDocument
 

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 from privasis_bench.replacement.information import (
-    information_content, relative_information_content, text_information_content)
+    information_content,
+    relative_information_content,
+    text_information_content,
+)
 from privasis_bench.replacement.mlm import mask_passes
 from privasis_bench.replacement.nmi import ClusteringSettings, clustering_nmi, normalized_mutual_information
 from privasis_bench.replacement.pairs import Pair

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
+
 from privasis_bench.results.eee import eee_record, judge_prompt, write_record
 from privasis_bench.results.export import ExportError, find_task_runs
 from privasis_bench.tasks.paths import builtin_tasks_dir

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from cli_main import run_main
+
 from privasis_bench.results.export import find_task_runs, metric_values
 
 ROOT = Path(__file__).resolve().parents[2]

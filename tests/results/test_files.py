@@ -7,9 +7,19 @@ import os
 
 import pytest
 
-from privasis_bench.results.files import ResultsError, atomic_write_text, git_revision, load_results, load_sample_rows, task_dirs, verdicts_from_rows, write_results, write_samples
-from privasis_bench.results.tables import compare_table, summary_table
 from privasis_bench.protocol.verdicts import KeepVerdict, RecordVerdict, TargetVerdict
+from privasis_bench.results.files import (
+    ResultsError,
+    atomic_write_text,
+    git_revision,
+    load_results,
+    load_sample_rows,
+    task_dirs,
+    verdicts_from_rows,
+    write_results,
+    write_samples,
+)
+from privasis_bench.results.tables import compare_table, summary_table
 
 
 def test_atomic_write_replaces_whole_file(tmp_path):

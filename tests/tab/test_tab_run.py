@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_main import run_main
 
 RUN = ["run", "-t", "tab_sample", "--no-progress", "--bootstrap-samples", "50"]

@@ -24,7 +24,8 @@ from privasis_bench.leaderboard.judge_cuts import flag_problems
 from privasis_bench.leaderboard.parse_pin import parse_mode_problems
 from privasis_bench.leaderboard.provenance import judge_pin_problems
 from privasis_bench.leaderboard.records_check import record_problems
-from privasis_bench.leaderboard.rejudge import Agreement, rejudge as rejudge_sample, settings_for, work_problems
+from privasis_bench.leaderboard.rejudge import Agreement, settings_for, work_problems
+from privasis_bench.leaderboard.rejudge import rejudge as rejudge_sample
 from privasis_bench.leaderboard.rows import OVERALL
 from privasis_bench.leaderboard.scored_content import privasis_content
 from privasis_bench.leaderboard.setting_claims import setting_problems
@@ -33,9 +34,9 @@ from privasis_bench.leaderboard.viewer import write_viewer  # noqa: F401 - the f
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.protocol.testee_prompt import expected_config_hash
+from privasis_bench.protocol.verdicts import SCORED_STATUSES
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME, load_sample_rows, verdicts_from_rows
 from privasis_bench.results.rescore import rescore_task
-from privasis_bench.protocol.verdicts import SCORED_STATUSES
 
 FAMILY = "privasis"
 #: The role the re-judge re-asks.

@@ -9,8 +9,8 @@ from typing import Any
 
 from privasis_bench.leaderboard.charts import leak_bars, scatter
 from privasis_bench.leaderboard.escaping import escape
-from privasis_bench.leaderboard.family_api import CHARTS, PUBLISHED, BoardParts
 from privasis_bench.leaderboard.families.privasis_row import HEADLINE
+from privasis_bench.leaderboard.family_api import CHARTS, PUBLISHED, BoardParts
 from privasis_bench.leaderboard.rows import OVERALL
 
 FAMILY = "privasis"

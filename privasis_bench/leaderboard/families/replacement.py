@@ -26,11 +26,19 @@ from typing import Any, Iterator, Mapping
 
 from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
 from privasis_bench.leaderboard.families.replacement_board import sections  # noqa: F401 - the family's target
 from privasis_bench.leaderboard.families.span_viewer import write_span_viewer
-from privasis_bench.leaderboard.families.spans import (SELF_REPORTED_FACTS, check_counts, config_hash_problem,
-                                                       derived_spans, index_rows, span_content, span_masker, span_row)
+from privasis_bench.leaderboard.families.spans import (
+    SELF_REPORTED_FACTS,
+    check_counts,
+    config_hash_problem,
+    derived_spans,
+    index_rows,
+    span_content,
+    span_masker,
+    span_row,
+)
+from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
 from privasis_bench.replacement.family import BOARD
 from privasis_bench.results.files import SAMPLES_NAME
 from privasis_bench.tab.shown import reported_spans

@@ -8,11 +8,11 @@ files the run read when they are still at the same place).
 
 from __future__ import annotations
 
-from privasis_bench.leaderboard.escaping import escape
 from pathlib import Path
 from typing import Any
 
 from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.escaping import escape
 from privasis_bench.results.files import atomic_write_text, load_results, load_sample_rows
 from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.records import TabDocument

@@ -11,11 +11,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
 from privasis_bench.leaderboard.families.span_viewer import write_span_viewer
-from privasis_bench.leaderboard.families.spans import (SELF_REPORTED_FACTS, check_counts, config_hash_problem,
-                                                       derived_spans, index_rows, span_content, span_masker, span_row,
-                                                       tagger_claim_problems)
+from privasis_bench.leaderboard.families.spans import (
+    SELF_REPORTED_FACTS,
+    check_counts,
+    config_hash_problem,
+    derived_spans,
+    index_rows,
+    span_content,
+    span_masker,
+    span_row,
+    tagger_claim_problems,
+)
+from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
 from privasis_bench.results.files import SAMPLES_NAME
 from privasis_bench.tab.family import BOARD
 from privasis_bench.tab.metrics import pooled, tally_document

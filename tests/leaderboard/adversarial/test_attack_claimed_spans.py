@@ -4,7 +4,7 @@ the output no longer shows the words, in the scorer and in the verifier alike (p
 
 from __future__ import annotations
 
-from adversarial_kit import read_json, rewrite, rows_of, problems, tab_entry, tab_metrics_for
+from adversarial_kit import problems, read_json, rewrite, rows_of, tab_entry, tab_metrics_for
 
 from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.tab.loading import load_documents

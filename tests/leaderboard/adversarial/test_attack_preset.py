@@ -7,12 +7,9 @@ entry's preset.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from attack_tools import claim, read_json
-from leaderboard_fakes import TASK, PinnedNameJudge, invoke, made, subs  # noqa: F401 (fixtures)
-from leaderboard_fakes import identity_dir, scrubber_dir
+from leaderboard_fakes import TASK, PinnedNameJudge, identity_dir, invoke, made, scrubber_dir, subs  # noqa: F401 (fixtures)
 
 import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.errors import PrivasisError

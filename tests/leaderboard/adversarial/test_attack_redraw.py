@@ -9,14 +9,12 @@ it is asked is *firm* and rejects; only disagreements on which the judge itself 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
-from attack_tools import forge_keep, rewrite, rescored, rows_of
-from leaderboard_fakes import TASK, PinnedNameJudge, invoke, made, subs  # noqa: F401 (fixtures)
-from leaderboard_fakes import scrubber_dir
+from attack_tools import forge_keep, rescored, rewrite, rows_of
+from leaderboard_fakes import TASK, PinnedNameJudge, invoke, made, scrubber_dir, subs  # noqa: F401 (fixtures)
 
 import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.adapters.base import ChatRequest, ChatResult

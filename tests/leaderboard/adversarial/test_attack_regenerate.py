@@ -12,8 +12,15 @@ import pytest
 from adversarial_kit import REPO, read_json, rows_of
 
 from privasis_bench.leaderboard.data_source import task_records
-from privasis_bench.leaderboard.regenerate import (Regeneration, board_mark, entry_key, regenerable, regenerate_entry,
-                                                    sample_ids, write_report)
+from privasis_bench.leaderboard.regenerate import (
+    Regeneration,
+    board_mark,
+    entry_key,
+    regenerable,
+    regenerate_entry,
+    sample_ids,
+    write_report,
+)
 from privasis_bench.tasks.registry import load_task
 
 SMOLLM2 = REPO / "submissions" / "HuggingFaceTB__SmolLM2-135M-Instruct" / "privasis_sample"

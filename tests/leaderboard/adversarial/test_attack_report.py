@@ -7,7 +7,6 @@ re-asks; every verified entry must be in it; a failed check never overwrites it;
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 

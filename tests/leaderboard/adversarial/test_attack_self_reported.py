@@ -7,12 +7,9 @@ version (never a version followed by free text); a label has a length bound; ``s
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from attack_tools import claim
-from leaderboard_fakes import TASK, invoke, made, subs  # noqa: F401 (fixtures)
-from leaderboard_fakes import identity_dir, scrubber_dir
+from leaderboard_fakes import TASK, identity_dir, invoke, made, scrubber_dir, subs  # noqa: F401 (fixtures)
 
 from privasis_bench.leaderboard.setting_claims import MAX_LABEL_CHARS
 from privasis_bench.leaderboard.submit import SubmissionError, submit_run

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from privasis_bench.leaderboard.build import overall_groups
-from privasis_bench.leaderboard.naming import folded
 from privasis_bench.leaderboard.families.privasis_row import entry_row
+from privasis_bench.leaderboard.naming import folded
 from privasis_bench.leaderboard.verify import Verified
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 
-from adversarial_kit import REPO, read_json, rewrite, rows_of, problems
+from adversarial_kit import REPO, problems, read_json, rewrite, rows_of
 
 from privasis_bench.leaderboard.parse_pin import parse_mode_problems
 from privasis_bench.leaderboard.rejudge import judged_attributes, settings_for

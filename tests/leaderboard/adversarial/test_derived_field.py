@@ -3,7 +3,7 @@ number made consistent with it. The verifier derives it again from the outputs a
 
 from __future__ import annotations
 
-from adversarial_kit import read_json, rewrite, rows_of, problems, tab_entry, tab_metrics_for
+from adversarial_kit import problems, read_json, rewrite, rows_of, tab_entry, tab_metrics_for
 
 from privasis_bench.leaderboard.families.spans import span_problems
 from privasis_bench.tab.loading import load_documents

@@ -3,7 +3,7 @@ after bounded work, with one short line per problem."""
 
 from __future__ import annotations
 
-from adversarial_kit import read_json, rewrite, rows_of, problems, tab_entry
+from adversarial_kit import problems, read_json, rewrite, rows_of, tab_entry
 
 
 def test_extra_and_duplicate_tab_rows_are_refused_before_any_alignment(tmp_path, monkeypatch):

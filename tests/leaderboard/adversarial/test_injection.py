@@ -13,9 +13,9 @@ import pytest
 from adversarial_kit import REPO, read_json, rows_of
 
 from privasis_bench.leaderboard.build import board_parts, board_rows
+from privasis_bench.leaderboard.families.span_viewer import write_span_viewer
 from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import render_board
-from privasis_bench.leaderboard.families.span_viewer import write_span_viewer
 from privasis_bench.leaderboard.viewer import write_viewer
 
 HOSTILE = "\"'><img src=x onerror=alert(1)><script>alert(1)</script> | **b** [l](javascript:x) https://e.vil\n| x |"

@@ -3,7 +3,7 @@ track) is checked against what the verifier derives, or bounded, or refused."""
 
 from __future__ import annotations
 
-from adversarial_kit import read_json, rewrite, problems, tab_entry
+from adversarial_kit import problems, read_json, rewrite, tab_entry
 
 
 def test_a_tab_entry_cannot_claim_another_or_an_unknown_scorer(tmp_path):
