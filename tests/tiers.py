@@ -62,6 +62,8 @@ PATHS: dict[str, int] = {
     # TAB's scorer reads tokens and parts of speech from a spaCy pipeline: running or verifying a TAB task is slow
     "tab/test_tab_sample.py": SLOW,
     "leaderboard/adversarial/test_attack_claimed_spans.py": SLOW,  # scores the Presidio TAB entry (spaCy)
+    "leaderboard/adversarial/test_round5_claims.py": SLOW,  # verifies a TAB entry (spaCy tags its tokens)
+    "leaderboard/adversarial/test_updates.py": SLOW,  # verifies committed entries of every family (spaCy for TAB)
     "tab/test_tab_submission.py": SLOW,
     "tab/test_tab_predictions.py": SLOW,
     "leaderboard/test_replacement_family.py": SLOW,  # verifies replacement entries: sentence-transformers, spaCy
