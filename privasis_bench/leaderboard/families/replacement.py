@@ -31,16 +31,15 @@ from privasis_bench.leaderboard.families.span_viewer import write_span_viewer
 from privasis_bench.leaderboard.families.spans import (
     SELF_REPORTED_FACTS,
     check_counts,
-    config_hash_problem,
     derived_spans,
     index_rows,
     span_content,
     span_masker,
     span_row,
+    span_verdict,
 )
 from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
 from privasis_bench.replacement.family import BOARD
-from privasis_bench.results.files import SAMPLES_NAME
 from privasis_bench.tab.shown import reported_spans
 from privasis_bench.tasks.config import TaskConfig
 
@@ -135,11 +134,7 @@ def row_differences(submitted: Mapping[str, dict[str, Any]], derived: list[dict[
 
 def verify(entry: EntryInput) -> FamilyVerdict:
     """Recompute one replacement entry (see the module docstring)."""
-    problems, metrics, facts, every = _recompute(entry)
-    where = entry.folder / SAMPLES_NAME
-    return FamilyVerdict(problems=tuple(config_hash_problem(entry) + [f"{where}: {p}" for p in problems]),
-                         metrics=metrics, facts=facts,
-                         task_records=every)
+    return span_verdict(entry, *_recompute(entry))
 
 
 def _recompute(entry: EntryInput) -> tuple[list[str], dict[str, Any] | None, dict[str, Any], int | None]:

@@ -201,3 +201,15 @@ def config_hash_problem(entry: Any) -> list[str]:
         return []
     return [f"{entry.folder / 'results.json'}: task.config_hash {res['task'].get('config_hash')!r} is not the hash of "
             f"the shipped task {task.task!r} ({task.config_hash()})"]
+
+
+def span_verdict(entry: Any, problems: list[str], metrics: dict[str, Any] | None, facts: dict[str, Any],
+                 every: int | None) -> Any:
+    """A span-scored family's verdict: the task-hash problem, each recompute problem named by the samples file, the
+    recomputed metrics and facts, and how many records the task holds."""
+    from privasis_bench.leaderboard.family_api import FamilyVerdict
+    from privasis_bench.results.files import SAMPLES_NAME
+
+    where = entry.folder / SAMPLES_NAME
+    return FamilyVerdict(problems=tuple(config_hash_problem(entry) + [f"{where}: {p}" for p in problems]),
+                         metrics=metrics, facts=facts, task_records=every)

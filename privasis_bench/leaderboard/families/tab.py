@@ -15,16 +15,15 @@ from privasis_bench.leaderboard.families.span_viewer import write_span_viewer
 from privasis_bench.leaderboard.families.spans import (
     SELF_REPORTED_FACTS,
     check_counts,
-    config_hash_problem,
     derived_spans,
     index_rows,
     span_content,
     span_masker,
     span_row,
+    span_verdict,
     tagger_claim_problems,
 )
 from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
-from privasis_bench.results.files import SAMPLES_NAME
 from privasis_bench.tab.family import BOARD
 from privasis_bench.tab.metrics import pooled, tally_document
 from privasis_bench.tab.scorer import rescore_rows, summarize
@@ -35,11 +34,7 @@ content = span_content
 
 def verify(entry: EntryInput) -> FamilyVerdict:
     """Recompute one TAB entry (see the module docstring)."""
-    problems, metrics, facts, every = _recompute(entry)
-    where = entry.folder / SAMPLES_NAME
-    return FamilyVerdict(problems=tuple(config_hash_problem(entry) + [f"{where}: {p}" for p in problems]),
-                         metrics=metrics, facts=facts,
-                         task_records=every)
+    return span_verdict(entry, *_recompute(entry))
 
 
 def _recompute(entry: EntryInput) -> tuple[list[str], dict[str, Any] | None, dict[str, Any], int | None]:
