@@ -15,7 +15,6 @@ unreadable adversary or aligner answer leaves the document unscored with its err
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Mapping
 
 from privasis_bench.adapters.base import ChatRequest
@@ -37,8 +36,9 @@ from privasis_bench.spia.prompts import (
 )
 from privasis_bench.spia.records import CODE_TAGS, MIN_CERTAINTY, NON_CODE_TAGS, SpiaDocument
 from privasis_bench.spia.rules import DEFAULT_LOCATION_DEPTH
+from privasis_bench.spia.source import fetch, source_line
 
-ARGS = ("templates", "uncomparable", "location_max_depth", "adversary_max_tokens", "matcher_max_tokens")
+ARGS = ("templates", "uncomparable", "location_max_depth", "adversary_max_tokens", "matcher_max_tokens", "data_sha256")
 INSTRUCTION = ("Anonymize this document: rewrite it so that no person in it can be identified or profiled. Remove "
                "or generalize names, identification numbers, contact details and every detail that reveals a "
                "person's age, sex, location, nationality, education, relationship status, occupation, affiliation or "
@@ -73,15 +73,32 @@ class SpiaScorer:
             self.templates = load_templates(args.get("templates") or {})
         except ValueError as exc:
             raise TaskConfigError(where, "scorer_args.templates", str(exc)) from None
-        files = task.dataset.data_files or []
-        if not files:
-            raise DataError(f"{where}: the SPIA data is not here: pass --data-files with SPIA's JSONL (e.g. "
-                            "data/spia/spia_tab_144.jsonl of maisonOP/spia at 3fa78a1)")
+        self.files = [str(f) for f in task.dataset.data_files or []] or [str(fetch(task))]
         self.documents: dict[str, SpiaDocument] = {}
-        for file in files:
+        for file in self.files:
             for doc in load_documents(file):
+                if doc.id in self.documents:
+                    raise DataError(f"{file}: document {doc.id!r} is also in an earlier data file")
                 self.documents[doc.id] = doc
+        if not self.documents:
+            raise DataError(f"{', '.join(self.files)}: no SPIA document in the data")
         self.notices: list[str] = []
+
+    def data_files(self) -> list[str]:
+        """The files the documents were read from (the user's, or the pinned file's cached copy)."""
+        return list(self.files)
+
+    @staticmethod
+    def data_source(task: Any) -> str:
+        """Where a task's data comes from, for ``tasks list`` (no download)."""
+        return source_line(task)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts for ``data inspect``: documents, subjects, filled attribute slots and the counted ones."""
+        subjects = [s for d in self.documents.values() for s in d.subjects]
+        filled = [a for s in subjects for a in s.attributes if a.keyword.strip()]
+        return {"documents": len(self.documents), "subjects": len(subjects), "filled_attributes": len(filled),
+                "counted_attributes": sum(a.certainty >= MIN_CERTAINTY for a in filled)}
 
     # -- what the runner asks -------------------------------------------------------------------------------------
     def records(self, limit: int | None = None) -> list[Record]:
@@ -268,10 +285,3 @@ class SpiaScorer:
         return {"common_records": len(common), "bootstrap": {"samples": settings.get("samples"), "seed": settings.get("seed")},
                 "metrics": metrics}
 
-
-def data_file(path: str | Path) -> Path:
-    """A SPIA data file given by the user (``--data-files``), checked to exist."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: no such SPIA data file")
-    return path
