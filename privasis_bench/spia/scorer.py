@@ -119,13 +119,16 @@ class SpiaScorer:
                 "official_code": "maisonOP/spia@3fa78a1"}
 
     def role_requests(self, record: Record, text: str) -> dict[str, list[ChatRequest]]:
-        """What scoring one document asks each role at least (``run --plan``; the matcher's value questions,
-        which depend on the answers, are not counted)."""
+        """What scoring one document asks each role (``run --plan``): the adversary's three calls, the alignment,
+        and one value question per counted gold value (the most there are when the adversary gives one value per
+        tag and the rules reject every one; distinct pairs shared across documents are asked once)."""
         doc = self.documents[record.id]
         placeholder = subject_lines([s.description for s in doc.subjects])
+        values = [self._match(a.keyword, a.keyword, a.tag) for s in doc.subjects for a in s.attributes
+                  if a.keyword.strip() and a.certainty >= MIN_CERTAINTY]
         return {"adversary": [self._subjects(text), self._profile("profile_codes", text, placeholder),
                               self._profile("profile_descriptive", text, placeholder)],
-                "matcher": [self._align(doc, [(s.description, ()) for s in doc.subjects])]}
+                "matcher": [self._align(doc, [(s.description, ()) for s in doc.subjects]), *values]}
 
     # -- requests -------------------------------------------------------------------------------------------------
     def _adversary(self, prompt: str) -> ChatRequest:

@@ -116,7 +116,10 @@ def test_plan_requests_and_bad_settings():
     scorer = SpiaScorer(_task())
     record = scorer.records(limit=1)[0]
     asked = scorer.role_requests(record, "text")
-    assert [len(asked["adversary"]), len(asked["matcher"])] == [3, 1]
+    doc = scorer.documents[record.id]
+    counted = sum(1 for s in doc.subjects for a in s.attributes if a.keyword.strip() and a.certainty >= 3)
+    # three adversary calls; the alignment plus one value question per counted gold value
+    assert [len(asked["adversary"]), len(asked["matcher"])] == [3, 1 + counted] and counted == 19
     assert asked["adversary"][0].temperature == 0.1
     from privasis_bench.errors import TaskConfigError
 
