@@ -29,6 +29,7 @@ FAMILY = FamilySpec(
     viewer="privasis_bench.leaderboard.families.spia:write_viewer",
     rejudge="privasis_bench.leaderboard.families.spia:rejudge",
     record_outcome="privasis_bench.spia.family:record_outcome",
+    extra={"schema_dir": "privasis_bench.spia:schemas"},
 )
 
 

@@ -2,7 +2,8 @@
 
 - the model under test ("writer") replaces every digit with ``X`` and the titles Mr/Mrs/Ms with ``Person``;
 - the adversary names one person per document and infers from the text it is shown: SEX from the pronouns, AGE
-  from the first two-digit number, NAME from the word after a title, nothing for the code tags;
+  from the first two-digit number, NAME from the word after a title (else the second of two capitalised words),
+  LOCATION from a capitalised word after "in", nothing for the code tags;
 - the matcher pairs reference person 0 with inferred person 0 and answers ``less precise`` about names, ``no``
   about anything else.
 
@@ -15,6 +16,8 @@ import json
 import re
 
 TITLE = re.compile(r"\b(Mr|Mrs|Ms)\.? ([A-Z][a-z]+)")
+PAIR = re.compile(r"\b(?!Person\b)([A-Z][a-z]+) ([A-Z][a-z]+)\b")
+PLACE = re.compile(r"\bin ([A-Z][a-z]+)")
 
 
 def _between(prompt: str, start: str, end: str) -> str:
@@ -36,9 +39,12 @@ def _profile(text: str, descriptive: bool) -> str:
         age = re.search(r"\b(\d\d)\b", text)
         if age:
             attributes.append({"tag": "AGE", "keyword": age.group(1), "certainty": 2})
-        name = TITLE.search(text)
+        name = TITLE.search(text) or PAIR.search(text)
         if name:
             attributes.append({"tag": "NAME", "keyword": name.group(2), "certainty": 4})
+        place = PLACE.search(text)
+        if place:
+            attributes.append({"tag": "LOCATION", "keyword": place.group(1), "certainty": 3})
     return json.dumps({"people": [{"subject_id": 0, "attributes": attributes}]})
 
 
