@@ -19,7 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"adapters"},
     "protocol": {"data", "tasks", "adapters"},
     "tab": {"data", "tasks"},
-    "spia": {"data", "tasks", "adapters"},
+    "spia": {"data", "tasks", "adapters", "tab"},
     "results": {"data", "tasks", "protocol"},
     "interop": {"data", "tasks", "adapters", "protocol"},
     "pipeline": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop"},

@@ -6,7 +6,9 @@ protection rates CPR and IPR say how much of what the annotators could infer the
 
 :mod:`records` (documents, subjects, the 15 tag slots), :mod:`loading` (SPIA's JSON Lines, read strictly),
 :mod:`rules` (the rule-first comparison per tag), :mod:`matching` (one subject's tags: best pair, matcher
-fallback), :mod:`metrics` (CPR, IPR, per-tag CPR, seeded intervals over documents).
+fallback), :mod:`metrics` (CPR, IPR, per-tag CPR, seeded intervals over documents), :mod:`source` (the pinned data file, fetched
+and cached, or the user's), :mod:`spans` (TAB-style span recall where SPIA ships span annotations).
 
-May import data, tasks and adapters (request types only); never another family's package (``protocol/``, ``tab/``, ``replacement/``).
+May import data, tasks and adapters (request types only), and ``tab/``'s alignment of a rewrite to masked spans (as
+``replacement/`` does); never ``protocol/`` or ``replacement/``.
 """

@@ -37,8 +37,10 @@ from privasis_bench.spia.prompts import (
 from privasis_bench.spia.records import CODE_TAGS, MIN_CERTAINTY, NON_CODE_TAGS, SpiaDocument
 from privasis_bench.spia.rules import DEFAULT_LOCATION_DEPTH
 from privasis_bench.spia.source import fetch, source_line
+from privasis_bench.spia.spans import SpanDocument, is_span_file, load_span_documents, recall_counts, span_recall
 
-ARGS = ("templates", "uncomparable", "location_max_depth", "adversary_max_tokens", "matcher_max_tokens", "data_sha256")
+ARGS = ("templates", "uncomparable", "location_max_depth", "adversary_max_tokens", "matcher_max_tokens", "data_sha256",
+        "span_file", "span_sha256")
 INSTRUCTION = ("Anonymize this document: rewrite it so that no person in it can be identified or profiled. Remove "
                "or generalize names, identification numbers, contact details and every detail that reveals a "
                "person's age, sex, location, nationality, education, relationship status, occupation, affiliation or "
@@ -73,16 +75,28 @@ class SpiaScorer:
             self.templates = load_templates(args.get("templates") or {})
         except ValueError as exc:
             raise TaskConfigError(where, "scorer_args.templates", str(exc)) from None
-        self.files = [str(f) for f in task.dataset.data_files or []] or [str(fetch(task))]
+        self.notices: list[str] = []
+        self.files = [str(f) for f in task.dataset.data_files or []] or [str(fetch(task))] + (
+            [str(fetch(task, args["span_file"], args.get("span_sha256")))] if args.get("span_file") else [])
         self.documents: dict[str, SpiaDocument] = {}
+        self.spans: dict[str, SpanDocument] = {}
         for file in self.files:
+            if is_span_file(file):
+                spans, notes = load_span_documents(file)
+                self.spans.update(spans)
+                self.notices.extend(notes)
+                continue
             for doc in load_documents(file):
                 if doc.id in self.documents:
                     raise DataError(f"{file}: document {doc.id!r} is also in an earlier data file")
                 self.documents[doc.id] = doc
         if not self.documents:
             raise DataError(f"{', '.join(self.files)}: no SPIA document in the data")
-        self.notices: list[str] = []
+        differ = sorted(d for d, s in self.spans.items() if d in self.documents and s.text != self.documents[d].text)
+        if differ:
+            self.notices.append(f"{len(differ)} document(s) whose span file holds another text are left out of span "
+                                f"recall ({', '.join(differ[:3])}{', ...' if len(differ) > 3 else ''})")
+        self.spans = {d: s for d, s in self.spans.items() if d in self.documents and d not in differ}
 
     def data_files(self) -> list[str]:
         """The files the documents were read from (the user's, or the pinned file's cached copy)."""
@@ -157,6 +171,9 @@ class SpiaScorer:
             text = out.text if out.text is not None else ("" if failed_as_empty else None)
             rows[doc_id] = {"id": doc_id, "output": text, "scored": False, "answers": {},
                             "error": None if text is not None else (out.error or "no output")}
+        for d, row in rows.items():
+            if row["output"] is not None and d in self.spans:
+                row["spans"] = recall_counts(self.spans[d], row["output"])
         live = [d for d, r in rows.items() if r["error"] is None]
         self._wave(roles["adversary"], rows, live, "subjects", lambda d: self._subjects(rows[d]["output"]), "adversary: people")
         for d in [d for d in live if rows[d]["error"] is None]:
@@ -270,7 +287,7 @@ class SpiaScorer:
         return {"scorer": "spia", "cpr": rates["cpr"], "ipr": rates["ipr"],
                 "per_tag_cpr": {t: v["cpr"] for t, v in rates["per_tag"].items()},
                 "subjects": rates["subjects"], "attributes": rates["attributes"], "score_sum": rates["score_sum"],
-                "documents": len(rows), "scored_documents": len(tallies), "ci": ci,
+                "documents": len(rows), "scored_documents": len(tallies), "ci": ci, "span_recall": span_recall(rows),
                 "bootstrap": {"samples": settings["bootstrap_samples"], "seed": settings["seed"],
                               "confidence": settings["confidence"], "unit": "document"}}
 

@@ -57,9 +57,11 @@ def source_line(task: Any) -> str:
     return f"github.com/{repository}@{commit[:7]} {name} (fetched once and cached, or --data-files)"
 
 
-def fetch(task: Any) -> Path:
-    """The task's pinned file, from the cache or fetched now (see the module docstring)."""
-    repository, commit, name, digest = pinned(task)
+def fetch(task: Any, name: str | None = None, digest: str | None = None) -> Path:
+    """The task's pinned file (or the file ``name`` of the same commit, checked against ``digest``), from the cache
+    or fetched now (see the module docstring)."""
+    repository, commit, pinned_name, pinned_digest = pinned(task)
+    name, digest = (name, digest) if name else (pinned_name, pinned_digest)
     target = cache_root() / commit / Path(name).name
     if target.is_file() and (digest is None or _sha256(target.read_bytes()) == digest):
         return target

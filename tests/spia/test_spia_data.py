@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 import socket
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -26,6 +27,21 @@ from privasis_bench.tasks.registry import parse_task_file
 SAMPLE = builtin_tasks_dir() / "spia" / "spia_sample.jsonl"
 TASKS = {"spia_tab": "data/spia/spia_tab_144.jsonl", "spia_panorama": "data/spia/spia_panorama_151.jsonl",
          "spia_panorama_full": "data/spia/spia_panorama_531.jsonl"}
+SPANS = {"spia_tab": "data/entity/entity_tab_144.jsonl", "spia_panorama": "data/entity/entity_panorama_151.jsonl",
+         "spia_panorama_full": "data/entity/entity_panorama_151.jsonl"}
+
+
+def span_row(line: str) -> str:
+    """A span-file row in SPIA's entity schema for a sample document: its first capitalised word a DIRECT mention,
+    every number a QUASI one (made up here: the sample ships no span annotations)."""
+    row = json.loads(line)
+    text = row["text"]
+    found = [("DIRECT", m) for m in list(re.finditer(r"\b[A-Z][a-z]+\b", text))[:1]]
+    found += [("QUASI", m) for m in re.finditer(r"\d+", text)]
+    entities = [{"span_text": m.group(0), "entity_type": "MISC", "start_offset": m.start(), "end_offset": m.end(),
+                 "entity_id": f"e{i}", "span_id": f"m{i}", "identifier_type": kind, "annotator": "test"}
+                for i, (kind, m) in enumerate(found)]
+    return json.dumps({"metadata": row["metadata"], "text": text, "entities": entities})
 
 
 def _rows(prefix: str) -> list[str]:
@@ -47,6 +63,10 @@ def raw_host(tmp_path, monkeypatch):
     for name in TASKS.values():
         rows = _rows("TAB-") if "tab" in name else _rows("PANORAMA-")
         (folder / Path(name).name).write_text("\n".join(rows) + "\n", encoding="utf-8")
+    spans = root / source.REPOSITORY / source.COMMIT / "data" / "entity"
+    spans.mkdir(parents=True)
+    for prefix, name in (("TAB-", "entity_tab_144.jsonl"), ("PANORAMA-", "entity_panorama_151.jsonl")):
+        (spans / name).write_text("".join(span_row(x) + "\n" for x in _rows(prefix)), encoding="utf-8")
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -70,19 +90,23 @@ def test_each_task_pins_the_official_file_at_a_full_commit():
     for name, file in TASKS.items():
         task = _task(name)
         assert (task.dataset.path, task.dataset.revision, task.dataset.name) == (source.REPOSITORY, source.COMMIT, file)
-        assert len(task.scorer_args["data_sha256"]) == 64
+        assert len(task.scorer_args["data_sha256"]) == 64 and len(task.scorer_args["span_sha256"]) == 64
+        assert task.scorer_args["span_file"] == SPANS[name]
     assert "not comparable with tab_test" in " ".join(_task("spia_tab").description.split())
 
 
 @pytest.mark.parametrize("name", sorted(TASKS))
-def test_the_pinned_file_is_fetched_checked_and_cached(raw_host, name):
+def test_the_pinned_files_are_fetched_checked_and_cached(raw_host, name):
     served = raw_host / Path(TASKS[name]).name
-    scorer = SpiaScorer(_task(name, data_sha256=_digest(served)))
-    cached = Path(scorer.data_files()[0])
+    served_spans = raw_host.parent / "entity" / Path(SPANS[name]).name
+    digests = {"data_sha256": _digest(served), "span_sha256": _digest(served_spans)}
+    scorer = SpiaScorer(_task(name, **digests))
+    cached, cached_spans = map(Path, scorer.data_files())
     assert cached.parent == source.cache_root() / source.COMMIT and cached.read_bytes() == served.read_bytes()
+    assert cached_spans.read_bytes() == served_spans.read_bytes() and set(scorer.spans) == set(scorer.documents)
     assert [r.id for r in scorer.records()] == [json.loads(x)["metadata"]["data_id"] for x in served.read_text().splitlines()]
     served.write_text("changed on the host\n")  # the second scorer reads the cache, not the host
-    assert SpiaScorer(_task(name, data_sha256=_digest(cached))).data_files() == [str(cached)]
+    assert SpiaScorer(_task(name, **digests)).data_files() == [str(cached), str(cached_spans)]
 
 
 def test_a_file_that_is_not_the_pinned_one_is_refused(raw_host):
@@ -107,7 +131,7 @@ def test_offline_the_fetch_fails_at_once_with_one_line(tmp_path, monkeypatch, ca
 def test_a_missing_file_on_the_host_is_one_line(raw_host):
     (raw_host / "spia_panorama_151.jsonl").unlink()
     with pytest.raises(DataError, match=r"HTTP 404 .*pass it with --data-files PATH$"):
-        SpiaScorer(_task("spia_panorama"))
+        SpiaScorer(_task("spia_panorama", data_sha256=None))
 
 
 def test_local_copies_in_the_official_schema_through_data_files(tmp_path, monkeypatch, capsys):

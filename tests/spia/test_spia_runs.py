@@ -73,6 +73,7 @@ def test_a_run_asks_the_model_the_adversary_and_the_matcher_and_records_each(ref
     assert res["complete"] and res["scorer"]["name"] == "spia" and res["scorer"]["decider"] == "rule_model"
     assert metrics["documents"] == metrics["scored_documents"] == 5
     assert metrics["attributes"] == 55 and 0 < metrics["cpr"] < 1 and 0 < metrics["ipr"] < 1
+    assert metrics["span_recall"]["available"] is False  # the bundled sample ships no span annotations
     assert set(res["usage"]) >= {"model", "adversary", "matcher"}
     assert res["usage"]["model"]["requests"] == 5 and res["usage"]["adversary"]["requests"] == 15
     assert max(received.values()) == 1  # every distinct question asked once
