@@ -172,7 +172,11 @@ def test_a_killed_run_resumes_without_paying_twice(reference_run, tmp_path):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the matcher was never asked"
             time.sleep(0.05)
-        time.sleep(0.5)  # the other value questions of the wave are answered meanwhile
+        others = lambda: [p for p in server.received if p.startswith(MATCH) and p not in stalled]  # noqa: E731
+        while not all(server.served[p] for p in others()):  # the wave's other questions are answered meanwhile
+            assert time.monotonic() < deadline, "the matcher's other questions were never answered"
+            time.sleep(0.05)
+        time.sleep(0.5)  # and their answers reach the cache
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         first = dict(server.served)
