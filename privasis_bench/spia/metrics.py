@@ -83,3 +83,32 @@ def bootstrap_intervals(tallies: Sequence[DocTally], *, samples: int, seed: int,
         out[name] = ({"low": float(np.percentile(finite, tail)), "high": float(np.percentile(finite, 100 - tail))}
                      if finite.size else {"low": None, "high": None})
     return out
+
+
+def paired_intervals(a: Sequence[DocTally], b: Sequence[DocTally], *, samples: int, seed: int,
+                     confidence: float = 0.95) -> dict[str, dict[str, float | None]]:
+    """For two runs' tallies of the same documents (in the same order), a percentile interval of the difference
+    A - B of CPR and of IPR, with the documents resampled together, and a two-sided bootstrap p-value."""
+    empty = {"ci_low": None, "ci_high": None, "p_value": None}
+    if not a or samples <= 0:
+        return {"cpr": dict(empty), "ipr": dict(empty)}
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(a), size=(samples, len(a)))
+    rates = []
+    for run in (a, b):
+        att = np.array([sum(x for x, _ in d.subjects) for d in run], dtype=float)
+        got = np.array([sum(y for _, y in d.subjects) for d in run], dtype=float)
+        ipr_sum = np.array([sum(1.0 - y / x for x, y in d.subjects) for d in run], dtype=float)
+        count = np.array([len(d.subjects) for d in run], dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rates.append({"cpr": 1.0 - got[idx].sum(axis=1) / att[idx].sum(axis=1),
+                          "ipr": ipr_sum[idx].sum(axis=1) / count[idx].sum(axis=1)})
+    tail = (1.0 - confidence) / 2 * 100
+    out: dict[str, dict[str, float | None]] = {}
+    for name in ("cpr", "ipr"):
+        diff = rates[0][name] - rates[1][name]
+        diff = diff[np.isfinite(diff)]
+        out[name] = dict(empty) if not diff.size else {
+            "ci_low": float(np.percentile(diff, tail)), "ci_high": float(np.percentile(diff, 100 - tail)),
+            "p_value": float(min(1.0, 2 * min((diff <= 0).sum(), (diff >= 0).sum()) / diff.size))}
+    return out

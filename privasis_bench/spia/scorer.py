@@ -24,7 +24,13 @@ from privasis_bench.errors import DataError, TaskConfigError
 from privasis_bench.spia.answers import UnreadableAnswer, parse_pairs, parse_people, parse_profile
 from privasis_bench.spia.loading import load_documents
 from privasis_bench.spia.matching import UNCOMPARABLE_POLICIES, TagScore, score_subject
-from privasis_bench.spia.metrics import DocTally, bootstrap_intervals, protection_rates, tally_document
+from privasis_bench.spia.metrics import (
+    DocTally,
+    bootstrap_intervals,
+    paired_intervals,
+    protection_rates,
+    tally_document,
+)
 from privasis_bench.spia.predictions import read_anonymized
 from privasis_bench.spia.prompts import (
     ADVERSARY_TEMPERATURE,
@@ -293,15 +299,19 @@ class SpiaScorer:
 
     @staticmethod
     def compare(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]], **settings: Any) -> dict[str, Any]:
-        """Both runs' CPR and IPR on their common scored documents, and the differences (no interval yet)."""
+        """Both runs' CPR and IPR on their common scored documents, the differences A - B and their paired
+        bootstrap intervals and p-values (documents resampled together, in id order)."""
         a = {t.doc_id: t for t in SpiaScorer.tallies(rows_a)}
         b = {t.doc_id: t for t in SpiaScorer.tallies(rows_b)}
         common = sorted(set(a) & set(b))
         ra, rb = protection_rates([a[i] for i in common]), protection_rates([b[i] for i in common])
+        boot = {"samples": settings.get("samples") or 0, "seed": settings.get("seed") or 0,
+                "confidence": settings.get("confidence") or 0.95}
+        paired = paired_intervals([a[i] for i in common], [b[i] for i in common], **boot)
         metrics = {}
         for key in ("cpr", "ipr"):
             diff = None if ra[key] is None or rb[key] is None else ra[key] - rb[key]
-            metrics[key] = {"a": ra[key], "b": rb[key], "diff": diff, "ci_low": None, "ci_high": None, "p_value": None}
-        return {"common_records": len(common), "bootstrap": {"samples": settings.get("samples"), "seed": settings.get("seed")},
-                "metrics": metrics}
-
+            metrics[key] = {"a": ra[key], "b": rb[key], "diff": diff,
+                            **(paired[key] if diff is not None else {"ci_low": None, "ci_high": None, "p_value": None})}
+        return {"common_records": len(common), "only_a": len(a) - len(common), "only_b": len(b) - len(common),
+                "bootstrap": {**boot, "unit": "document"}, "metrics": metrics}

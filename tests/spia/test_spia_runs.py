@@ -99,6 +99,9 @@ def test_the_writer_protects_more_than_the_original_text_and_compare_says_so(ref
     assert compared["common_records"] == 5
     cpr = compared["metrics"]["cpr"]
     assert cpr["a"] == _results(run)["metrics"]["cpr"] and cpr["diff"] == pytest.approx(cpr["a"] - cpr["b"]) and cpr["diff"] > 0
+    # a paired bootstrap over the five documents: the interval holds the difference, and no resample reverses it
+    assert cpr["ci_low"] <= cpr["diff"] <= cpr["ci_high"] and cpr["ci_low"] >= 0 and 0 < cpr["p_value"] <= 1
+    assert compared["bootstrap"] == {"samples": 50, "seed": 1234, "confidence": 0.95, "unit": "document"}
 
 
 def test_rescore_recomputes_the_numbers_from_the_rows_alone(reference_run, tmp_path, monkeypatch, capsys):
