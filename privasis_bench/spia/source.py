@@ -21,6 +21,7 @@ from privasis_bench.errors import DataError
 REPOSITORY = "maisonOP/spia"
 COMMIT = "3fa78a1b3c75788c6294f40024fc79e1ef42923f"
 #: Where raw files are fetched from (``{repository}/{commit}/{name}`` is appended); tests point it at a local server.
+#: Messages never show the host (a variable's value), only the file and the commit.
 RAW_HOST_ENV = "PRIVASIS_SPIA_RAW_HOST"
 RAW_HOST = "https://raw.githubusercontent.com"
 TIMEOUT_S = 20.0
@@ -69,7 +70,7 @@ def fetch(task: Any, name: str | None = None, digest: str | None = None) -> Path
     url = f"{host}/{repository}/{commit}/{name}"
     body = _get(url, name, repository, commit)
     if digest is not None and _sha256(body) != digest:
-        raise DataError(f"{url}: the fetched file's sha256 is {_sha256(body)[:12]}..., the task pins "
+        raise DataError(f"SPIA's {name} at {commit[:7]}: the fetched file's sha256 is {_sha256(body)[:12]}..., the task pins "
                         f"{digest[:12]}...: not the pinned data; pass a copy you trust with --data-files")
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.part")
@@ -88,7 +89,7 @@ def _get(url: str, name: str, repository: str, commit: str) -> bytes:
     except httpx.HTTPError as exc:
         raise DataError(f"cannot fetch SPIA's {name} ({type(exc).__name__}: offline?): {hint}") from None
     if response.status_code != 200:
-        raise DataError(f"cannot fetch SPIA's {name} (HTTP {response.status_code} from {url}): {hint}")
+        raise DataError(f"cannot fetch SPIA's {name} (HTTP {response.status_code}): {hint}")
     return response.content
 
 

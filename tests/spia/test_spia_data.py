@@ -130,7 +130,7 @@ def test_offline_the_fetch_fails_at_once_with_one_line(tmp_path, monkeypatch, ca
 
 def test_a_missing_file_on_the_host_is_one_line(raw_host):
     (raw_host / "spia_panorama_151.jsonl").unlink()
-    with pytest.raises(DataError, match=r"HTTP 404 .*pass it with --data-files PATH$"):
+    with pytest.raises(DataError, match=r"\(HTTP 404\): download .*pass it with --data-files PATH$"):
         SpiaScorer(_task("spia_panorama", data_sha256=None))
 
 
