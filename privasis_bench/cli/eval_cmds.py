@@ -41,7 +41,6 @@ from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import fault_summary
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import ensure_dir
-from privasis_bench.pipeline.judging import resolve_judge, spec_label
 from privasis_bench.pipeline.lock import task_dir_lock, task_dir_read_lock
 from privasis_bench.pipeline.run import (
     SANITIZED_NAME,
@@ -56,6 +55,7 @@ from privasis_bench.pipeline.run import (
 )
 from privasis_bench.pipeline.scorers import family_of
 from privasis_bench.pipeline.spend import InvocationSpend, recorded_spend
+from privasis_bench.protocol.judging import resolve_judge, spec_label
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()

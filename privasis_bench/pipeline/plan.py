@@ -21,11 +21,11 @@ from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.records import Record
 from privasis_bench.engine.cache import ResponseCache
-from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME, output_hash, read_checkpoint
-from privasis_bench.pipeline.judging import JudgeChoice, spec_label
 from privasis_bench.pipeline.prices import Price
 from privasis_bench.pipeline.sanitize import read_outputs
+from privasis_bench.protocol.checkpoint import CHECKPOINT_NAME, output_hash, read_checkpoint
 from privasis_bench.protocol.judge import Judge
+from privasis_bench.protocol.judging import JudgeChoice, spec_label
 from privasis_bench.protocol.testee import build_sanitize_request, read_template
 from privasis_bench.tasks.config import TaskConfig
 

@@ -37,6 +37,7 @@ from privasis_bench.spia.prompts import (
 )
 from privasis_bench.spia.records import CODE_TAGS, MIN_CERTAINTY, NON_CODE_TAGS, SpiaDocument
 from privasis_bench.spia.rules import DEFAULT_LOCATION_DEPTH
+from privasis_bench.tasks.scoring import OutputScorer
 
 ARGS = ("templates", "uncomparable", "location_max_depth", "adversary_max_tokens", "matcher_max_tokens")
 INSTRUCTION = ("Anonymize this document: rewrite it so that no person in it can be identified or profiled. Remove "
@@ -52,7 +53,7 @@ DEPARTURES = (
 )
 
 
-class SpiaScorer:
+class SpiaScorer(OutputScorer):
     """SPIA's evaluation for one task (see the module docstring)."""
 
     name = "spia"
