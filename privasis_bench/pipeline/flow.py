@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.data.records import Record
@@ -73,13 +73,6 @@ async def ordered_flow(items: Iterable[T], work: Callable[[T], Awaitable[R] | No
 def flow_window(*engines: Engine | None) -> int:
     """Records in flight: enough to keep every model and judge slot busy, few enough to bound memory."""
     return max([64] + [8 * e.concurrency for e in engines if e is not None])
-
-
-class OutputSource(Protocol):
-    """Where a record's output comes from: the model under test, or saved predictions."""
-
-    def output(self, record: Record) -> Awaitable[SanitizedOutput | None]:
-        """The record's output (None: no output exists for it)."""
 
 
 AskFn = Callable[[ChatRequest], Awaitable[ChatResult]]

@@ -8,30 +8,12 @@ dataset rows, which the runner loads with the task's judge settings.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
-from privasis_bench.data.records import Record
 from privasis_bench.errors import TaskConfigError
 from privasis_bench.registry import UnknownName
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.family import FAMILIES, FamilySpec
-from privasis_bench.tasks.scoring import ScoredRun
-
-
-class Scorer(Protocol):
-    """What the runner needs from a scorer (an own-records scorer also offers ``records`` and ``read_predictions``)."""
-
-    name: str
-    own_records: bool
-    notices: Any  # lines a reader must see (what was left out or scored in an unusual way), kept in results
-
-    def records(self, limit: int | None = None) -> list[Record]: ...
-
-    def read_predictions(self, path: str) -> dict[str, Any]: ...
-
-    def describe(self) -> dict[str, Any]: ...
-
-    def evaluate(self, job: Any) -> ScoredRun: ...
 
 
 def family_of(task: TaskConfig) -> FamilySpec:
@@ -47,7 +29,7 @@ def own_records(task: TaskConfig) -> bool:
     return bool(family_of(task).load("scorer").own_records)
 
 
-def span_scorer(task: TaskConfig) -> Scorer | None:
+def span_scorer(task: TaskConfig) -> Any:
     """The scorer ``task`` names, built for it, when it reads its own documents; None for a scorer of the task's rows."""
     if not own_records(task):
         return None
