@@ -51,6 +51,10 @@ class OutputScorer:
         """The scorer's name and settings, recorded under ``scorer`` in results."""
         raise NotImplementedError
 
+    def role_requests(self, record: Any, text: str) -> dict[str, list[Any]]:
+        """What scoring one record's output ``text`` asks each role, at most (read by ``run --plan``); none here."""
+        return {}
+
     def evaluate(self, job: Any) -> ScoredRun:
         """Score the job's finished outputs (asking the family's roles) and write ``samples.jsonl``."""
         task, checks, outputs = job.task, job.checks, job.finished_outputs()
