@@ -15,6 +15,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from privasis_bench.data.records import Record
 
+#: How a call that failed because every answer was cut at the token budget begins its error message.
+CUT_ANSWER = "answer cut at the token budget"
+
+
+def is_cut_failure(error: str | None) -> bool:
+    """True for a failed call whose answers were all cut at the token budget (a budget problem, not a server one)."""
+    return bool(error) and CUT_ANSWER in str(error)
+
+
 
 @dataclass(frozen=True)
 class ChatRequest:

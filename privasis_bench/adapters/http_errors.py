@@ -148,14 +148,6 @@ def request_timeout(given: float | None, max_tokens: int | None) -> float:
     return max(DEFAULT_TIMEOUT_S, TIMEOUT_BASE_S + TIMEOUT_PER_TOKEN_S * float(max_tokens or 0))
 
 
-def local_base_url(base_url: str | None) -> bool:
-    """True for a base URL on this machine or a private network (where servers run without keys)."""
-    if not base_url:
-        return False
-    host = re.sub(r"^[a-z]+://", "", base_url.lower()).split("/")[0].rsplit(":", 1)[0].strip("[]")
-    return host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or host.startswith(("10.", "192.168.", "172."))
-
-
 #: The longest wait a model argument may ask for (one day): anything longer is a typo, and inf would hang.
 MAX_SECONDS = 86400.0
 

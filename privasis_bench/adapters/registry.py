@@ -125,11 +125,6 @@ def _dist_name(ep: importlib.metadata.EntryPoint) -> str | None:
     return getattr(dist, "name", None) if dist is not None else None
 
 
-def provider_names() -> list[str]:
-    """All provider names: built-ins first, then plugins (sorted)."""
-    return ADAPTERS.names()
-
-
 def load_adapter_class(provider: str) -> type[Adapter]:
     """Import and return the adapter class for ``provider``; unknown names get a 'did you mean'."""
     if provider not in ADAPTERS:

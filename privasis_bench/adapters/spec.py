@@ -105,3 +105,8 @@ class ModelSpec:
 
     def to_dict(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.model, "args": self.public_args()}
+
+
+def spec_label(spec: ModelSpec) -> str:
+    """A short display name: ``provider:model``, or just the provider for model-less baselines."""
+    return f"{spec.provider}:{spec.model}" if spec.model else spec.provider

@@ -41,7 +41,6 @@ from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import fault_summary
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import ensure_dir
-from privasis_bench.pipeline.judging import resolve_judge, spec_label
 from privasis_bench.pipeline.lock import task_dir_lock, task_dir_read_lock
 from privasis_bench.pipeline.run import (
     SANITIZED_NAME,
@@ -56,6 +55,7 @@ from privasis_bench.pipeline.run import (
 )
 from privasis_bench.pipeline.scorers import family_of
 from privasis_bench.pipeline.spend import InvocationSpend, recorded_spend
+from privasis_bench.protocol.judging import resolve_judge, spec_label
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -131,10 +131,10 @@ def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
 
 
 def _family_setup(task: Any, opts: Opts) -> tuple[Any, Any, Any, Any, str]:
-    """Per task, whatever its family: the task as given, its scorer, its records, the judge settings of a protocol
-    judged in the flow (None otherwise) and the instruction variant."""
+    """Per task, whatever its family: the task as given, its scorer, its records, the judge settings resolved from the
+    task (None for a scorer that reads its own documents) and the instruction variant."""
     task, scorer = span_task(task, opts)
-    if scorer is not None:  # a scorer of finished outputs: its own documents, one instruction each
+    if scorer is not None:  # the scorer's own documents, one instruction each
         return task, scorer, scorer.records(limit=opts.limit), None, "base"
     task, choice, loaded, variant = _task_setup(task, opts)
     return task, family_of(task).load("scorer")(task), loaded, choice, variant
@@ -209,7 +209,7 @@ def run(
                 _say_killed(spend)
                 _task_policies(opts, task, model_engine, *roles.values())
                 if ray_opts is not None:  # --executor ray: fills the files below; the local pass then reuses them
-                    _distributed(task, records.scored if choice else records, choice, task_dir, ray_opts, session,
+                    _distributed(task, records if scorer.own_records else records.scored, choice, task_dir, ray_opts, session,
                                  model=(spec, model_engine), judge_engine=roles.get("judge"), instruction=variant,
                                  max_tokens=mt, temperature=temp)
                 journal = OutputJournal(task, model_engine, task_dir / SANITIZED_NAME, instruction=variant,
@@ -266,7 +266,7 @@ def evaluate(
         started = now()
         check_input_path("--predictions", predictions)  # said before the scorer loads its estimators
         task, scorer, records, choice, variant = _family_setup(task_list[0], opts)
-        if choice is None:  # the scorer's own predictions format (TAB: {doc_id: [[start, end], ...]})
+        if scorer.own_records:  # the scorer's own predictions format (TAB: {doc_id: [[start, end], ...]})
             given, model_info, left_out = scorer_predictions(scorer, predictions, model_label)
         else:
             given, model_info, left_out = _judged_predictions(
@@ -277,7 +277,7 @@ def evaluate(
         task_dir = output / task.task
         with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
             _say_killed(spend)
-            if ray_opts is not None and choice is not None:  # --executor ray: fills judged.jsonl; the local pass
+            if ray_opts is not None and not scorer.own_records:  # --executor ray: fills judged.jsonl; the local pass
                 _distributed(task, records.scored, choice, task_dir, ray_opts, session, outputs=given,  # reuses it
                              judge_engine=roles.get("judge"))
             outcome = evaluate_task(TaskJob(
@@ -292,8 +292,8 @@ def evaluate(
 
 def _judged_predictions(predictions: Path, loaded: Any, task: Any, variant: str, opts: Opts, *, format: str,
                         model_label: Optional[str], postprocess: str, missing_as_empty: bool) -> tuple[Any, Any, Any]:
-    """Saved outputs for a protocol judged in the flow (our formats, lm-eval, inspect): outputs, model section,
-    the records left out (no prediction)."""
+    """Saved outputs of the task's dataset rows (our formats, lm-eval, inspect): outputs, model section, the records
+    left out (no prediction)."""
     from privasis_bench.pipeline.predictions import load_predictions
 
     with task_dir_read_lock(predictions.parent, "evaluate", create=False):  # not while a run writes them

@@ -126,7 +126,7 @@ def print_profile(clock: tuple[float, float], engines: list) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from privasis_bench.pipeline.judging import spec_label
+    from privasis_bench.adapters.spec import spec_label
 
     wall, cpu = time.perf_counter() - clock[0], time.process_time() - clock[1]
     table = Table(title="where the time went (--profile)", title_justify="left")

@@ -129,7 +129,7 @@ def refuse_unreproducible(outputs: Any, preset: str, where: Any) -> None:
     The paper's client reads a cut answer as it is; a failed output keeps no text, so judging it as ``""``
     (``--score-failed-as-empty``) would silently differ. Other failed outputs are what that client reads as ``""``.
     """
-    from privasis_bench.engine.answers import is_cut_failure
+    from privasis_bench.adapters.base import is_cut_failure
 
     cut = [o.id for o in outputs.values() if not o.ok and is_cut_failure(o.error)]
     if cut:

@@ -35,11 +35,11 @@ from privasis_bench.engine.stats import fault_summary
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import ensure_dir
 from privasis_bench.pipeline.flow import run_sanitize
-from privasis_bench.pipeline.judging import resolve_judge
 from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.run import EngineOptions
 from privasis_bench.pipeline.sanitize import summarize
 from privasis_bench.pipeline.spend import recorded_spend
+from privasis_bench.protocol.judging import resolve_judge
 from privasis_bench.protocol.testee_prompt import with_testee_prompt
 from privasis_bench.tasks.registry import resolve_tasks
 

@@ -15,14 +15,15 @@ from privasis_bench.data.loading import with_data_files
 from privasis_bench.errors import PrivasisError
 from privasis_bench.pipeline.lock import task_dir_read_lock
 from privasis_bench.pipeline.run import EvalOutcome
-from privasis_bench.pipeline.scorers import Scorer, family_of, in_flow, span_scorer
+from privasis_bench.pipeline.scorers import family_of, own_records, span_scorer
 
 console = Console()
 
 
-def span_task(task: Any, opts: Opts) -> tuple[Any, Scorer | None]:
-    """The task with ``--data-files`` applied, and its span scorer (None for the judge-based default)."""
-    if in_flow(task):
+def span_task(task: Any, opts: Opts) -> tuple[Any, Any]:
+    """The task with ``--data-files`` applied, and its scorer when it reads its own documents (else None: the task's
+    rows are loaded by the command)."""
+    if not own_records(task):
         return task, None
     judge = getattr(opts, "judge", None)
     judge = judge if judge != "none" and "judge" not in family_of(task).roles else None

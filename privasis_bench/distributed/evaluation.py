@@ -31,12 +31,12 @@ from privasis_bench.distributed.workers import (
 )
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import EngineStats
-from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME, append_checkpoint, output_hash, read_checkpoint
 from privasis_bench.pipeline.flow import flow_window
-from privasis_bench.pipeline.judging import JudgeChoice
 from privasis_bench.pipeline.run import EngineOptions
 from privasis_bench.pipeline.sanitize import OutputMismatchError, SanitizedOutput, meta_path, read_outputs, run_settings
+from privasis_bench.protocol.checkpoint import CHECKPOINT_NAME, append_checkpoint, output_hash, read_checkpoint
 from privasis_bench.protocol.judge import Judge, JudgeInput, JudgeStats
+from privasis_bench.protocol.judging import JudgeChoice
 from privasis_bench.protocol.testee import build_sanitize_request, read_template
 from privasis_bench.protocol.verdicts import RecordVerdict
 from privasis_bench.results.files import atomic_write_text

@@ -15,11 +15,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from privasis_bench.adapters.base import ChatResult
+from privasis_bench.adapters.base import CUT_ANSWER, ChatResult
 
 Handling = Literal["retry", "accept"]
-#: How a call that failed because every answer was cut at the token budget begins its error message.
-CUT_ANSWER = "answer cut at the token budget"
 HANDLING: tuple[str, ...] = ("retry", "accept")
 #: Configured secrets shorter than this are not searched for in answers (too likely to be ordinary words).
 MIN_SECRET_CHARS = 8
@@ -67,11 +65,6 @@ class AnswerPolicy:
 
 
 ACCEPT_ALL = AnswerPolicy(empty="accept", truncated="accept")
-
-
-def is_cut_failure(error: str | None) -> bool:
-    """True for a failed call whose answers were all cut at the token budget (a budget problem, not a server one)."""
-    return bool(error) and CUT_ANSWER in str(error)
 
 
 def configured_secrets(args: Mapping[str, Any], secret_names: Iterable[str], env_pattern: Any) -> list[str]:

@@ -46,16 +46,6 @@ from privasis_bench.protocol.presets import preset_values
 from privasis_bench.protocol.testee import postprocess_output
 from privasis_bench.protocol.verdicts import RecordVerdict
 
-#: The seven Table-4 metrics, in the order results.json lists them.
-METRICS: tuple[str, ...] = (
-    "sanitization_attribute",
-    "sanitization_attribute_per_record",
-    "sanitization_record",
-    "retention_attribute",
-    "retention_attribute_per_record",
-    "retention_record",
-    "full_successful_record",
-)
 GRADER_ROLE = "grader"
 
 

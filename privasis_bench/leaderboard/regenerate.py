@@ -195,7 +195,7 @@ def _task_records(v: Any, task: Any, data_dir: Any) -> dict[str, Any]:
     from privasis_bench.tasks.family import scorer_class
 
     scorer, limit = scorer_class(v.family), v.results["dataset"].get("limit")
-    if getattr(scorer, "in_flow", False):
+    if not scorer.own_records:
         loaded, _ = task_records(task, limit=limit, directory=data_dir)
         return {r.id: r for r in loaded.records}
     return {r.id: r for r in scorer(task).records(limit=limit)}

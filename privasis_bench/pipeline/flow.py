@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult
 from privasis_bench.data.records import Record
-from privasis_bench.engine.executor import Engine
+from privasis_bench.data.system_output import SystemOutput
+from privasis_bench.engine.executor import Engine, run_together
 from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
+from privasis_bench.protocol.judge import run_sync
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -70,13 +73,6 @@ async def ordered_flow(items: Iterable[T], work: Callable[[T], Awaitable[R] | No
 def flow_window(*engines: Engine | None) -> int:
     """Records in flight: enough to keep every model and judge slot busy, few enough to bound memory."""
     return max([64] + [8 * e.concurrency for e in engines if e is not None])
-
-
-class OutputSource(Protocol):
-    """Where a record's output comes from: the model under test, or saved predictions."""
-
-    def output(self, record: Record) -> Awaitable[SanitizedOutput | None]:
-        """The record's output (None: no output exists for it)."""
 
 
 AskFn = Callable[[ChatRequest], Awaitable[ChatResult]]
@@ -133,3 +129,59 @@ def run_sanitize(records: Iterable[Record], task: Any, engine: Engine, out_path:
     finally:
         journal.close()
     return outputs
+
+
+def stream_records(records: Iterable[Record], source: Any, model_engine: Engine | None, roles: Mapping[str, Engine],
+                   start: Callable[[Mapping[str, AskFn]], Callable[[Record, SanitizedOutput | None], Awaitable[Any]]],
+                   emit: Callable[[Record, Any], None], *, skip: Callable[[Record], bool], desc: str) -> None:
+    """The record flow over ``records``: each one's output (``source``: the model's as it writes, or a saved one)
+    goes to the scorer's per-record work, and each result is handed to ``emit`` in record order (None for a
+    ``skip``ped record). ``start(asks)`` is called once every role stream is open (``asks``: role -> ask function)
+    and returns that work. The model and the roles work at the same time on one event loop, each under its own
+    concurrency limit."""
+
+    async def go() -> None:
+        async with AsyncExitStack() as stack:
+            ask = None
+            if model_engine is not None:
+                ask = (await stack.enter_async_context(model_engine.stream(f"sanitize {desc}"))).ask
+            asks = {role: (await stack.enter_async_context(engine.stream(f"{role} {desc}"))).ask
+                    for role, engine in roles.items()}
+            work, outputs = start(asks), source(ask)
+
+            async def one(record: Record) -> Any:
+                return await work(record, await outputs.output(record))
+
+            await ordered_flow(records, lambda r: None if skip(r) else one(r), emit,
+                               window=flow_window(model_engine, *roles.values()))
+
+    engines: Sequence[Engine] = [e for e in (model_engine, *roles.values()) if e is not None]
+    if engines:
+        run_together(engines, go)
+    else:
+        run_sync(go)
+
+
+def model_outputs(records: Sequence[Any], journal: OutputJournal, engine: Engine, desc: str) -> dict[str, SystemOutput]:
+    """Every record's output from the model (earlier journal lines reused), journaled as each lands."""
+    requests = [journal.request(r) for r in records]
+    outputs: dict[str, SanitizedOutput] = {}
+    todo: list[int] = []
+    for i, (record, request) in enumerate(zip(records, requests)):
+        earlier = journal.reusable(record, request)
+        if earlier is not None:
+            outputs[record.id] = earlier
+        else:
+            todo.append(i)
+
+    def landed(j: int, result: Any) -> None:
+        i = todo[j]
+        outputs[records[i].id] = journal.land(records[i], requests[i], result)
+
+    if todo:
+        engine.run([requests[i] for i in todo], desc=desc, on_result=landed)
+    for record in records:
+        journal.keep(outputs[record.id])
+    journal.finish()
+    return {rid: SystemOutput(text=o.output, spans=o.spans, error=None if o.ok else (o.error or "failed"),
+                              replacements=o.replacements) for rid, o in outputs.items()}

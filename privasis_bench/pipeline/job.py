@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from privasis_bench.data.records import Record
+from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.engine.executor import Engine
-from privasis_bench.pipeline.flow import GivenOutputs, ModelOutputs
+from privasis_bench.pipeline.flow import GivenOutputs, ModelOutputs, model_outputs, stream_records
 from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
 from privasis_bench.pipeline.spend import InvocationSpend
+from privasis_bench.results.files import SAMPLES_NAME, write_samples
 from privasis_bench.tasks.config import TaskConfig
 
 
@@ -54,13 +57,6 @@ class EvalOutcome:
         return bool(self.results["checks"]["passed"])
 
 
-def is_complete(counts: dict[str, int], checks: RunChecks) -> bool:
-    """Every record judged, and no failed model output unless those are knowingly scored as empty."""
-    return (counts["unjudged"] == 0 and counts.get("missing_predictions", 0) == 0
-            and (counts["failed_outputs"] == 0 or checks.score_failed_as_empty))
-
-
-
 @dataclass
 class OutputPlan:
     """Where a task's outputs come from: the model under test (through its journal) or saved predictions."""
@@ -81,9 +77,11 @@ class OutputPlan:
 class TaskJob:
     """One task to evaluate (see the module docstring).
 
-    ``records``: the task's loaded records (``LoadedRecords``) for a scorer judged in the flow, else the scorer's
-    records; ``roles``: one engine per role the family declares (``judge``, ``attacker``, ...); ``choice``: the judged
-    protocol's judge settings; ``preset``: the scoring preset that set every comparability setting (or None).
+    ``records``: the scorer's own records, or the task's loaded dataset rows (``LoadedRecords``) for a scorer that
+    reads them; ``roles``: one engine per role the family declares (``judge``, ``attacker``, ...); ``choice``: the
+    judge settings of a family that resolves them from the task; ``preset``: the scoring preset that set every
+    comparability setting (or None). The methods are the runner's services to the scorer
+    (:mod:`privasis_bench.tasks.scoring`).
     """
 
     task: TaskConfig
@@ -110,3 +108,36 @@ class TaskJob:
         mcfg = self.task.metrics
         return (mcfg.bootstrap_samples if self.bootstrap_samples is None else self.bootstrap_samples,
                 mcfg.bootstrap_seed if self.seed is None else self.seed)
+
+    @property
+    def samples_path(self) -> Path:
+        """Where the task's ``samples.jsonl`` goes."""
+        return self.task_dir / SAMPLES_NAME
+
+    def write_samples(self, rows: list[dict[str, Any]]) -> None:
+        """Write ``samples.jsonl`` from finished rows."""
+        write_samples(self.samples_path, rows)
+
+    def finished_outputs(self) -> dict[str, SystemOutput]:
+        """Every record's output: the model's (asked through the journal, earlier outputs reused) or the saved ones."""
+        plan = self.plan
+        if plan.journal is None:
+            return dict(plan.given or {})
+        try:
+            return model_outputs(self.records, plan.journal, plan.model_engine, f"sanitize {self.task.task}")
+        finally:
+            plan.journal.close()
+
+    def stream(self, records: Any, start: Callable[[Mapping[str, Any]], Any], emit: Callable[[Record, Any], None]) -> None:
+        """The record flow over ``records`` (see :func:`privasis_bench.pipeline.flow.stream_records`): excluded records
+        and those the saved predictions leave out are emitted unworked (None); the output journal is finished after a
+        full pass and closed either way."""
+        plan = self.plan
+        try:
+            stream_records(records, plan.source, plan.model_engine if plan.journal is not None else None, self.roles,
+                           start, emit, skip=lambda r: r.excluded or r.id in plan.left_out, desc=self.task.task)
+            if plan.journal is not None:
+                plan.journal.finish()
+        finally:
+            if plan.journal is not None:
+                plan.journal.close()

@@ -21,11 +21,11 @@ from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.records import Record
 from privasis_bench.engine.cache import ResponseCache
-from privasis_bench.pipeline.checkpoint import CHECKPOINT_NAME, output_hash, read_checkpoint
-from privasis_bench.pipeline.judging import JudgeChoice, spec_label
 from privasis_bench.pipeline.prices import Price
 from privasis_bench.pipeline.sanitize import read_outputs
+from privasis_bench.protocol.checkpoint import CHECKPOINT_NAME, output_hash, read_checkpoint
 from privasis_bench.protocol.judge import Judge
+from privasis_bench.protocol.judging import JudgeChoice, spec_label
 from privasis_bench.protocol.testee import build_sanitize_request, read_template
 from privasis_bench.tasks.config import TaskConfig
 
@@ -118,7 +118,6 @@ def plan_scored_task(task: TaskConfig, records: Iterable[Record], task_dir: Path
     the original text stands in for an output not written yet)."""
     model_plan = RolePlan("model", spec_label(model))
     plans = {role: RolePlan(role, spec_label(spec), upper_bound=True) for role, spec in roles.items()}
-    asks = getattr(scorer, "role_requests", None)
     saved = read_outputs(task_dir / "sanitized.jsonl") if (task_dir / "sanitized.jsonl").exists() else {}
     template = read_template(task)
     for record in records:
@@ -130,7 +129,7 @@ def plan_scored_task(task: TaskConfig, records: Iterable[Record], task_dir: Path
             model_plan.answered += 1
         else:
             model_plan.add(request)
-        for role, requests in (asks(record, output if output is not None else record.text) if asks else {}).items():
+        for role, requests in scorer.role_requests(record, output if output is not None else record.text).items():
             if role not in plans:
                 continue
             for ask in requests:

@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage
+from privasis_bench.adapters.base import ChatRequest, ChatResult, Usage, is_cut_failure
 from privasis_bench.data.records import Record
-from privasis_bench.engine.answers import is_cut_failure
 from privasis_bench.engine.executor import Engine
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import AppendLog

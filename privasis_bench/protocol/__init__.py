@@ -6,8 +6,10 @@
 empty-output and inclusion-text rules, and the ``paper`` preset of every comparability setting) and
 :mod:`metrics` (the Table-4 metrics and bootstrap CIs, §5). Beyond Table 4 (never folded into its metrics):
 :mod:`near_verbatim` (values carried in a slightly altered form) and :mod:`linkage` (re-identification of sanitized outputs) with
-:mod:`linkage_support` (what a linked output still tells about the targets).
+:mod:`linkage_support` (what a linked output still tells about the targets). The protocol as the family's scorer:
+:mod:`scorer` (``PrivasisScorer.evaluate``, on the runner's record flow), :mod:`judging` (which judge, and the judge
+step with its checkpoint ``judged.jsonl``, :mod:`checkpoint`) and :mod:`sink` (samples rows and metric tallies).
 
 May import: ``privasis_bench.errors``, ``data``, ``tasks`` and the adapter contract (``adapters.base``).
-Never the engine, the pipeline, results or the CLI: the rules do no I/O of their own beyond reading templates.
+Never the engine, the pipeline, results or the CLI: the runner's services reach the scorer through the job it is given.
 """

@@ -165,13 +165,3 @@ def failed_output_rule(results: Mapping[str, Any]) -> str:
     ``judge`` empty-output rule, as the official client reads a failed call), else ``skip``."""
     scored_as_empty = (results.get("checks") or {}).get("failed_outputs") == "scored_as_empty"
     return "judge" if scored_as_empty and empty_output_rule(results) == "judge" else "skip"
-
-
-def rederive_rows(rows: list[Mapping[str, Any]], *, parse_mode: str, judge_enabled: bool,
-                  empty_outputs: str = DEFAULT_EMPTY_OUTPUTS, failed_outputs: str = "skip") -> list[Contradiction]:
-    """:func:`rederive_row` over a whole samples file, in file order."""
-    found: list[Contradiction] = []
-    for row in rows:
-        found += rederive_row(row, parse_mode=parse_mode, judge_enabled=judge_enabled, empty_outputs=empty_outputs,
-                              failed_outputs=failed_outputs)
-    return found

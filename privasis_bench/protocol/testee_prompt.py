@@ -40,11 +40,6 @@ def _shipped_pair(template: str, base_file: str) -> tuple[str, str]:
     return _sha256_text(text), str((base.get("prompt") or {}).get("answer_cue", ""))
 
 
-def shipped_testee_prompt() -> tuple[str, str]:
-    """(sha256 of the shipped Privasis sanitize template, its answer cue)."""
-    return _shipped_pair(*SHIPPED_PROMPTS["privasis"])
-
-
 def shipped_testee_prompts(scorer: str = "privasis") -> set[tuple[str, str]]:
     """The (template sha256, answer cue) pairs the shipped tasks of ``scorer`` are run with."""
     family = "privasis" if scorer == "privasis" else "tab" if scorer in ("tab", "tab_replacement") else None

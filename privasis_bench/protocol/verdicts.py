@@ -33,15 +33,23 @@ TARGET_ANSWER_FIELDS: tuple[str, ...] = ("guess", "original_guess", "compare_ans
 KEEP_ANSWER_FIELDS: tuple[str, ...] = ("guess", "inclusion_answer")
 
 
-def _without_unknown_cuts(data: dict[str, Any]) -> dict[str, Any]:
-    """A verdict's dict without ``cut_answers`` when it is unknown (None), so older rows keep their shape."""
-    if data.get("cut_answers") is None:
-        data.pop("cut_answers", None)
-    return data
+class _AttributeVerdict:
+    """Serialisation shared by target and keep verdicts: ``cut_answers`` is left out when unknown (None), so older
+    rows keep their shape; unknown keys are ignored when reading."""
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)  # type: ignore[call-overload]
+        if data.get("cut_answers") is None:
+            data.pop("cut_answers", None)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        return cls(**{f.name: data.get(f.name) for f in fields(cls) if f.name in data})  # type: ignore[arg-type]
 
 
 @dataclass
-class TargetVerdict:
+class TargetVerdict(_AttributeVerdict):
     """The verdict for one sanitization target (protocol §3)."""
 
     name: str
@@ -67,16 +75,9 @@ class TargetVerdict:
             return False
         return None
 
-    def to_dict(self) -> dict[str, Any]:
-        return _without_unknown_cuts(asdict(self))
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TargetVerdict":
-        return cls(**{f.name: data.get(f.name) for f in fields(cls) if f.name in data})
-
 
 @dataclass
-class KeepVerdict:
+class KeepVerdict(_AttributeVerdict):
     """The verdict for one keep attribute (protocol §4)."""
 
     name: str
@@ -90,13 +91,6 @@ class KeepVerdict:
     guess_raw: str | None = None  # what the judge returned, before cleaning
     inclusion_answer_raw: str | None = None
     cut_answers: list[str] | None = None  # which of KEEP_ANSWER_FIELDS were cut at the budget (None: not recorded)
-
-    def to_dict(self) -> dict[str, Any]:
-        return _without_unknown_cuts(asdict(self))
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "KeepVerdict":
-        return cls(**{f.name: data.get(f.name) for f in fields(cls) if f.name in data})
 
 
 @dataclass

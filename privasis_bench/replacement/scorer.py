@@ -1,6 +1,6 @@
 """The ``tab_replacement`` scorer: TAB documents, the paper's TPS, TRIR and NMI beside TAB's detection measures.
 
-The generic pipeline (``pipeline/scored``) drives it like the ``tab`` scorer: :meth:`records` (loads every model
+The runner drives it like the ``tab`` scorer (:class:`~privasis_bench.tasks.scoring.OutputScorer`): :meth:`records` (loads every model
 and the background knowledge and fits the attacker first, so a bad file or an unloadable model stops the run
 before any model call), :meth:`read_predictions`, :meth:`score` and :meth:`describe`. TAB's own measures come from
 the ``tab`` scorer on the same outputs and stay at the top of ``metrics``; ``tps``, ``trir`` and ``nmi`` join them
@@ -33,9 +33,10 @@ from privasis_bench.tab.scorer import TabScorer
 from privasis_bench.tab.tokens import IgnoreMap
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.paths import file_ref
+from privasis_bench.tasks.scoring import OutputScorer
 
 
-class ReplacementScorer:
+class ReplacementScorer(OutputScorer):
     """TAB's detection measures plus TPS, TRIR and NMI for one task (see the module docstring)."""
 
     name = "tab_replacement"

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-#: ``excluded_reason`` of a row left out because the predictions file had no line for it (see pipeline.sink).
-MISSING_PREDICTION = "no_prediction"
+from privasis_bench.protocol.sink import MISSING_PREDICTION
 
 
 @dataclass

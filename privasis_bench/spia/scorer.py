@@ -44,6 +44,7 @@ from privasis_bench.spia.records import CODE_TAGS, MIN_CERTAINTY, NON_CODE_TAGS,
 from privasis_bench.spia.rules import DEFAULT_LOCATION_DEPTH
 from privasis_bench.spia.source import fetch, source_line
 from privasis_bench.spia.spans import SpanDocument, is_span_file, load_span_documents, recall_counts, span_recall
+from privasis_bench.tasks.scoring import OutputScorer
 
 ARGS = ("templates", "uncomparable", "location_max_depth", "adversary_max_tokens", "matcher_max_tokens", "data_sha256",
         "span_file", "span_sha256")
@@ -60,7 +61,7 @@ DEPARTURES = (
 )
 
 
-class SpiaScorer:
+class SpiaScorer(OutputScorer):
     """SPIA's evaluation for one task (see the module docstring)."""
 
     name = "spia"

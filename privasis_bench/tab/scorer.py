@@ -1,6 +1,6 @@
 """The ``tab`` scorer: TAB documents in, system spans per document, TAB's measures and sample rows out.
 
-The generic pipeline (``pipeline/scored``) drives it through four calls: :meth:`TabScorer.records` (documents as
+The runner drives it (:class:`~privasis_bench.tasks.scoring.OutputScorer`) through four calls: :meth:`TabScorer.records` (documents as
 the records every adapter understands, each with its instruction), :meth:`TabScorer.read_predictions` (TAB's
 masked-output file), :meth:`TabScorer.score` (outputs -> metrics and one samples row per document) and
 :meth:`TabScorer.describe` (what results record about the scorer). Spans come from the system when it reports them
@@ -36,11 +36,12 @@ from privasis_bench.tab.spans import read_masked_output, span_notices, write_mas
 from privasis_bench.tab.tokens import IgnoreMap, spacy_ignore_map
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.paths import file_ref
+from privasis_bench.tasks.scoring import OutputScorer
 
 ARGS = ("instruction_template", "spacy_model", "data_file_name", "data_dir_env", "weighted_precision")
 
 
-class TabScorer:
+class TabScorer(OutputScorer):
     """TAB's evaluation for one task (see the module docstring)."""
 
     name = "tab"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from privasis_bench.pipeline.checkpoint import append_checkpoint, output_hash, read_checkpoint
+from privasis_bench.protocol.checkpoint import append_checkpoint, output_hash, read_checkpoint
 from privasis_bench.protocol.verdicts import KeepVerdict, RecordVerdict, TargetVerdict
 
 

@@ -7,9 +7,9 @@ from judge_fakes import TEMPLATES, ScriptedRunner, deterministic_answer, parse_p
 
 from privasis_bench.data.records import Attribute, Record
 from privasis_bench.errors import PrivasisError
-from privasis_bench.pipeline.judging import JudgeChoice, resolve_judge
 from privasis_bench.protocol.judge import Judge, JudgeInput, JudgeSettings
 from privasis_bench.protocol.judge_prompts import JudgePrompts
+from privasis_bench.protocol.judging import JudgeChoice, resolve_judge
 from privasis_bench.protocol.rederive import empty_output_rule, rederive_row
 from privasis_bench.protocol.verdicts import RecordVerdict
 from privasis_bench.tasks.registry import load_task
@@ -104,8 +104,8 @@ def test_rules_are_recorded_and_only_non_default_rules_enter_the_checkpoint_fing
     assert default.fingerprint() != official.fingerprint()
     # a checkpoint written before the rules were options (settings without them) still matches the default
     legacy = {k: v for k, v in default.settings.__dict__.items() if k not in ("empty_outputs", "inclusion_text")}
-    from privasis_bench.pipeline.checkpoint import fingerprint
-    from privasis_bench.pipeline.judging import ANSWER_READING_VERSION
+    from privasis_bench.protocol.checkpoint import fingerprint
+    from privasis_bench.protocol.judging import ANSWER_READING_VERSION
 
     assert default.fingerprint() == fingerprint({"judge": default.spec.cache_identity(), "answer_reading":
                                                  ANSWER_READING_VERSION, "prompts": default.prompts.hashes,

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.data.records import Record
 from privasis_bench.data.system_output import SystemOutput
+from privasis_bench.tasks.scoring import OutputScorer
 
 INSTRUCTION = "Rewrite the note so that nobody can tell which city the person lives in."
 
@@ -24,7 +25,7 @@ def attack_request(text: str) -> ChatRequest:
                             max_tokens=16)
 
 
-class ToyScorer:
+class ToyScorer(OutputScorer):
     """The toy family's scorer (see the module docstring)."""
 
     name = "toy"

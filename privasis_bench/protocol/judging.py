@@ -12,16 +12,15 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from privasis_bench.adapters.base import ChatRequest, ChatResult
-from privasis_bench.adapters.spec import ModelSpec, parse_args
+from privasis_bench.adapters.spec import ModelSpec, parse_args, spec_label
 from privasis_bench.data.records import Record
 from privasis_bench.fsutil import AppendLog
-from privasis_bench.pipeline.checkpoint import (
+from privasis_bench.protocol.checkpoint import (
     checkpoint_line,
     fingerprint,
     output_hash,
     read_checkpoint,
 )
-from privasis_bench.pipeline.sanitize import SanitizedOutput
 from privasis_bench.protocol.judge import (
     JUDGE_NONE_LABEL,
     Judge,
@@ -174,7 +173,7 @@ class JudgeStep:
         self._log: AppendLog | None = None
         self.ask: Callable[[ChatRequest], Awaitable[ChatResult]] = _nothing_to_ask
 
-    async def verdict(self, record: Record, out: SanitizedOutput | None) -> RecordVerdict:
+    async def verdict(self, record: Record, out: Any) -> RecordVerdict:
         """The record's verdict for this output (a failed or missing output is judged as failed)."""
         failed = out is None or not out.ok
         text = None if failed else out.output  # type: ignore[union-attr]
@@ -200,8 +199,3 @@ class JudgeStep:
 
 async def _nothing_to_ask(request: ChatRequest) -> ChatResult:
     raise RuntimeError("--judge none asks no question")
-
-
-def spec_label(spec: ModelSpec) -> str:
-    """A short display name: ``provider:model``, or just the provider for model-less baselines."""
-    return f"{spec.provider}:{spec.model}" if spec.model else spec.provider

@@ -13,14 +13,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from privasis_bench.adapters.base import is_cut_failure
 from privasis_bench.data.records import Record
-from privasis_bench.engine.answers import is_cut_failure
-from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
 from privasis_bench.protocol.labels import OffLabelAnswer, off_label_answers
 from privasis_bench.protocol.tallies import MetricTallies
 from privasis_bench.protocol.verdicts import SCORED_STATUSES, RecordVerdict
-from privasis_bench.results.recount import MISSING_PREDICTION
 
+#: ``excluded_reason`` of a row left out because the predictions file had no line for it.
+MISSING_PREDICTION = "no_prediction"
 #: How many off-label answers the results file quotes (all of them are counted).
 OFF_LABEL_QUOTED = 50
 
@@ -28,7 +28,7 @@ OFF_LABEL_QUOTED = 50
 class ResultSink:
     """Consumes ``(record, output, verdict)`` in record order and keeps only what the results file needs."""
 
-    def __init__(self, samples_path: Path, *, official: bool, journal: OutputJournal | None = None,
+    def __init__(self, samples_path: Path, *, official: bool, journal: Any = None,
                  left_out: frozenset[str] = frozenset(), failed_as_empty: bool = False) -> None:
         self.path, self.official, self.journal, self.left_out = samples_path, official, journal, left_out
         self.failed_as_empty = failed_as_empty  # failed outputs were judged as "": the row records that text
@@ -45,7 +45,7 @@ class ResultSink:
         self.unparseable_ids: list[str] = []
         self.off_label: list[OffLabelAnswer] = []
 
-    def __call__(self, record: Record, done: tuple[SanitizedOutput | None, RecordVerdict] | None) -> None:
+    def __call__(self, record: Record, done: tuple[Any, RecordVerdict] | None) -> None:
         """Write one finished record (``done`` is None for an excluded record) and count it."""
         if done is None:
             missing = not record.excluded and record.id in self.left_out
@@ -68,7 +68,7 @@ class ResultSink:
             self.journal.keep(out)
         self._count(out, verdict)
 
-    def _count(self, out: SanitizedOutput | None, verdict: RecordVerdict) -> None:
+    def _count(self, out: Any, verdict: RecordVerdict) -> None:
         self.judged_records += 1
         if out is None or not out.ok:
             self.failed_ids.append(verdict.record_id)
