@@ -17,6 +17,7 @@ are *true* is what ``verify --check-report`` checks: it re-asks the judge with e
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -30,6 +31,8 @@ REPORT_NAME = "rejudge.json"
 REPORT_FORMAT = "privasis-bench/verify-report/1"
 #: Largest count or seed a report may state (seeds are 32-bit; counts are bounded far above any real pool).
 _MAX_SEED, _MAX_COUNT, _MAX_TEXT = 2**32 - 1, 10**9, 200
+#: A decision kind a family's re-judge counts by (``target:inference``, ``attacker``, ...).
+_KIND = re.compile(r"[a-z][a-z_]{0,30}(:[a-z][a-z_]{0,30})?")
 
 
 class ReportError(PrivasisError):
@@ -102,8 +105,9 @@ def _agreement(data: Any, where: str, seed: int | None) -> ReportAgreement:
     if not isinstance(data, dict):
         raise ReportError(f"{where} is not a JSON object")
     kinds = data.get("by_kind")
-    if not isinstance(kinds, dict) or not set(kinds) <= set(KINDS):
-        raise ReportError(f"{where}.by_kind must map decision kinds ({', '.join(KINDS)}) to their counts")
+    if not isinstance(kinds, dict) or len(kinds) > 20 or not all(map(_KIND.fullmatch, kinds)):
+        raise ReportError(f"{where}.by_kind must map decision kinds (a family's names, such as {KINDS[0]}) to their "
+                          "counts")
     by_kind = []
     for kind in sorted(kinds):
         part = kinds[kind] if isinstance(kinds[kind], dict) else {}
