@@ -17,22 +17,19 @@ are *true* is what ``verify --check-report`` checks: it re-asks the judge with e
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.bounds import MAX_JSON_BYTES, parse_json, read_text
-from privasis_bench.leaderboard.family_api import family_named
+from privasis_bench.leaderboard.family_api import board_families, family_named
 from privasis_bench.leaderboard.rejudge import KINDS, Agreement
 
 REPORT_NAME = "rejudge.json"
 REPORT_FORMAT = "privasis-bench/verify-report/1"
 #: Largest count or seed a report may state (seeds are 32-bit; counts are bounded far above any real pool).
 _MAX_SEED, _MAX_COUNT, _MAX_TEXT = 2**32 - 1, 10**9, 200
-#: A decision kind a family's re-judge counts by (``target:inference``, ``attacker``, ...).
-_KIND = re.compile(r"[a-z][a-z_]{0,30}(:[a-z][a-z_]{0,30})?")
 
 
 class ReportError(PrivasisError):
@@ -101,13 +98,20 @@ def _text(data: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
+def decision_kinds() -> tuple[str, ...]:
+    """Every decision kind a re-judge may count by: the judge's strata and those the families declare
+    (``FamilySpec.rejudge_kinds``)."""
+    declared = [k for family in board_families() for k in family.rejudge_kinds if k not in KINDS]
+    return (*KINDS, *dict.fromkeys(declared))
+
+
 def _agreement(data: Any, where: str, seed: int | None) -> ReportAgreement:
     if not isinstance(data, dict):
         raise ReportError(f"{where} is not a JSON object")
     kinds = data.get("by_kind")
-    if not isinstance(kinds, dict) or len(kinds) > 20 or not all(map(_KIND.fullmatch, kinds)):
-        raise ReportError(f"{where}.by_kind must map decision kinds (a family's names, such as {KINDS[0]}) to their "
-                          "counts")
+    known = decision_kinds()
+    if not isinstance(kinds, dict) or not set(kinds) <= set(known):
+        raise ReportError(f"{where}.by_kind must map decision kinds ({', '.join(known)}) to their counts")
     by_kind = []
     for kind in sorted(kinds):
         part = kinds[kind] if isinstance(kinds[kind], dict) else {}

@@ -101,6 +101,7 @@ class FamilySpec:
     tasks_dir: str | None = None
     record_outcome: str | None = None  # samples row -> (score, correct) or None (unscored), for per-record exports
     commands: tuple[FamilyCommand, ...] = ()  # commands the family adds to the CLI
+    rejudge_kinds: tuple[str, ...] = ()  # the decision kinds its re-judge counts agreement by (Agreement.by_kind)
     #: what scoring a failed output as an empty one means for this family, when it means more than an empty output
     empty_output: str = "empty outputs"
     extra: Mapping[str, Any] = field(default_factory=dict)

@@ -30,6 +30,7 @@ FAMILY = FamilySpec(
     content="tests.toy_family.board:content",
     viewer="tests.toy_family.board:write_viewer",
     rejudge="tests.toy_family.board:rejudge",
+    rejudge_kinds=("attacker",),
     tasks_dir="tests.toy_family:tasks",
     commands=(FamilyCommand("toy-guesses", "tests.toy_family.commands:toy_guesses",
                             "Print the attacker's guess for each note of a toy run."),),
