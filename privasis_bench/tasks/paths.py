@@ -24,14 +24,6 @@ def builtin_tasks_dir() -> Path:
     return package_root.parent / "tasks"
 
 
-def builtin_relative(path: str | Path) -> str | None:
-    """``path`` relative to the shipped tasks directory, or None when it lies elsewhere."""
-    try:
-        return Path(path).resolve().relative_to(builtin_tasks_dir().resolve()).as_posix()
-    except ValueError:
-        return None
-
-
 def shipped_dirs() -> list[tuple[str, Path]]:
     """``(prefix, folder)`` of every folder of shipped tasks: the harness's own (``privasis_bench:tasks/``), then the
     folder each registered family ships (``FamilySpec.tasks_dir`` ``"package:folder"``, prefix ``package:folder/``);
@@ -54,14 +46,11 @@ def shipped_dirs() -> list[tuple[str, Path]]:
 
 def shipped_ref(path: str | Path) -> str | None:
     """The portable name of a file inside a folder of shipped tasks (:func:`shipped_dirs`), else None."""
-    if builtin_relative(path) is not None:
-        return BUILTIN_PREFIX + str(builtin_relative(path))
-    resolved = Path(path).resolve()
-    for prefix, folder in shipped_dirs()[1:]:
-        try:
+    resolved, builtin = Path(path).resolve(), builtin_tasks_dir().resolve()
+    folders = [(BUILTIN_PREFIX, builtin)] if resolved.is_relative_to(builtin) else shipped_dirs()[1:]
+    for prefix, folder in folders:
+        if resolved.is_relative_to(folder.resolve()):
             return prefix + resolved.relative_to(folder.resolve()).as_posix()
-        except ValueError:
-            continue
     return None
 
 
