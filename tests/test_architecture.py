@@ -41,8 +41,15 @@ def _modules() -> list[Path]:
     return sorted(p for p in PACKAGE.rglob("*.py") if "_tasks" not in p.parts)
 
 
+#: A task family's own commands (``FamilySpec.commands``) live in ``<family package>/commands.py``: command-line
+#: modules, so they are of the CLI layer (they may read run folders), and nothing in the package imports them.
+FAMILY_COMMANDS = "commands.py"
+
+
 def _layer(path: Path) -> str:
     rel = path.relative_to(PACKAGE)
+    if len(rel.parts) == 2 and rel.name == FAMILY_COMMANDS:
+        return "cli"
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
@@ -73,7 +80,7 @@ def test_imports_go_only_downwards(path: Path):
     if layer in ROOT_MODULES:
         allowed = SHARED_ROOT | ({"cli"} if layer == "__main__" else set())
     else:
-        allowed = ALLOWED[layer] | {layer} | SHARED_ROOT
+        allowed = ALLOWED[layer] | {layer, path.relative_to(PACKAGE).parts[0]} | SHARED_ROOT  # a family's commands: its own package too
     wrong = sorted(_imported_layers(path) - allowed)
     assert not wrong, f"{path.relative_to(PACKAGE)} (layer {layer!r}) imports {wrong}; allowed: {sorted(allowed)}"
 
@@ -170,6 +177,14 @@ def test_the_two_scorers_never_import_each_other():
     assert all("tab" not in _imported_layers(PACKAGE / m) for m in generic), "the generic runner names no scorer package"
 
 
+def test_nothing_imports_a_familys_command_module():
+    """A family's commands are reached through its declaration only (a lazy target string), never imported."""
+    commands = {f"privasis_bench.{p.parent.name}.commands" for p in PACKAGE.glob(f"*/{FAMILY_COMMANDS}")}
+    assert commands, "no family command module found: the rule would test nothing"
+    importers = sorted(p.relative_to(PACKAGE).as_posix() for p in _modules() if _module_imports(p) & commands)
+    assert not importers, f"{importers} import a family's command module"
+
+
 def test_the_rules_catch_a_wrong_import(tmp_path: Path):
     bad = tmp_path / "bad.py"
     bad.write_text("def f():\n    from privasis_bench.pipeline.run import evaluate_task\n")
@@ -193,7 +208,8 @@ def _top_level_imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted([*(PACKAGE / "cli").glob("*.py"), *PACKAGE.glob(f"*/{FAMILY_COMMANDS}")]),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_cli_modules_import_no_heavy_library_at_top_level(path: Path):
     assert not (_top_level_imports(path) & set(CLI_START_FORBIDDEN)), \
         f"{path.name}: import heavy libraries inside the command that needs them"
@@ -203,7 +219,7 @@ def test_help_and_version_import_no_command_module_and_no_heavy_library():
     code = ("import sys\nfrom privasis_bench.cli import app\n"
             "for argv in (['--version'], ['--help']):\n"
             "    try:\n        app(argv, standalone_mode=False)\n    except SystemExit:\n        pass\n"
-            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in %r or m.endswith('_cmds'))\n"
+            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in %r or m.endswith(('_cmds', '.commands')))\n"
             "print('LOADED', loaded)\n") % (CLI_START_FORBIDDEN,)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -229,9 +245,6 @@ def test_one_deep_merge_for_task_and_recipe_yaml():
 #: Where a family may be named: its own package, its board code, and the registration lines in tasks/family.py.
 FAMILY_HOMES = ("protocol/", "tab/", "replacement/", "spia/", "leaderboard/families/")
 FAMILY_REGISTRATION = "tasks/family.py"
-#: Modules of the runner side (issue 49, helper h49run's part) that still name a family until that part lands; each
-#: entry is removed as its module stops naming one. Never add a leaderboard module here.
-NAMING_PENDING = {"cli/outcome_report.py", "cli/replacement_cmds.py", "cli/tab_cmds.py", "interop/lmeval.py"}
 #: Modules that hold a family's board code or declaration: importing one names that family.
 FAMILY_MODULE_PREFIXES = ("privasis_bench.leaderboard.families", "privasis_bench.protocol.family",
                           "privasis_bench.tab.family", "privasis_bench.replacement.family")
@@ -266,7 +279,7 @@ def _generic_modules() -> list[Path]:
     out = []
     for path in _modules():
         rel = path.relative_to(PACKAGE).as_posix()
-        if rel.startswith(FAMILY_HOMES) or rel in (FAMILY_REGISTRATION, *NAMING_PENDING):
+        if rel.startswith(FAMILY_HOMES) or rel == FAMILY_REGISTRATION:
             continue
         out.append(path)
     return out
@@ -285,10 +298,3 @@ def test_the_family_guard_catches_a_name_and_an_import():
     assert family_mentions("from privasis_bench.leaderboard.families.tab import verify", names)
     assert family_mentions("import privasis_bench.protocol.family", names)
     assert not family_mentions("TAB_COLUMNS = 'table'\nname = FAMILIES.get(spec.name)", names)
-
-
-def test_the_pending_list_only_holds_modules_that_still_name_a_family():
-    names = _family_names()
-    stale = sorted(rel for rel in NAMING_PENDING
-                   if not (PACKAGE / rel).exists() or not family_mentions((PACKAGE / rel).read_text("utf-8"), names))
-    assert not stale, f"remove {stale} from NAMING_PENDING: they no longer name a family"

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from privasis_bench.cli.lazy import COMMANDS, load_command
+from privasis_bench.cli.lazy import all_commands, load_command
 
 HEADER = ("# Command-line reference\n\nGenerated from the command definitions by `python -m privasis_bench.cli.docgen`; "
           "do not edit by hand (a test fails when this file is stale). `privasis-bench COMMAND --help` shows the same.\n")
@@ -74,9 +74,10 @@ def _section(path: str, command: Any) -> list[str]:
 def render() -> str:
     """The whole reference as Markdown, commands in `privasis-bench --help` order."""
     parts = [HEADER, "| command | what it does |", "|---|---|"]
-    parts += [f"| [`{name}`](#privasis-bench-{name}) | {_md(short)} |" for name, (_, short) in COMMANDS.items()]
+    commands = all_commands()
+    parts += [f"| [`{name}`](#privasis-bench-{name}) | {_md(short)} |" for name, (_, short) in commands.items()]
     parts.append("")
-    for name in COMMANDS:
+    for name in commands:
         parts += _section(name, load_command(name))
     return "\n".join(parts).rstrip() + "\n"
 

@@ -3,7 +3,8 @@
 Each command module keeps its Typer definitions and ``register(app)``; :data:`COMMANDS` names, for every command,
 the module that registers it and the one line ``--help`` shows. :class:`LazyGroup` lists the commands from that
 table and builds a command from its module only when it is invoked or its own help is asked for, so heavy
-libraries (pandas, datasets, the model SDKs) load only inside the commands that need them.
+libraries (pandas, datasets, the model SDKs) load only inside the commands that need them. A task family adds its
+own commands in its declaration (``FamilySpec.commands``): they are listed after the harness's and loaded the same way.
 """
 
 from __future__ import annotations
@@ -31,10 +32,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "near-verbatim": ("extras_cmds", "Near-verbatim leaks: targets carried in a slightly altered form; writes "
                                      "<task>/near_verbatim.json."),
     "export": ("export_cmds", "Export finished runs as flat tables (csv, jsonl) or as the Hub's eval-results files."),
-    "export-tab-masks": ("tab_cmds", "Write a TAB run's masked spans as TAB's masked-output file, for its official evaluation.py."),
-    "tab-background": ("replacement_cmds", "Build TRIR background knowledge from local TAB-schema files (the paper's "
-                                           "recipe: a random superset twice the protected set)."),
-    "replacement-chart": ("replacement_cmds", "Draw TRIR against TPS for tab_replacement runs as an SVG."),
     "lm-eval-path": ("lmeval_cmds", "Print the directory to pass to `lm_eval --include_path`."),
     "generate": ("recipe_cmds", "Synthesize annotated records (profile, type, context, format, draft, refinement, "
                                 "attributes, groups)."),
@@ -60,10 +57,43 @@ def module_commands(module: str) -> dict[str, Any]:
     return dict(group.commands)
 
 
+def family_commands() -> dict[str, tuple[str, str]]:
+    """The commands registered task families add: name -> (``"module:function"``, the line ``--help`` shows).
+
+    A family that cannot be loaded adds none (``--help`` still works); a name the harness already uses is skipped."""
+    from privasis_bench.tasks.family import FAMILIES
+
+    found: dict[str, tuple[str, str]] = {}
+    for family in FAMILIES.names():
+        try:
+            commands = FAMILIES.get(family).commands
+        except (ImportError, TypeError):
+            continue
+        for command in commands:
+            if command.name not in COMMANDS:
+                found.setdefault(command.name, (command.target, command.summary))
+    return found
+
+
+def all_commands() -> dict[str, tuple[str, str]]:
+    """Every command in ``--help`` order: the harness's (:data:`COMMANDS`), then the families' own."""
+    return {**COMMANDS, **family_commands()}
+
+
+@lru_cache(maxsize=None)
+def function_command(name: str, target: str) -> Any:
+    """The click command of a family's Typer function ``target`` (``"module:function"``), named ``name``."""
+    from privasis_bench.registry import import_target
+
+    scratch = typer.Typer(add_completion=False)
+    scratch.command(name)(import_target(target))
+    return typer.main.get_group(scratch).commands[name]
+
+
 def load_command(name: str) -> Any:
     """The real click command ``name`` (importing its module)."""
-    module, _ = COMMANDS[name]
-    return module_commands(module)[name]
+    where, _ = all_commands()[name]
+    return function_command(name, where) if ":" in where else module_commands(where)[name]
 
 
 class LazyCommand(TyperCommand):
@@ -80,12 +110,13 @@ class LazyCommand(TyperCommand):
 
 
 class LazyGroup(TyperGroup):
-    """The root group: commands listed from :data:`COMMANDS`, each loaded when it runs."""
+    """The root group: commands listed from :func:`all_commands`, each loaded when it runs."""
 
     def list_commands(self, ctx: Any) -> list[str]:
-        return list(COMMANDS)
+        return list(all_commands())
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        if cmd_name not in COMMANDS:
+        known = all_commands()
+        if cmd_name not in known:
             return None
-        return LazyCommand(cmd_name, COMMANDS[cmd_name][1])
+        return LazyCommand(cmd_name, known[cmd_name][1])

@@ -9,11 +9,12 @@ from typing import Optional
 import typer
 
 from privasis_bench.errors import PrivasisError
-from privasis_bench.interop.lmeval import LMEVAL_GROUPS, LMEVAL_TASKS, example_command, lmeval_tasks_dir
+from privasis_bench.interop.lmeval import example_command, lmeval_tasks_dir, shipped_names
 
+_TASKS, _GROUPS = shipped_names()
 _HELP = f"""Print the directory to pass to `lm_eval --include_path`.
 
-The shipped lm-eval tasks ({", ".join(LMEVAL_TASKS)}; groups {", ".join(LMEVAL_GROUPS)}) only generate outputs, with exactly the prompt `privasis-bench sanitize` sends. Generate, then judge:
+The shipped lm-eval tasks ({", ".join(_TASKS)}; groups {", ".join(_GROUPS)}) only generate outputs, with exactly the prompt `privasis-bench sanitize` sends. Generate, then judge:
 
 lm_eval --include_path "$(privasis-bench lm-eval-path)" --tasks privasis_sample --model local-chat-completions --model_args model=MODEL,base_url=http://127.0.0.1:8080/v1/chat/completions,num_concurrent=1 --apply_chat_template --log_samples --output_path runs/lmeval_out
 

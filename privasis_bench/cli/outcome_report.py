@@ -40,8 +40,7 @@ def finish(outcomes: list[EvalOutcome]) -> None:
                 budget = (o.results["model"].get("generation") or {}).get("max_tokens")
                 fix = (f"{c['failed_outputs_cut_at_budget']} of them because every answer was cut at the token budget "
                        f"({budget} tokens), which a re-run repeats: raise --max-tokens or pass --truncated-answers accept")
-            empty = ("empty outputs (for TAB: an empty rewrite masks the whole document)"
-                     if (o.results.get("scorer") or {}).get("name") == "tab" else "empty outputs")
+            empty = _empty_output(o.results)
             console.print(f"[red]{name}: {c['failed_outputs']} model output(s) failed (see failed_output_records): the results "
                           f"are incomplete[/]; {fix}, or pass --score-failed-as-empty to score them as {empty}",
                           highlight=False)
@@ -85,6 +84,13 @@ def finish(outcomes: list[EvalOutcome]) -> None:
                       "only those.", highlight=False)
     if any(not o.ok for o in outcomes):
         raise typer.Exit(1)
+
+
+def _empty_output(res: dict) -> str:
+    """What scoring a failed output as empty means for the run's family (``FamilySpec.empty_output``)."""
+    from privasis_bench.leaderboard.family_api import family_name, family_named
+
+    return family_named(family_name(res)).empty_output
 
 
 def _failed_unscored(res: dict) -> int:

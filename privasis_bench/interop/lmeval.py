@@ -18,16 +18,6 @@ from typing import Any
 from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.errors import PrivasisError
 
-#: lm-eval task names shipped in ``tasks/lm_eval`` (one per privasis-bench task of the same name).
-LMEVAL_TASKS: tuple[str, ...] = (
-    "privasis_sample",
-    "privasis_vanilla",
-    "privasis_hard",
-    "privasis_vanilla_validation",
-    "privasis_hard_validation",
-)
-#: lm-eval group and tag names shipped alongside.
-LMEVAL_GROUPS: tuple[str, ...] = ("privasis", "privasis_validation")
 #: The split key of the DatasetDict handed to lm-eval (``test_split`` in the YAMLs).
 LMEVAL_SPLIT = "test"
 
@@ -40,6 +30,28 @@ def lmeval_tasks_dir() -> Path:
     if not (path / "utils.py").is_file():
         raise PrivasisError(f"the lm-eval task files are missing from this installation (looked in {path})")
     return path
+
+
+def shipped_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The lm-eval task names, and the group and tag names, the shipped YAMLs declare (read from the files, so the
+    list follows whatever tasks are shipped)."""
+    import yaml
+
+    class _Loader(yaml.SafeLoader):  # lm-eval's ``!function`` tags are not ours to build
+        pass
+
+    _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    tasks: list[str] = []
+    groups: list[str] = []
+    for path in sorted(lmeval_tasks_dir().glob("*.yaml")):
+        config = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
+        if "group" in config:
+            groups.append(str(config["group"]))
+        elif isinstance(config.get("task"), str):
+            tasks.append(config["task"])
+        tags = config.get("tag") or []
+        groups += [t for t in ([tags] if isinstance(tags, str) else tags) if t not in groups]
+    return tuple(tasks), tuple(groups)
 
 
 def example_command(

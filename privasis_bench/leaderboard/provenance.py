@@ -16,7 +16,7 @@ from privasis_bench.adapters.spec import TRANSPORT_ARGS, ModelSpec
 from privasis_bench.leaderboard.task_source import custom_inputs
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.tasks.config import TaskConfig
-from privasis_bench.tasks.paths import BUILTIN_PREFIX, builtin_relative, file_sha256
+from privasis_bench.tasks.paths import file_sha256, shipped_ref
 
 SUBMISSION_NAME = "submission.json"
 SUBMISSION_FORMAT = "privasis-bench/submission/1"
@@ -42,9 +42,9 @@ def portable_path(value: str) -> str:
         return value
     if not value or not Path(value).is_absolute():
         return value
-    rel = builtin_relative(value)
-    if rel is not None:
-        return BUILTIN_PREFIX + rel
+    shipped = shipped_ref(value)
+    if shipped is not None:
+        return shipped
     digest = file_sha256(value) if Path(value).is_file() else None
     return f"{Path(value).name} sha256:{digest}" if digest else Path(value).name
 

@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.bounds import MAX_JSON_BYTES, parse_json, read_text
-from privasis_bench.leaderboard.family_api import family_named
+from privasis_bench.leaderboard.family_api import board_families, family_named
 from privasis_bench.leaderboard.rejudge import KINDS, Agreement
 
 REPORT_NAME = "rejudge.json"
@@ -98,12 +98,20 @@ def _text(data: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
+def decision_kinds() -> tuple[str, ...]:
+    """Every decision kind a re-judge may count by: the judge's strata and those the families declare
+    (``FamilySpec.rejudge_kinds``)."""
+    declared = [k for family in board_families() for k in family.rejudge_kinds if k not in KINDS]
+    return (*KINDS, *dict.fromkeys(declared))
+
+
 def _agreement(data: Any, where: str, seed: int | None) -> ReportAgreement:
     if not isinstance(data, dict):
         raise ReportError(f"{where} is not a JSON object")
     kinds = data.get("by_kind")
-    if not isinstance(kinds, dict) or not set(kinds) <= set(KINDS):
-        raise ReportError(f"{where}.by_kind must map decision kinds ({', '.join(KINDS)}) to their counts")
+    known = decision_kinds()
+    if not isinstance(kinds, dict) or not set(kinds) <= set(known):
+        raise ReportError(f"{where}.by_kind must map decision kinds ({', '.join(known)}) to their counts")
     by_kind = []
     for kind in sorted(kinds):
         part = kinds[kind] if isinstance(kinds[kind], dict) else {}

@@ -10,14 +10,12 @@ not shipped, and the verifier then checks the files for consistency only (their 
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.tasks.config import TaskConfig
-from privasis_bench.tasks.family import FAMILIES
-from privasis_bench.tasks.paths import BUILTIN_PREFIX, builtin_tasks_dir, portable_name
+from privasis_bench.tasks.paths import is_shipped_ref, portable_name, shipped_dirs
 from privasis_bench.tasks.registry import TaskIndex
 
 
@@ -26,18 +24,15 @@ class UnknownTask(PrivasisError):
 
 
 def _shipped() -> dict[str, TaskConfig]:
-    dirs = tuple(f.tasks_dir for f in map(FAMILIES.get, FAMILIES.names()) if f.tasks_dir)
-    return _shipped_with(dirs)
+    return _shipped_in(tuple(folder for _, folder in shipped_dirs()))
 
 
 @lru_cache(maxsize=4)
-def _shipped_with(family_dirs: tuple[str, ...]) -> dict[str, TaskConfig]:
-    """The harness's tasks and those the registered families ship (``FamilySpec.tasks_dir``)."""
+def _shipped_in(folders: tuple[Path, ...]) -> dict[str, TaskConfig]:
+    """The harness's tasks and those the registered families ship (:func:`~privasis_bench.tasks.paths.shipped_dirs`)."""
     index = TaskIndex()
-    index.add_dir(builtin_tasks_dir())
-    for target in family_dirs:
-        package, folder = target.split(":", 1)
-        index.add_dir(Path(str(resources.files(package).joinpath(folder))))
+    for folder in folders:
+        index.add_dir(folder)
     return dict(index.tasks)
 
 
@@ -55,10 +50,6 @@ def shipped_task(name: Any) -> TaskConfig:
     return task
 
 
-def _shipped_ref(ref: Any) -> bool:
-    return isinstance(ref, str) and ref.startswith(BUILTIN_PREFIX)
-
-
 def custom_inputs(results: Mapping[str, Any]) -> list[str]:
     """What a run used that is not shipped with the package: ``task file``, ``data files``, ``judge prompts``.
 
@@ -72,9 +63,9 @@ def custom_inputs(results: Mapping[str, Any]) -> list[str]:
     if shipped is None or (source is not None and source != portable_name(shipped.source_file)):
         found.add("task file")
     files = data.get("data_files")
-    if isinstance(files, (list, str, dict)) and not all(map(_shipped_ref, files if isinstance(files, list) else [files])):
+    if isinstance(files, (list, str, dict)) and not all(map(is_shipped_ref, files if isinstance(files, list) else [files])):
         found.add("data files")
     sources = judge.get("prompt_sources")
-    if isinstance(sources, dict) and not all(map(_shipped_ref, sources.values())):
+    if isinstance(sources, dict) and not all(map(is_shipped_ref, sources.values())):
         found.add("judge prompts")
     return sorted(found)

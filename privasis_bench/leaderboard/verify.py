@@ -34,7 +34,7 @@ from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict, Unk
 from privasis_bench.leaderboard.ownership import folder_problems, ownership_problems
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
 from privasis_bench.leaderboard.scan import scan_text
-from privasis_bench.leaderboard.schema import schema_errors
+from privasis_bench.leaderboard.schema import BUILTIN, schema_errors
 from privasis_bench.leaderboard.task_source import UnknownTask, custom_inputs, shipped_task
 from privasis_bench.leaderboard.text_bounds import free_text_problems
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
@@ -111,10 +111,10 @@ def number_differences(stored: Any, derived: Any, path: str = "metrics", toleran
     return [] if same else [f"{path}: results.json says {stored!r}, samples.jsonl gives {derived!r}"]
 
 
-def _rows_schema_errors(rows: list[dict[str, Any]], version: str, where: Path) -> list[str]:
+def _rows_schema_errors(rows: list[dict[str, Any]], version: str, where: Path, schema_dir: str) -> list[str]:
     problems: list[str] = []
     for n, row in enumerate(rows, start=1):
-        problems += schema_errors(row, version, f"{where}:{n}")
+        problems += schema_errors(row, version, f"{where}:{n}", schema_dir=schema_dir)
         if len(problems) > 20:
             return problems[:20] + [f"{where}: (more schema problems not shown)"]
     return problems
@@ -185,9 +185,10 @@ def _verify(v: Verified, data_dir: str | Path | None) -> None:
         v.problems.append(f"{folder / SUBMISSION_NAME}: schema_versions is {str(versions)[:200]}; this harness verifies "
                           f"{dict(fam.schema_versions)!r} for {fam.name} entries (re-submit with this version)")
         return
-    v.problems += schema_errors(sub, versions["submission"], str(folder / SUBMISSION_NAME))
-    v.problems += schema_errors(res, versions["results"], str(folder / RESULTS_NAME))
-    v.problems += _rows_schema_errors(rows, versions["samples"], folder / SAMPLES_NAME)
+    schemas = str(fam.extra.get("schema_dir", BUILTIN))  # where the family keeps its schemas (as the writer reads it)
+    v.problems += schema_errors(sub, versions["submission"], str(folder / SUBMISSION_NAME), schema_dir=schemas)
+    v.problems += schema_errors(res, versions["results"], str(folder / RESULTS_NAME), schema_dir=schemas)
+    v.problems += _rows_schema_errors(rows, versions["samples"], folder / SAMPLES_NAME, schemas)
     if v.problems:
         return  # later checks read fields the schemas guarantee
     if not TASK_NAME.fullmatch(str(res["task"]["name"])):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from privasis_bench.tasks.family import BoardSpec, FamilySpec
+from privasis_bench.tasks.family import BoardSpec, FamilyCommand, FamilySpec
 
 BOARD = BoardSpec(
     unit="percentages over documents: the replacement measures of the inference-attack-guided sanitization paper (TRIR with a 95% bootstrap interval, TPS with one, NMI without) beside TAB's detection measures; ranked by TRIR (lowest first), ties by TPS, only among entries scored with the same estimators",
@@ -30,6 +30,11 @@ FAMILY = FamilySpec(
     record_outcome="privasis_bench.replacement.family:record_outcome",
     overall=None,
     sections="privasis_bench.leaderboard.families.replacement:sections",
+    commands=(FamilyCommand("tab-background", "privasis_bench.replacement.commands:tab_background",
+                            "Build TRIR background knowledge from local TAB-schema files (the paper's recipe: a random "
+                            "superset twice the protected set)."),
+              FamilyCommand("replacement-chart", "privasis_bench.replacement.commands:replacement_chart",
+                            "Draw TRIR against TPS for tab_replacement runs as an SVG.")),
 )
 
 

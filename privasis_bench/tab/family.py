@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from privasis_bench.tasks.family import BoardSpec, FamilySpec
+from privasis_bench.tasks.family import BoardSpec, FamilyCommand, FamilySpec
 
 BOARD = BoardSpec(
     unit="fractions (TAB's measures, micro-averaged over annotators) with 95% bootstrap intervals over documents",
@@ -27,6 +27,9 @@ FAMILY = FamilySpec(
     rejudge=None,
     record_outcome="privasis_bench.tab.family:record_outcome",
     overall=None,
+    commands=(FamilyCommand("export-tab-masks", "privasis_bench.tab.commands:export_tab_masks",
+                            "Write a TAB run's masked spans as TAB's masked-output file, for its official evaluation.py."),),
+    empty_output="empty outputs (for TAB: an empty rewrite masks the whole document)",
 )
 
 

@@ -11,7 +11,8 @@ code; the harness only ever reaches them through :data:`FAMILIES`. A family decl
 * ``board``: how the board shows and ranks it (:class:`BoardSpec`);
 * lazy ``"module:attr"`` targets for its scorer (built from the task), verifier, board row, content digest, viewer,
   and, where it has them, its re-judge, its ``overall`` row and its per-record outcome (a samples row's score and
-  whether the record counts as a success, for per-record exports such as Every Eval Ever's instance files).
+  whether the record counts as a success, for per-record exports such as Every Eval Ever's instance files);
+* ``commands``: the commands it adds to ``privasis-bench`` (:class:`FamilyCommand`), imported only when run.
 
 Built-in families register below; other packages add theirs through the ``privasis_bench.families`` entry-point
 group (``name = "my_package.family:FAMILY"``), or in code with ``FAMILIES.register(name, family)``.
@@ -65,6 +66,19 @@ class BoardSpec:
 
 
 @dataclass(frozen=True)
+class FamilyCommand:
+    """A command a family adds to the command line: ``privasis-bench NAME`` runs ``target``.
+
+    ``target`` is a ``"module:function"`` written for Typer (its parameters are the command's arguments and options,
+    its docstring the command's help); ``summary`` is the line ``privasis-bench --help`` shows without importing it.
+    """
+
+    name: str
+    target: str
+    summary: str
+
+
+@dataclass(frozen=True)
 class FamilySpec:
     """One task family's declaration (see the module docstring)."""
 
@@ -86,6 +100,10 @@ class FamilySpec:
     #: verifier trusts them as shipped tasks (installed code, never a file a submission brings)
     tasks_dir: str | None = None
     record_outcome: str | None = None  # samples row -> (score, correct) or None (unscored), for per-record exports
+    commands: tuple[FamilyCommand, ...] = ()  # commands the family adds to the CLI
+    rejudge_kinds: tuple[str, ...] = ()  # the decision kinds its re-judge counts agreement by (Agreement.by_kind)
+    #: what scoring a failed output as an empty one means for this family, when it means more than an empty output
+    empty_output: str = "empty outputs"
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def load(self, what: str) -> Any:

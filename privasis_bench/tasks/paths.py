@@ -1,8 +1,9 @@
 """Portable names for the files a task uses, so results can be shared without local paths.
 
 A file shipped with the package is named ``privasis_bench:tasks/<path inside tasks/>`` wherever the package is
-installed; any other file is named by its base name plus the sha256 of its contents. Nothing written by a run
-carries a home directory, a virtualenv or a temporary directory.
+installed (a file a registered family ships: ``<package>:<folder>/<path>``); any other file is named by its base
+name plus the sha256 of its contents. Nothing written by a run carries a home directory, a virtualenv or a temporary
+directory.
 """
 
 from __future__ import annotations
@@ -23,12 +24,39 @@ def builtin_tasks_dir() -> Path:
     return package_root.parent / "tasks"
 
 
-def builtin_relative(path: str | Path) -> str | None:
-    """``path`` relative to the shipped tasks directory, or None when it lies elsewhere."""
-    try:
-        return Path(path).resolve().relative_to(builtin_tasks_dir().resolve()).as_posix()
-    except ValueError:
-        return None
+def shipped_dirs() -> list[tuple[str, Path]]:
+    """``(prefix, folder)`` of every folder of shipped tasks: the harness's own (``privasis_bench:tasks/``), then the
+    folder each registered family ships (``FamilySpec.tasks_dir`` ``"package:folder"``, prefix ``package:folder/``);
+    installed code either way, never a file a run or a submission brings."""
+    from importlib import resources
+
+    from privasis_bench.tasks.family import FAMILIES
+
+    found = [(BUILTIN_PREFIX, builtin_tasks_dir())]
+    for name in FAMILIES.names():
+        try:
+            target = FAMILIES.get(name).tasks_dir
+            if target:
+                package, _, folder = target.partition(":")
+                found.append((f"{package}:{folder.strip('/')}/", Path(str(resources.files(package).joinpath(folder)))))
+        except (ImportError, TypeError):  # a plugin that cannot load ships nothing
+            continue
+    return found
+
+
+def shipped_ref(path: str | Path) -> str | None:
+    """The portable name of a file inside a folder of shipped tasks (:func:`shipped_dirs`), else None."""
+    resolved, builtin = Path(path).resolve(), builtin_tasks_dir().resolve()
+    folders = [(BUILTIN_PREFIX, builtin)] if resolved.is_relative_to(builtin) else shipped_dirs()[1:]
+    for prefix, folder in folders:
+        if resolved.is_relative_to(folder.resolve()):
+            return prefix + resolved.relative_to(folder.resolve()).as_posix()
+    return None
+
+
+def is_shipped_ref(ref: object) -> bool:
+    """Whether a recorded file reference names a shipped file (see :func:`shipped_ref`)."""
+    return isinstance(ref, str) and any(ref.startswith(prefix) for prefix, _ in shipped_dirs())
 
 
 def file_sha256(path: str | Path) -> str | None:
@@ -47,18 +75,14 @@ def portable_name(path: str | Path | None) -> str | None:
     """``privasis_bench:tasks/...`` for a shipped file, the base name for any other file."""
     if path is None:
         return None
-    rel = builtin_relative(path)
-    return BUILTIN_PREFIX + rel if rel is not None else Path(path).name
+    return shipped_ref(path) or Path(path).name
 
 
 def file_ref(path: str | Path | None) -> Any:
     """How results name a file: the portable name of a shipped file, ``{name, sha256}`` for a user's file."""
     if path is None:
         return None
-    rel = builtin_relative(path)
-    if rel is not None:
-        return BUILTIN_PREFIX + rel
-    return {"name": Path(path).name, "sha256": file_sha256(path)}
+    return shipped_ref(path) or {"name": Path(path).name, "sha256": file_sha256(path)}
 
 
 def locate(value: str, base_dir: Path, shipped: tuple[Path, ...] = ()) -> Path:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from privasis_bench.errors import TaskConfigError
 from privasis_bench.fsutil import read_text
 from privasis_bench.tasks.config import PATH_KEYS, GroupConfig, TaskConfig
-from privasis_bench.tasks.paths import builtin_tasks_dir, locate
+from privasis_bench.tasks.paths import builtin_tasks_dir, locate, shipped_dirs
 from privasis_bench.tasks.yaml_load import load_strict_yaml
 
 SKIPPED_DIRS = frozenset({"lm_eval", "prompts", "sample", "recipes", "__pycache__"})
@@ -189,7 +189,8 @@ class TaskIndex:
 def build_index(include_paths: list[str | Path] | None = None) -> TaskIndex:
     """Index the built-in tasks plus any extra directories or files."""
     index = TaskIndex()
-    index.add_dir(builtin_tasks_dir())
+    for _, folder in shipped_dirs():  # the harness's tasks, then those the registered families ship
+        index.add_dir(folder)
     shipped = {**{n: t.source_file for n, t in index.tasks.items()}, **{n: g.source_file for n, g in index.groups.items()}}
     for extra in include_paths or []:
         extra = Path(extra)

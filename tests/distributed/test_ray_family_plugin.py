@@ -29,13 +29,13 @@ def test_a_registered_familys_rewrites_run_on_ray(ray_address: str, tmp_path: Pa
     from ray_nodes import LOOPBACK_ENV
 
     from tests.pipeline.test_family_plugin import rewrite
-    from tests.toy_family.family import TASK_FILE
+    from tests.toy_family.family import TASK
 
     env = {**os.environ, **LOOPBACK_ENV, "OPENAI_API_KEY": "sk-test",
            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
     with FakeOpenAIServer(reply=rewrite) as server:
         proc = subprocess.run([sys.executable, "-c", DRIVER, "run", "-m", f"openai:writer,base_url={server.base_url}",
-                               "-t", str(TASK_FILE), "--role", f"attacker=openai:guesser,base_url={server.base_url}",
+                               "-t", TASK, "--role", f"attacker=openai:guesser,base_url={server.base_url}",
                                "-o", str(tmp_path / "run"), "--cache-dir", str(tmp_path / "cache"), "--no-progress",
                                "--executor", "ray", "--ray-address", ray_address],
                               capture_output=True, text=True, env=env, timeout=540)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from privasis_bench.cli.lazy import COMMANDS, load_command
+from privasis_bench.cli.lazy import all_commands, load_command
 
 REPO = Path(__file__).resolve().parents[2]
 DOC_FILES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -60,7 +60,7 @@ def check(argv: list[str]) -> tuple[tuple[str, str | None], list[str]]:
     if argv[:1] in (["--version"], ["--help"], []):
         return (argv[0] if argv else "--help", None), []
     name, rest = argv[0], argv[1:]
-    if name not in COMMANDS:
+    if name not in all_commands():
         return (name, None), [f"unknown command {name!r}"]
     command = load_command(name)
     sub = None

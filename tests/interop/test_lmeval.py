@@ -12,16 +12,18 @@ from typer.testing import CliRunner
 from privasis_bench.cli import app
 from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.interop.lmeval import (
-    LMEVAL_TASKS,
     DocOptions,
     build_docs,
     lmeval_tasks_dir,
     messages_prompt_hash,
     nonempty_metric,
     sample_messages,
+    shipped_names,
 )
 from privasis_bench.protocol.testee import build_sanitize_request
 from privasis_bench.tasks.registry import load_task
+
+LMEVAL_TASKS = shipped_names()[0]
 
 
 def _row(rid: str, keep: bool) -> dict:
@@ -58,6 +60,11 @@ _AnyTagLoader.add_multi_constructor("!", lambda loader, suffix, node: f"!{suffix
 
 def _lm_yaml(name: str) -> dict:
     return yaml.load((lmeval_tasks_dir() / f"{name}.yaml").read_text(encoding="utf-8"), Loader=_AnyTagLoader)
+
+
+def test_the_shipped_names_are_read_from_the_task_files():
+    assert shipped_names() == (("privasis_hard", "privasis_hard_validation", "privasis_sample", "privasis_vanilla",
+                                "privasis_vanilla_validation"), ("privasis", "privasis_validation"))
 
 
 def test_tasks_dir_holds_every_task_and_the_hooks():

@@ -1,153 +1,145 @@
-"""The generic verify and board path with a toy family registered in one line (issue 49): the toy's board code
-(tests/toy_family/board.py) is reached only through its declaration; nothing generic names it."""
+"""One toy family (tests/toy_family), registered with one line, taken the whole way through the generic commands:
+run (its attacker role asked through a local fake OpenAI-compatible server) -> run --plan (the attacker's cost) ->
+--batch attacker -> submit -> leaderboard verify (its re-judge re-asks the attacker) -> leaderboard build (its row on
+the board) -> view (its viewer), and its own command. Nothing generic names the family (tests/test_architecture.py).
+"""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 import pytest
+from cli_main import run_main
+from fake_openai_server import FakeOpenAIServer
 
-from privasis_bench import __version__
-from privasis_bench.adapters.base import ChatResult
-from privasis_bench.leaderboard.build import board_parts, board_rows, build_board
-from privasis_bench.leaderboard.family_api import family_of
-from privasis_bench.leaderboard.markdown import readme
-from privasis_bench.leaderboard.page import render_board
-from privasis_bench.leaderboard.verify import verify_submission
-from privasis_bench.tasks.family import FAMILIES, BoardSpec, FamilySpec
+from privasis_bench.tasks.family import FAMILIES
+from tests.pipeline.test_family_plugin import rewrite
+from tests.toy_family.family import TASK
 
-REPO = Path(__file__).resolve().parents[2]
-SCHEMAS = "tests.toy_family:schemas/board-toy-{}-1.schema.json"
-TOY = FamilySpec(
-    name="toy", title="Toy inference", roles=("attacker",),
-    schema_versions={k: SCHEMAS.format(k) for k in ("results", "samples-row", "submission")} | {
-        "samples": SCHEMAS.format("samples-row")},
-    reference_task="toy_sample",
-    board=BoardSpec(unit="percent of records whose secret the attacker guessed", digits=2,
-                    columns=(("inference_rate", "Inference rate ↓"),), rank_by=(("inference_rate", "lower"),)),
-    scorer="tests.toy_family.scorer:ToyScorer", verifier="tests.toy_family.board:verify",
-    row="tests.toy_family.board:board_row", content="tests.toy_family.board:content",
-    viewer="tests.toy_family.board:write_viewer", rejudge="tests.toy_family.board:rejudge",
-    tasks_dir="tests.toy_family:tasks")
-GUESSES = {"r1": "Ann", "r2": "nobody", "r3": "Cy"}  # two of three secrets inferred
+NAME = "org/toy-writer"
 
 
 @pytest.fixture
 def toy(monkeypatch):
-    monkeypatch.syspath_prepend(str(REPO))
-    FAMILIES.register("toy", TOY)  # the one line a family needs
-    yield TOY
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    FAMILIES.register("toy", "tests.toy_family.family:FAMILY")  # the one line a family needs
+    yield
     FAMILIES.unregister("toy")
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def _ok(got: tuple[int, str, str]) -> str:
+    code, out, err = got
+    assert code == 0, out + err
+    return out + err
 
 
-def toy_entry(root: Path, name: str = "org/toy-model", guesses: dict[str, str] = GUESSES, rate: float | None = None,
-              rows_edit=None) -> Path:
-    """A hand-built toy submission in the generic envelope (results.json names ``scorer.name: toy``)."""
-    from privasis_bench.leaderboard.task_source import shipped_task
-
-    task = shipped_task("toy_sample")
-    secrets = {"r1": "Ann", "r2": "Bob", "r3": "Cy"}
-    rows = [{"id": i, "output": f"text {i}", "guess": g, "inferred": g == secrets[i]} for i, g in guesses.items()]
-    if rows_edit:
-        rows_edit(rows)
-    hits = sum(r["inferred"] for r in rows)
-    boot = {"samples": 10, "seed": 1, "confidence": 0.95}
-    results = {"scorer": {"name": "toy"}, "task": {"name": "toy_sample", "version": "1.0",
-                                                   "config_hash": task.config_hash()},
-               "model": {"label": name.split("/")[1], "spec": {"provider": "fake", "model": "x"}},
-               "metrics": {"inference_rate": hits / len(rows) if rate is None else rate, "records": len(rows),
-                           "bootstrap": boot}}
-    folder = root / name.replace("/", "__") / "toy_sample"
-    folder.mkdir(parents=True)
-    texts = {"results.json": json.dumps(results), "samples.jsonl": "".join(json.dumps(r) + "\n" for r in rows)}
-    sub = {"name": name, "owner": name.split("/")[0], "track": "verified", "label": "toy",
-           "task": {"name": "toy_sample", "version": "1.0", "config_hash": task.config_hash()},
-           "model": {"label": results["model"]["label"], "spec": results["model"]["spec"]},
-           "files": {k: _sha(t) for k, t in texts.items()}, "harness": {"version": __version__},
-           "dates": {"run_started": "2026-01-01T00:00:00+00:00", "run_finished": "2026-01-01T00:01:00+00:00",
-                     "submitted": "2026-01-02T00:00:00+00:00"}, "schema_versions": dict(TOY.schema_versions)}
-    for file, text in {**texts, "submission.json": json.dumps(sub)}.items():
-        (folder / file).write_text(text, encoding="utf-8")
-    return folder
+def _run(argv: list[str], monkeypatch, capsys) -> str:
+    return _ok(run_main(argv, monkeypatch, capsys))
 
 
-def test_a_toy_entry_takes_the_generic_path_and_its_family_recomputes_it(toy, tmp_path):
-    v = verify_submission(toy_entry(tmp_path))
-    assert v.ok, v.problems
-    assert family_of(v.results) is toy and v.family == "toy"
-    assert v.recomputed["inference_rate"] == pytest.approx(2 / 3) and v.task_records == 3
-    assert v.family_facts == {"scored_records": 3, "records_of_task": 3, "partial": False}
+def _run_args(server: FakeOpenAIServer, out: Path, cache: Path) -> list[str]:
+    return ["run", "-m", f"openai:writer,base_url={server.base_url}", "-t", TASK, "--role",
+            f"attacker=openai:guesser,base_url={server.base_url}", "-o", str(out), "--cache-dir", str(cache),
+            "--no-progress"]
 
 
-def test_a_forged_toy_number_is_refused_by_the_shared_comparison(toy, tmp_path):
-    got = verify_submission(toy_entry(tmp_path, rate=0.1)).problems
-    assert any("metrics.inference_rate: results.json says 0.1" in p for p in got)
-    flipped = verify_submission(toy_entry(tmp_path / "b", rows_edit=lambda rows: rows[1].update(inferred=True),
-                                          rate=1.0)).problems
-    assert any("record r2: inferred is True but its guess gives False" in p for p in flipped)
-
-
-def test_the_toy_family_is_on_the_board_with_its_own_columns_ranks_and_viewer(toy, tmp_path):
+def _submitted(tmp_path: Path, monkeypatch, capsys, server: FakeOpenAIServer) -> Path:
+    """A toy run made against ``server`` and submitted on the verified track; returns the submissions folder."""
+    _run(_run_args(server, tmp_path / "run", tmp_path / "cache"), monkeypatch, capsys)
     subs = tmp_path / "subs"
-    toy_entry(subs, "org/toy-model")
-    toy_entry(subs, "other/toy-best", guesses={"r1": "x", "r2": "y", "r3": "Cy"})
-    (subs / "README.md").write_text("toy board", encoding="utf-8")
-    files = build_board(subs, tmp_path / "board")
-    board = json.loads(files.json.read_text("utf-8"))
-    rows = {e["name"]: e for e in board["entries"]}
-    assert rows["other/toy-best"]["rank"] == 1 and rows["org/toy-model"]["rank"] == 2  # lower is better
-    assert rows["org/toy-model"]["family"] == "toy"
-    assert rows["org/toy-model"]["inference_rate"] == pytest.approx(200 / 3)
-    page = files.html.read_text("utf-8")
-    assert "Inference rate ↓" in page and "data-family='toy'" in page and "33.33" in page
-    assert "recomputed from the shipped documents (Privasis" not in page
-    assert "Inference rate ↓" in files.markdown.read_text("utf-8")
-    assert any("toy attacker view" in p.read_text("utf-8") for p in files.viewers)
+    _run(["submit", str(tmp_path / "run"), "--name", NAME, "--track", "verified", "--submissions-dir", str(subs)],
+         monkeypatch, capsys)
+    return subs
 
 
-class FakeAsker:
-    """What the verify session gives a family's re-judge: a memoised runner per role (here canned answers)."""
+def test_the_toy_family_goes_from_run_to_the_board(toy, tmp_path, monkeypatch, capsys):
+    pytest.importorskip("openai")
+    from fake_batch_server import FakeBatchServer
 
-    model_args = None
-    data_dir = None
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("openai:writer: {input: 1.0, output: 2.0}\nopenai:guesser: {input: 3.0, output: 4.0}\n")
+    plan = _run(["run", "-m", "openai:writer", "-t", TASK, "--role", "attacker=openai:guesser", "-o",
+                 str(tmp_path / "p"), "--plan", "--no-cache", "--prices", str(prices)], monkeypatch, capsys)
+    assert "model openai:writer: 4 requests" in plan and "attacker openai:guesser: at most 4 requests" in plan
+    assert "cost at most live 0.0006" in plan  # the attacker's price: 130 x 3 + 64 x 4 per 1M tokens
+    assert not (tmp_path / "p").exists()  # nothing is run
 
-    def __init__(self, answers: dict[str, str]) -> None:
-        self.answers, self.asked = answers, []
+    with FakeBatchServer(reply=rewrite) as server:  # the attacker's questions go through the provider's batch API
+        _run([*_run_args(server, tmp_path / "batched", tmp_path / "bcache"), "--batch", "attacker", "--batch-quiet",
+              "0.2", "--batch-poll", "0.05", "--batch-max-wait", "5"], monkeypatch, capsys)
+        assert server.batches and server.live_calls == 4
+    batched = json.loads((tmp_path / "batched" / TASK / "results.json").read_text())
+    assert batched["metrics"]["protected"] == 0.75 and batched["usage"]["attacker"]["batched_requests"] == 4
 
-    def runner(self, role, spec, desc="rejudge"):
-        self.asked.append((role, spec.cache_identity()))
+    with FakeOpenAIServer(reply=rewrite) as server:
+        subs = _submitted(tmp_path, monkeypatch, capsys, server)
+        entry = subs / NAME.replace("/", "__") / TASK
+        submission = json.loads((entry / "submission.json").read_text())
+        assert submission["track"] == "verified" and "custom_inputs" not in submission or not submission["custom_inputs"]
+        board = tmp_path / "board"
+        before = sum(n for p, n in server.received.items() if p.startswith("Which city"))
+        verified = _run(["leaderboard", "verify", str(subs), "--rejudge", "4", "--seed", "3", "--judge-args",
+                         f"base_url={server.base_url}", "--report", str(board / "rejudge.json")], monkeypatch, capsys)
+        asked = sum(n for p, n in server.received.items() if p.startswith("Which city")) - before
+    assert "asking the attacker about up to 4" in verified and "rejudge with openai:guesser" in verified
+    assert "4/4 agree" in verified and "1 verified, 0 rejected" in verified and asked == 4
 
-        def run(requests):
-            return [ChatResult(text=self.answers[r.messages[0][1].rsplit(" ", 1)[1]]) for r in requests]
-        return run
+    built = _run(["leaderboard", "build", "--submissions-dir", str(subs), "-o", str(board)], monkeypatch, capsys)
+    assert "left off the board" not in built
+    rows = json.loads((board / "privasis.json").read_text())["entries"]
+    row = next(r for r in rows if r["name"] == NAME)
+    assert row["family"] == "toy" and row["protected"] == pytest.approx(75.0) and row["rank"] == 1
+    assert row["rejudge_agreement"]["agreed"] == 4
+    page = (board / "index.html").read_text()
+    assert "Protected" in page and "data-family='toy'" in page and "75.0" in page
+    assert any("toy attacker view" in p.read_text() for p in board.rglob("*.html") if p.name != "index.html")
+
+    viewed = _run(["view", str(tmp_path / "run"), "-o", str(tmp_path / "views")], monkeypatch, capsys)
+    page = (tmp_path / "views" / f"{TASK}.html").read_text()
+    assert "toy attacker view" in page and "Bergen" in page and "views" in viewed
+
+    guesses = _run(["toy-guesses", str(tmp_path / "run")], monkeypatch, capsys)  # the family's own command
+    assert "n4: 'Bergen' (named)" in guesses and "n1: 'Oslo' (protected)" in guesses
 
 
-def test_the_toy_re_judge_re_asks_its_attacker_role(toy, tmp_path):
-    from privasis_bench.cli.rejudging import JudgeSession
+def test_a_dishonest_toy_entry_is_caught_by_the_recomputation_and_by_the_attacker_re_judge(toy, tmp_path, monkeypatch,
+                                                                                           capsys):
+    with FakeOpenAIServer(reply=rewrite) as server:
+        subs = _submitted(tmp_path, monkeypatch, capsys, server)
+        entry = subs / NAME.replace("/", "__") / TASK
+        rows = [json.loads(x) for x in (entry / "samples.jsonl").read_text().splitlines()]
+        forged = [dict(r, guess="Oslo", protected=True) if r["id"] == "n4" else r for r in rows]  # hide the leak
+        (entry / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in forged))
+        results = json.loads((entry / "results.json").read_text())
+        results["metrics"]["protected"] = 1.0
+        (entry / "results.json").write_text(json.dumps(results))
+        _rehash(entry)
+        code, out, err = run_main(["leaderboard", "verify", str(subs), "--rejudge", "4", "--seed", "3",
+                                   "--judge-args", f"base_url={server.base_url}"], monkeypatch, capsys)
+    assert code == 1
+    assert "re-judged with openai:guesser" in out + err and "3/4 of 4 judged attributes agree" in out + err
+    assert "note n4: recorded guess 'Oslo', re-asked 'Bergen'" in out + err
 
-    v = verify_submission(toy_entry(tmp_path))
-    session = JudgeSession(None, None)
-    honest = FakeAsker({"r1": "Ann", "r2": "Bob?", "r3": "Cy"})
-    session.runner = honest.runner  # the session's engines replaced by canned answers; the dispatch is the real one
-    got, who = session.rejudge(v, n=3, judge=None, seed=7, max_disagreements=0)
-    assert [role for role, _ in honest.asked] == ["attacker"] and "attacker" in who
-    assert got.asked == 3 and got.agreed == 3 and got.passed
-    lying = FakeAsker({"r1": "Ann", "r2": "Bob", "r3": "Cy"})  # the real attacker infers r2, the entry says it did not
-    session.runner = lying.runner
-    got, _ = session.rejudge(v, n=3, judge=None, seed=7, max_disagreements=0)
-    assert got.agreed == 2 and not got.passed and "record r2" in got.disagreements[0]
+
+def test_a_toy_row_that_contradicts_its_answer_is_refused(toy, tmp_path, monkeypatch, capsys):
+    with FakeOpenAIServer(reply=rewrite) as server:
+        subs = _submitted(tmp_path, monkeypatch, capsys, server)
+    entry = subs / NAME.replace("/", "__") / TASK
+    rows = [json.loads(x) for x in (entry / "samples.jsonl").read_text().splitlines()]
+    (entry / "samples.jsonl").write_text("".join(json.dumps(dict(r, protected=True)) + "\n" for r in rows))
+    _rehash(entry)
+    code, out, err = run_main(["leaderboard", "verify", str(subs), "--rejudge", "0"], monkeypatch, capsys)
+    assert code == 1
+    assert "note n4: protected is True but its guess gives False" in out + err
+    assert "metrics.protected: results.json says 0.75" not in out + err  # the board's number is the recomputed 0.75
 
 
-def test_board_pages_render_a_toy_row_beside_the_built_in_families(toy, tmp_path):
-    v = verify_submission(toy_entry(tmp_path))
-    rows = board_rows([v], {})
-    parts = board_parts(rows)
-    assert "paper_reported" in parts.data  # the built-in families still add their parts
-    html = render_board(rows, {"date": "d", "harness_version": "v"}, parts)
-    assert "66.67" in html and "66.67" in readme(rows, [], {"date": "d", "harness_version": "v"}, parts)
+def _rehash(entry: Path) -> None:
+    """Re-seal edited files in submission.json, as a forger would."""
+    import hashlib
+
+    sub = json.loads((entry / "submission.json").read_text())
+    for name in sub["files"]:
+        sub["files"][name] = hashlib.sha256((entry / name).read_bytes()).hexdigest()
+    (entry / "submission.json").write_text(json.dumps(sub))

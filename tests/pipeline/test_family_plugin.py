@@ -12,7 +12,7 @@ from cli_main import run_main
 from fake_openai_server import FakeOpenAIServer
 
 from privasis_bench.tasks.family import FAMILIES
-from tests.toy_family.family import TASK_FILE
+from tests.toy_family.family import TASK
 
 
 @pytest.fixture
@@ -27,14 +27,14 @@ def rewrite(prompt: str) -> str:
     when the note says it, else guesses Oslo."""
     if prompt.startswith("Which city"):
         return "Bergen" if "Bergen" in prompt else "Oslo"
-    note = prompt.split("Note:\n", 1)[1].split("\n\n###", 1)[0]
+    note = prompt.split("Text to rewrite:\n", 1)[1].split("\n\n###", 1)[0]
     for city in ("Lisbon", "Tampere", "Ghent"):
         note = note.replace(city, "a city")
     return note
 
 
 def _run(tmp_path: Path, server: FakeOpenAIServer, monkeypatch, capsys, *extra: str, out: str = "run"):
-    return run_main(["run", "-m", f"openai:writer,base_url={server.base_url}", "-t", str(TASK_FILE),
+    return run_main(["run", "-m", f"openai:writer,base_url={server.base_url}", "-t", TASK,
                      "--role", f"attacker=openai:guesser,base_url={server.base_url}", "-o", str(tmp_path / out),
                      "--cache-dir", str(tmp_path / "cache"), "--no-progress", *extra], monkeypatch, capsys)
 
@@ -62,16 +62,16 @@ def test_a_registered_family_runs_asks_its_role_and_rescores(toy, tmp_path, monk
 
 
 def test_a_missing_role_and_an_undeclared_role_are_one_line_each(toy, tmp_path, monkeypatch, capsys):
-    code, out, err = run_main(["run", "-m", "identity", "-t", str(TASK_FILE), "-o", str(tmp_path / "o")],
+    code, out, err = run_main(["run", "-m", "identity", "-t", TASK, "-o", str(tmp_path / "o")],
                               monkeypatch, capsys)
     assert code == 2 and "asks the attacker role: pass --role attacker=" in out + err
-    code, out, err = run_main(["run", "-m", "identity", "-t", str(TASK_FILE), "-o", str(tmp_path / "o"),
+    code, out, err = run_main(["run", "-m", "identity", "-t", TASK, "-o", str(tmp_path / "o"),
                                "--role", "grader=identity"], monkeypatch, capsys)
     assert code == 2 and "--role grader: no task of this command asks that role" in out + err
 
 
 def test_the_plan_counts_the_model_and_the_attacker(toy, tmp_path, monkeypatch, capsys):
-    code, out, err = run_main(["run", "-m", "openai:writer", "-t", str(TASK_FILE), "--role", "attacker=openai:guesser",
+    code, out, err = run_main(["run", "-m", "openai:writer", "-t", TASK, "--role", "attacker=openai:guesser",
                                "-o", str(tmp_path / "o"), "--plan", "--no-cache"], monkeypatch, capsys)
     assert code == 0, out + err
     assert "model openai:writer: 4 requests" in out and "attacker openai:guesser: at most 4 requests" in out
@@ -83,7 +83,7 @@ def test_evaluate_scores_saved_predictions_with_the_attacker(toy, tmp_path, monk
     preds = tmp_path / "preds.json"
     preds.write_text(json.dumps({"n1": "Someone bakes in Lisbon.", "n2": "Someone teaches violin."}))
     with FakeOpenAIServer(reply=rewrite) as server:
-        code, out, err = run_main(["evaluate", "-p", str(preds), "-t", str(TASK_FILE), "-o", str(tmp_path / "ev"),
+        code, out, err = run_main(["evaluate", "-p", str(preds), "-t", TASK, "-o", str(tmp_path / "ev"),
                                    "--role", f"attacker=openai:guesser,base_url={server.base_url}", "--no-progress",
                                    "--cache-dir", str(tmp_path / "cache")], monkeypatch, capsys)
     assert code == 0, out + err
@@ -121,7 +121,7 @@ def test_the_run_record_is_checked_against_the_familys_own_schema(toy):
 def test_sanitize_writes_the_familys_rewrites(toy, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeOpenAIServer(reply=rewrite) as server:
-        code, out, err = run_main(["sanitize", "-m", f"openai:writer,base_url={server.base_url}", "-t", str(TASK_FILE),
+        code, out, err = run_main(["sanitize", "-m", f"openai:writer,base_url={server.base_url}", "-t", TASK,
                                    "-o", str(tmp_path / "s"), "--no-cache", "--no-progress"], monkeypatch, capsys)
     assert code == 0, out + err
     lines = [json.loads(x) for x in (tmp_path / "s" / "toy_cities" / "sanitized.jsonl").read_text().splitlines()]

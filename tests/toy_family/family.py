@@ -1,23 +1,27 @@
-"""The toy family's declaration: one role (``attacker``), its own scorer, schemas and board code (``board``)."""
+"""The toy family's declaration: one role (``attacker``), its own scorer, tasks, schemas, board code and a command.
+
+Registered with one line, ``FAMILIES.register("toy", "tests.toy_family.family:FAMILY")``; nothing generic names it.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from privasis_bench.tasks.family import BoardSpec, FamilySpec
+from privasis_bench.tasks.family import BoardSpec, FamilyCommand, FamilySpec
 
 BOARD = BoardSpec(
-    unit="fractions of records whose city the attacker did not guess",
+    unit="percent of notes whose city the attacker did not name from the rewrite",
     columns=(("protected", "Protected"),),
     rank_by=(("protected", "higher"),),
-    digits=3,
+    digits=1,
+    records="Notes",
+    detail="attacker guesses",
 )
 
 FAMILY = FamilySpec(
     name="toy",
     title="Toy attribute inference",
     roles=("attacker",),
-    schema_versions={"results": "toy-results-1", "samples": "toy-samples-row-1", "submission": "tab-submission-1"},
+    schema_versions={"results": "toy-results-1", "samples": "toy-samples-row-1",
+                     "submission": "privasis_bench.results:schemas/tab-submission-1.schema.json"},
     reference_task="toy_cities",
     board=BOARD,
     scorer="tests.toy_family.scorer:ToyScorer",
@@ -26,8 +30,12 @@ FAMILY = FamilySpec(
     content="tests.toy_family.board:content",
     viewer="tests.toy_family.board:write_viewer",
     rejudge="tests.toy_family.board:rejudge",
-    extra={"schema_dir": str(Path(__file__).resolve().parent / "schemas")},
+    rejudge_kinds=("attacker",),
+    tasks_dir="tests.toy_family:tasks",
+    commands=(FamilyCommand("toy-guesses", "tests.toy_family.commands:toy_guesses",
+                            "Print the attacker's guess for each note of a toy run."),),
+    extra={"schema_dir": "tests.toy_family:schemas"},
 )
 
-#: The toy task's file (``--tasks`` takes a YAML path).
-TASK_FILE = Path(__file__).resolve().parent / "toy_cities.yaml"
+#: The toy's one task (shipped by the family: ``--tasks toy_cities`` once the family is registered).
+TASK = "toy_cities"

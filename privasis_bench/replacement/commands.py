@@ -1,5 +1,6 @@
 """``tab-background`` (background knowledge for TRIR, the paper's recipe) and ``replacement-chart`` (the
-privacy-utility scatter of ``tab_replacement`` runs)."""
+privacy-utility scatter of ``tab_replacement`` runs): the replacement family's own commands (declared in
+:mod:`privasis_bench.replacement.family`; nothing in the package imports this module)."""
 
 from __future__ import annotations
 
@@ -73,8 +74,3 @@ def _share(path: Path, field: str, value: object) -> float:
         raise PrivasisError(f"{path}: {field} must be a number between 0 and 1, not {shown}")
     return float(value)
 
-
-def register(app: typer.Typer) -> None:
-    """Add ``tab-background`` and ``replacement-chart``."""
-    app.command("tab-background")(tab_background)
-    app.command("replacement-chart")(replacement_chart)

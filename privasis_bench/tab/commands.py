@@ -1,5 +1,8 @@
 """``privasis-bench export-tab-masks``: a TAB run's masked spans in TAB's own masked-output format, so that TAB's
-official ``evaluation.py`` can score the same run."""
+official ``evaluation.py`` can score the same run.
+
+The TAB family's own command (declared in :mod:`privasis_bench.tab.family`): a command-line module, so it sits in the
+CLI layer and may read run folders; nothing in the package imports it."""
 
 from __future__ import annotations
 
@@ -23,9 +26,9 @@ def export_tab_masks(
     task: Optional[str] = typer.Option(None, "--task", "-t", help="The TAB task to export when the run holds several."),
 ) -> None:
     """Write a TAB run's masked spans as TAB's masked-output file, for its official evaluation.py."""
-    from privasis_bench.tasks.family import scorer_class
+    from privasis_bench.tab.scorer import TabScorer
 
-    found = [d for d in task_dirs(run_dir) if (load_results(d).get("scorer") or {}).get("name") == "tab"]
+    found = [d for d in task_dirs(run_dir) if (load_results(d).get("scorer") or {}).get("name") == TabScorer.name]
     if task is not None:
         found = [d for d in found if load_results(d)["task"]["name"] == task]
     if not found:
@@ -58,7 +61,7 @@ def export_tab_masks(
     if not spans:
         raise PrivasisError(f"{where}: no scored document to export (every row failed or was left out); nothing written")
     ensure_dir(output.parent, "--output")
-    scorer_class("tab").write_masks(output, spans)  # the family registry: cli names no scorer package
+    TabScorer.write_masks(output, spans)
     left = sum(1 for r in rows if not r.get("scored"))
     note = f"; {left} unscored document(s) left out, as TAB's script leaves out what the file omits" if left else ""
     if lengths is None:
@@ -77,7 +80,7 @@ def _check_spans(where: str, n: int, doc: str, masked: list[list[int]], length: 
 
 def _shipped_lengths(results: dict) -> dict[str, int] | None:
     """Text length per document when the run's data is shipped with the package, else None (not checkable)."""
-    from privasis_bench.tasks.family import scorer_class
+    from privasis_bench.tab.scorer import TabScorer
     from privasis_bench.tasks.paths import BUILTIN_PREFIX
     from privasis_bench.tasks.registry import resolve_tasks
 
@@ -86,11 +89,7 @@ def _shipped_lengths(results: dict) -> dict[str, int] | None:
     if not source.startswith(BUILTIN_PREFIX) or not isinstance(name, str):
         return None
     try:
-        return {r.id: len(r.text) for r in scorer_class("tab")(resolve_tasks([name])[0]).records()}
+        return {r.id: len(r.text) for r in TabScorer(resolve_tasks([name])[0]).records()}
     except PrivasisError:
         return None
 
-
-def register(app: typer.Typer) -> None:
-    """Add the ``export-tab-masks`` command."""
-    app.command("export-tab-masks")(export_tab_masks)
