@@ -8,23 +8,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from privasis_bench.pipeline.run import EvalOutcome
-from privasis_bench.results.tables import summary_table
 
 console = Console()
 
 
 def finish(outcomes: list[EvalOutcome]) -> None:
     """Print the metrics table and one line per condition a reader must know about; exit 1 on an unfinished run."""
-    from privasis_bench.cli.span_cmds import print_span_results
-
-    judged = [o.results for o in outcomes if not o.results.get("scorer")]
-    for res in judged:  # an incomplete run leads with what is missing, before any number
-        lead = incomplete_lead(res)
-        if lead:
-            console.print(f"[bold red]{escape(lead)}[/]", highlight=False, soft_wrap=True)
-    print_span_results([o for o in outcomes if o.results.get("scorer")])
-    if judged:
-        console.print(summary_table([shown_results(r) for r in judged]))
+    print_reports([o.results for o in outcomes])
     for o in outcomes:
         console.print(f"  -> {escape(str(o.task_dir))}", highlight=False)
         c, name = o.results["counts"], o.results["task"]["name"]
@@ -86,43 +76,22 @@ def finish(outcomes: list[EvalOutcome]) -> None:
         raise typer.Exit(1)
 
 
+def print_reports(results: list[dict]) -> None:
+    """Each family's report of its results (``FamilySpec.report``), families in the order they first appear."""
+    from privasis_bench.leaderboard.family_api import family_name, family_named
+
+    groups: dict[str, list[dict]] = {}
+    for res in results:
+        groups.setdefault(family_name(res), []).append(res)
+    for name, group in groups.items():
+        family_named(name).call("report", group)
+
+
 def _empty_output(res: dict) -> str:
     """What scoring a failed output as empty means for the run's family (``FamilySpec.empty_output``)."""
     from privasis_bench.leaderboard.family_api import family_name, family_named
 
     return family_named(family_name(res)).empty_output
-
-
-def _failed_unscored(res: dict) -> int:
-    """Failed model outputs that the metrics count as empty outputs without the user having asked for it."""
-    c = res["counts"]
-    return c["failed_outputs"] if res["checks"]["failed_outputs"] != "scored_as_empty" else 0
-
-
-def incomplete_lead(res: dict) -> str | None:
-    """The line an incomplete run's report starts with (None for a complete run)."""
-    if res.get("complete", True):
-        return None
-    c, name = res["counts"], res["task"]["name"]
-    parts = [f"{n} {what}" for n, what in ((_failed_unscored(res), "failed model output(s)"),
-                                            (c.get("unjudged", 0), "unjudged record(s)"),
-                                            (c.get("missing_predictions", 0), "record(s) without a prediction")) if n]
-    hidden = " (so no metric is shown)" if _failed_unscored(res) else ""
-    return (f"INCOMPLETE: {name}: {', '.join(parts) or 'records missing'}{hidden}; "
-            "these are not valid results (details below)")
-
-
-def shown_results(res: dict) -> dict:
-    """``res`` as the table shows it: an incomplete run is labelled so, and when failed model outputs would be
-    counted as empty outputs (not asked for), its metrics are left out rather than shown as if valid."""
-    if res.get("complete", True):
-        return res
-    model = dict(res.get("model", {}))
-    model["label"] = f"{model.get('label', '?')} INCOMPLETE"
-    shown = {**res, "model": model}
-    if _failed_unscored(res):
-        shown["metrics"] = {}
-    return shown
 
 
 def print_profile(clock: tuple[float, float], engines: list) -> None:

@@ -16,7 +16,7 @@ from privasis_bench.pipeline.lock import run_read_locks, task_dir_lock
 from privasis_bench.results.compare import compare_runs
 from privasis_bench.results.files import atomic_write_text, dumps_json
 from privasis_bench.results.rescore import rescore_run
-from privasis_bench.results.tables import compare_table, summary_table
+from privasis_bench.results.tables import compare_table
 
 console = Console()
 SeedOpt = SCORING_OPTIONS["seed"][1]
@@ -42,11 +42,9 @@ def rescore(
         else:  # nobody may change them while they are read
             locks.enter_context(run_read_locks([run_dir], "rescore"))
         outcomes = rescore_run(run_dir, bootstrap_samples=bootstrap_samples, seed=seed, write=write)
-    from privasis_bench.cli.span_cmds import print_span_results
+    from privasis_bench.cli.outcome_report import print_reports
 
-    print_span_results([o for o in outcomes if o.results.get("scorer")])
-    if any(not o.results.get("scorer") for o in outcomes):
-        console.print(summary_table([o.results for o in outcomes if not o.results.get("scorer")]))
+    print_reports([o.results for o in outcomes])
     for o in outcomes:
         _say_rescored(o)
     if not all(o.ok for o in outcomes):

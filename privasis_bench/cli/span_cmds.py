@@ -14,7 +14,6 @@ from privasis_bench.cli.options import Opts, split_multi
 from privasis_bench.data.loading import with_data_files
 from privasis_bench.errors import PrivasisError
 from privasis_bench.pipeline.lock import task_dir_read_lock
-from privasis_bench.pipeline.run import EvalOutcome
 from privasis_bench.pipeline.scorers import family_of, own_records, span_scorer
 
 console = Console()
@@ -56,12 +55,12 @@ def scorer_predictions(scorer: Any, predictions: Path, model_label: str | None) 
     return outputs, model_info, frozenset()
 
 
-def print_span_results(outcomes: list[EvalOutcome]) -> None:
-    """One table per span-scored outcome: each measure with its bootstrap interval."""
+def print_span_results(results: list[dict[str, Any]]) -> None:
+    """The default family report: one table per task's results, each measure with its bootstrap interval."""
     from rich.table import Table
 
-    for o in outcomes:
-        res, metrics = o.results, o.results["metrics"]
+    for res in results:
+        metrics = res["metrics"]
         table = Table(title=f"{res['task']['name']} ({res['scorer']['name']} scorer, 95% bootstrap CI) — "
                             f"model: {res['model']['label']}", title_justify="left")
         table.add_column("measure", no_wrap=True)

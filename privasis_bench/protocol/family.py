@@ -35,6 +35,7 @@ FAMILY = FamilySpec(
     content="privasis_bench.leaderboard.families.privasis:content",
     viewer="privasis_bench.leaderboard.families.privasis:write_viewer",
     rejudge='privasis_bench.leaderboard.families.privasis:rejudge',
+    report='privasis_bench.protocol.commands:print_report',
     record_outcome="privasis_bench.protocol.family:record_outcome",
     overall='privasis_bench.leaderboard.families.privasis:overall_row',
     sections="privasis_bench.leaderboard.families.privasis:sections",

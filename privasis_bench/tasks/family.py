@@ -104,6 +104,9 @@ class FamilySpec:
     rejudge_kinds: tuple[str, ...] = ()  # the decision kinds its re-judge counts agreement by (Agreement.by_kind)
     #: what scoring a failed output as an empty one means for this family, when it means more than an empty output
     empty_output: str = "empty outputs"
+    #: prints what ``run``/``evaluate``/``rescore`` show for this family's results (a list of results mappings);
+    #: the default is one table of measures per task
+    report: str = "privasis_bench.cli.span_cmds:print_span_results"
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def load(self, what: str) -> Any:
