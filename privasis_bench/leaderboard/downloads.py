@@ -5,7 +5,7 @@ The tables are :func:`privasis_bench.results.export.metric_rows` (one row per en
 bounds, what ``privasis-bench export --format csv`` writes), read from the submitted ``results.json`` of the task
 folders the verifier accepted, with the entry's name, track and the board's recomputed headline beside them. The
 same rows are written as CSV and as JSON (a list of objects), per entry under ``data/<entry>/`` and per family as
-``data/<family>.csv`` / ``.json``.
+``data/family-<family>.csv`` / ``.json``.
 
 The Hub YAML and the EEE record come from the project's exporters (:mod:`privasis_bench.results.export`,
 :mod:`privasis_bench.results.eee`). A Hub entry must name a benchmark dataset on the Hub: an entry whose task reads
@@ -147,6 +147,6 @@ def family_files(out: Path, tables: dict[str, list[dict[str, Any]]]) -> dict[str
     """Write one CSV and one JSON per family (every entry's rows of :func:`table_rows`); ``{family: {csv, json}}``."""
     written = {}
     for family, rows in sorted(tables.items()):
-        csv_rel, json_rel = _write_tables(out, f"{DATA_DIR}/{family}", rows)
+        csv_rel, json_rel = _write_tables(out, f"{DATA_DIR}/family-{family}", rows)
         written[family] = {"csv": csv_rel, "json": json_rel}
     return written
