@@ -10,7 +10,6 @@ from typing import Any
 
 from privasis_bench.leaderboard.escaping import escape, md_cell
 from privasis_bench.leaderboard.family_api import family_named
-from privasis_bench.leaderboard.markdown import rank_text
 
 __all__ = ["standing_text", "row_id", "crosstask_html", "crosstask_markdown"]
 
@@ -23,7 +22,7 @@ def standing_text(e: dict[str, Any]) -> str:
         return "on the frontier" if e.get("frontier") else f"dominated by {len(e.get('dominated_by') or [])}"
     if e.get("no_order"):
         return "all tied"
-    return "not ranked" if e.get("rank") is None else f"#{rank_text(e)}"
+    return "not ranked" if e.get("rank") is None else f"#{e['rank']}{'=' if e.get('tied') else ''}"
 
 
 def row_id(e: dict[str, Any]) -> str:

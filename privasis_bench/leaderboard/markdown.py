@@ -10,6 +10,7 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any, Iterable
 
+from privasis_bench.leaderboard.crosstask import crosstask_markdown
 from privasis_bench.leaderboard.escaping import md_cell
 from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, summary
@@ -148,13 +149,6 @@ def _family_lines(entries: list[dict[str, Any]]) -> list[str]:
                      f"verified entries {checked}{md_cell(counts)}.\n")
     empty = [md_cell(f.title) for f in board_families() if f.name not in present]
     return lines + ([f"- Registered, no entry yet: {', '.join(empty)}.\n"] if empty else [])
-
-
-def crosstask_markdown(entries: list[dict[str, Any]]) -> str:
-    """The cross-task view's Markdown (see :mod:`.crosstask`)."""
-    from privasis_bench.leaderboard.crosstask import crosstask_markdown as render
-
-    return render(entries)
 
 
 def readme(entries: list[dict[str, Any]], rejected: list[dict[str, Any]], built: dict[str, Any],

@@ -87,6 +87,9 @@ def _entry_cell(e: dict[str, Any]) -> str:
         tags.append((f"partial: {e.get('records_loaded') or e['records']} of {e.get('task_records') or '?'} records", "tag warn"))
     if e.get("degenerate"):
         tags.append((f"degenerate baseline, not ranked: {e['degenerate']}", "tag warn"))
+    if e.get("dominated_by"):
+        names = [str(n) for n in e["dominated_by"]]
+        tags.append((f"dominated by {names[0]}" if len(names) == 1 else f"dominated by {len(names)} entries", "tag"))
     tags.append((_agreement(e), "tag ok"))
     about = f"<div class='sub about'>{escape(str(e['about']))}</div>" if e.get("about") else ""
     got = e.get("rejudge_agreement")
@@ -115,7 +118,7 @@ def _standing_cell(e: dict[str, Any], board: BoardSpec) -> str:
     rank = e.get("rank")
     if board.frontier and e.get("frontier") is not None:
         names = e.get("dominated_by") or []
-        text = "★" if e.get("frontier") else f"{len(names)}"
+        text = "★" if e.get("frontier") else "–"
         title = ("on the frontier: no other entry is at least as good on both measures" if e.get("frontier")
                  else "dominated by " + ", ".join(str(n) for n in names))
         return (f"<td class='rank' data-label='Frontier' data-v='{0 if e.get('frontier') else len(names)}' "
@@ -168,7 +171,7 @@ def _group_note(rows: list[dict[str, Any]], board: BoardSpec) -> str:
         titles = dict(board.columns)
         (xk, _), (yk, _) = board.rank_by[:2]
         text = (f"No single rank: {titles[xk]} and {titles[yk]} pull apart. ★ marks the entries on the frontier (no "
-                "other entry is at least as good on both); a number counts the entries that dominate a row.")
+                "other entry is at least as good on both); each other row says what dominates it.")
     else:
         text = f"Ranked by {ranked_by(board)}."
     notes = sorted({str(r["no_order"]) for r in rows if r.get("no_order")})
@@ -184,8 +187,8 @@ def _table(rows: list[dict[str, Any]]) -> str:
     fam = family_named(first.get("family"))
     board = fam.board
     headline = ranked_by(board)
-    rank_head = ("<th data-sort='num' class='rank' title='★ on the frontier; a number: how many entries dominate "
-                 "it'>Front</th>" if board.frontier else
+    rank_head = ("<th data-sort='num' class='rank' title='★ on the privacy-utility frontier; – dominated "
+                 "(the entry says by what)'>★</th>" if board.frontier else
                  f"<th data-sort='num' class='rank' title='rank by {escape(headline)} within this table; ties share "
                  "a rank (shown as 1=)'>#</th>")
     head = [rank_head, "<th data-sort='text' class='txt entry'>Entry</th>",
