@@ -40,15 +40,21 @@ def _matrix(entries: list[dict[str, Any]]) -> tuple[list[str], dict[tuple[str, s
     return tasks, lines
 
 
+def _keys(board: Any) -> list[str]:
+    """The numbers a cell shows: the headline, or both frontier measures for a frontier family."""
+    return [k for k, _ in board.rank_by[:2]] if board.frontier else [board.rank_key]
+
+
 def _value(e: dict[str, Any]) -> str:
     board = family_named(e.get("family")).board
-    v = e.get(board.rank_key)
-    return "–" if not isinstance(v, (int, float)) or isinstance(v, bool) else f"{v:.{board.digits}f}"
+    values = [e.get(k) for k in _keys(board)]
+    return " / ".join("–" if not isinstance(v, (int, float)) or isinstance(v, bool) else f"{v:.{board.digits}f}"
+                      for v in values)
 
 
 def _headline(entries: list[dict[str, Any]], task: str) -> str:
     board = family_named(next(e for e in entries if e["task"] == task).get("family")).board
-    return dict(board.columns).get(board.rank_key, board.rank_key)
+    return " / ".join(dict(board.columns).get(k, k) for k in _keys(board))
 
 
 def crosstask_html(entries: list[dict[str, Any]]) -> str:
