@@ -117,7 +117,7 @@ def markdown_board(entries: list[dict[str, Any]]) -> str:
         scale = board.unit
         order = _ordering(board)
         tied = sorted({str(r["no_order"]) for r in rows if r.get("no_order")})
-        order += f"; no rank shown: {tied[0]}" if tied else ""
+        order += f"; no rank shown: {tied[0]}. {board.tie_hint}".rstrip(". ") if tied else ""
         order += "; degenerate baselines last, never ranked" if any(r.get("degenerate") for r in rows) else ""
         parts.append(f"### {md_cell(group_title(rows[0]))}\n\n{md_cell(scale[:1].upper() + scale[1:])}.\n"
                      f"{md_cell(order[:1].upper() + order[1:])}.\n\n"

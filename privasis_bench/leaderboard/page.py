@@ -176,7 +176,7 @@ def _group_note(rows: list[dict[str, Any]], board: BoardSpec) -> str:
         text = f"Ranked by {ranked_by(board)}."
     notes = sorted({str(r["no_order"]) for r in rows if r.get("no_order")})
     if notes:
-        text += f" No rank shown: {notes[0]}; compare the other columns and the charts."
+        text += f" No rank shown: {notes[0]}. " + (board.tie_hint or "Compare the other columns and the charts.")
     if any(r.get("degenerate") for r in rows):
         text += " Degenerate baselines are listed apart, never ranked (each says why)."
     return text

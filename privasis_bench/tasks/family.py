@@ -60,6 +60,9 @@ class BoardSpec:
     #: True when ``rank_by``'s keys pull apart (privacy against utility) so no single order is meaningful: the board
     #: shows each group's Pareto frontier on them instead of a rank (the first key across, the second up)
     frontier: bool = False
+    #: What to read instead when every entry of a group ties on the headline (shown under the group, so a table with
+    #: no order still says something); empty: only that the group has no order
+    tie_hint: str = ""
 
     @property
     def rank_key(self) -> str:
