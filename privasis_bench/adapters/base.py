@@ -179,6 +179,9 @@ class Adapter:
     #: One sentence a board can show about what kind of system this is (instruction-blind, rule-based, NER-based);
     #: empty for model back-ends. Read through ``registry.board_descriptions()``.
     description: ClassVar[str] = ""
+    #: Why this system is a degenerate end point rather than a real system (it deletes everything, it changes
+    #: nothing); a board lists such entries apart with this reason and never ranks them. Empty for real systems.
+    degenerate: ClassVar[str] = ""
 
     def __init__(self, model: str, **args: Any) -> None:
         self.model = model

@@ -54,6 +54,7 @@ class IdentityBaseline(_Baseline):
     """Returns the original record unchanged."""
 
     provider = "identity"
+    degenerate = "changes nothing: it keeps every detail by construction, so it is the no-privacy end point"
 
     def output(self, request: ChatRequest) -> str:
         return self._record(request).text
@@ -63,6 +64,7 @@ class EmptyBaseline(_Baseline):
     """Returns an empty string (a real, empty output, not a failure)."""
 
     provider = "empty"
+    degenerate = "deletes everything: it leaks nothing by construction, so it is the no-utility end point"
 
     def output(self, request: ChatRequest) -> str:
         self._record(request)

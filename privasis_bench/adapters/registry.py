@@ -151,14 +151,14 @@ def build_adapter(spec: ModelSpec) -> Adapter:
         raise ModelSpecError(f"{spec.provider}: bad model arguments for {spec}: {exc}") from exc
 
 
-def board_descriptions() -> dict[str, str]:
+def board_descriptions(attribute: str = "description") -> dict[str, str]:
     """Provider -> the one sentence a board shows about what kind of system it is (instruction-blind, rule-based,
-    NER-based), for every built-in provider whose adapter class sets ``description``; read without loading any
-    tool's library."""
+    NER-based), for every built-in provider whose adapter class sets ``description`` (or, with
+    ``attribute="degenerate"``, why it is a degenerate end point); read without loading any tool's library."""
     out: dict[str, str] = {}
     for name, b in BUILTIN_PROVIDERS.items():
         try:
-            sentence = getattr(import_target(b.target), "description", "")
+            sentence = getattr(import_target(b.target), attribute, "")
         except Exception:  # noqa: BLE001 - a provider whose module cannot load has nothing to show
             continue
         if isinstance(sentence, str) and sentence:

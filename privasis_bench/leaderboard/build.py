@@ -35,10 +35,11 @@ import pandas as pd
 from privasis_bench import __version__
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import FileProblem
-from privasis_bench.leaderboard.disclosure import board_disclosure, disclosure_markdown, with_disclosure
+from privasis_bench.leaderboard.disclosure import board_disclosure, disclosure_markdown, owner_anchor, with_disclosure
+from privasis_bench.leaderboard.downloads import DATA_DIR, entry_files, family_files, table_rows
 from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
 from privasis_bench.leaderboard.markdown import readme
-from privasis_bench.leaderboard.page import render_board
+from privasis_bench.leaderboard.page import SCRIPT, render_board, template
 from privasis_bench.leaderboard.regenerate import REPORT_NAME as REGENERATE_REPORT
 from privasis_bench.leaderboard.regenerate import board_mark, entry_key
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, apply_to_board, read_report
@@ -48,7 +49,7 @@ from privasis_bench.results.files import atomic_write_text, dumps_json
 
 BOARD_FORMAT = "privasis-bench/leaderboard/2"
 #: What a build writes; everything else in the board directory is carried over as it is.
-GENERATED = ("privasis.json", "README.md", "index.html", "view")
+GENERATED = ("privasis.json", "README.md", "index.html", "view", SCRIPT, DATA_DIR)
 #: Files that live in the board directory without being generated (the rebuild check accepts only these).
 #: The one seed script (every family's seeded entries from one list) and the committed re-judge report.
 SEED_SCRIPT = "seed_board.sh"
@@ -78,11 +79,13 @@ def overall_groups(accepted: list[Verified]) -> list[list[Verified]]:
             for _, entries in sorted(groups.items()) if len(entries) >= 2]
 
 
-def board_rows(accepted: list[Verified], viewer_links: dict[Path, str]) -> list[dict[str, Any]]:
+def board_rows(accepted: list[Verified], viewer_links: dict[Path, str],
+               links: dict[Path, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """One row per (entry, task) plus, for a family that defines one, an ``overall`` row per group of
-    :func:`overall_groups`; grouped and ranked."""
-    rows = [{**family_row(v, viewer_links.get(v.path)), "outputs": getattr(v, "outputs_mark", "outputs as submitted")}
-            for v in accepted]
+    :func:`overall_groups`; grouped and ranked. ``links``: more fields per task folder (its files, history and
+    downloads)."""
+    rows = [{**family_row(v, viewer_links.get(v.path)), "outputs": getattr(v, "outputs_mark", "outputs as submitted"),
+             **(links or {}).get(v.path, {})} for v in accepted]
     for entries in overall_groups(accepted):
         fam = family_named(entries[0].family)
         row = fam.call("overall", entries)
@@ -92,9 +95,28 @@ def board_rows(accepted: list[Verified], viewer_links: dict[Path, str]) -> list[
 
 
 def family_row(v: Verified, viewer: str | None) -> dict[str, Any]:
-    """The board row of one verified task folder, as its family draws it (``FamilySpec.row``)."""
+    """The board row of one verified task folder, as its family draws it (``FamilySpec.row``), with the model's
+    arguments kept in its label, what kind of system it is, and why it is a degenerate end point (if it is)."""
     fam, task = family_named(v.family), v.submission["task"]["name"]
-    return {"family": fam.name, **fam.call("row", v, task, viewer), "about": system_description(v.submission.get("model"))}
+    row = {"family": fam.name, **fam.call("row", v, task, viewer), "about": system_description(v.submission.get("model"))}
+    row["model"] = with_arguments(row.get("model"), v.submission.get("model"))
+    row["degenerate"] = system_description(v.submission.get("model"), "degenerate")
+    return row
+
+
+def with_arguments(label: Any, model: Any) -> Any:
+    """A model label with the spec's arguments the label leaves out (``presidio`` -> ``presidio:,nlp=none``), so
+    two configurations of one tool never look alike on the board."""
+    spec = model.get("spec") if isinstance(model, dict) else None
+    args = spec.get("args") if isinstance(spec, dict) else None
+    if not isinstance(label, str) or not isinstance(args, dict) or not args:
+        return label
+    text = ",".join(f"{k}={'none' if v is None else str(v).lower() if isinstance(v, bool) else v}"
+                    for k, v in sorted(args.items()))
+    head, sep, rest = label.partition(" ")
+    if text in head:
+        return label
+    return head + ("," if ":" in head else ":,") + text + sep + rest
 
 
 def board_parts(rows: list[dict[str, Any]]) -> BoardParts:
@@ -114,21 +136,22 @@ def board_parts(rows: list[dict[str, Any]]) -> BoardParts:
                       data=data)
 
 
-def system_description(model: Any) -> str | None:
+def system_description(model: Any, attribute: str = "description") -> str | None:
     """The one sentence the board shows about what kind of system an entry is (instruction-blind, rule-based,
-    NER-based), for the shipped providers that have one (``Adapter.description``); None for any other."""
+    NER-based), for the shipped providers that have one (``Adapter.description``; with ``"degenerate"``, why it is
+    a degenerate end point); None for any other."""
     spec = model.get("spec") if isinstance(model, dict) else None
     provider = spec.get("provider") if isinstance(spec, dict) else (spec.split(":", 1)[0] if isinstance(spec, str) else None)
     if not isinstance(provider, str):
         return None
-    return _descriptions().get(provider.strip())
+    return _descriptions(attribute).get(provider.strip())
 
 
-@functools.lru_cache(maxsize=1)
-def _descriptions() -> dict[str, str]:
+@functools.lru_cache(maxsize=4)
+def _descriptions(attribute: str) -> dict[str, str]:
     from privasis_bench.adapters.registry import board_descriptions
 
-    return board_descriptions()
+    return board_descriptions(attribute)
 
 
 def board_table(accepted: list[Verified], viewer_links: dict[Path, str]) -> pd.DataFrame:
@@ -169,15 +192,36 @@ def _write_board(submissions: Path, out: Path, outcomes: list[Verified],
                                            title=f"{v.submission['name']} on {v.submission['task']['name']}",
                                            back="../index.html")
         viewers[v.path] = page.relative_to(out).as_posix()
-    rows = board_rows(accepted, viewers)
+    date = build_date(accepted)
+    links, tables = _downloads(submissions, out, accepted, date)
+    rows = board_rows(accepted, viewers, links)
     parts = board_parts(rows)
-    built = {"date": build_date(accepted), "harness_version": __version__, **({"rejudge": rejudge} if rejudge else {})}
+    built = {"date": date, "harness_version": __version__, **({"rejudge": rejudge} if rejudge else {}),
+             "downloads": family_files(out, tables)}
+    atomic_write_text(out / SCRIPT, template(SCRIPT))
     board = {**parts.data, "format": BOARD_FORMAT, "built": built, "entries": rows, "rejected": rejected,
              "disclosure": board_disclosure(submissions, rows)}
     atomic_write_text(out / "privasis.json", dumps_json(board))
     atomic_write_text(out / "README.md", readme(rows, rejected, built, parts) + disclosure_markdown(board["disclosure"]))
     atomic_write_text(out / "index.html", with_disclosure(render_board(rows, built, parts), board["disclosure"]))
     return sorted(viewers.values())
+
+
+def _downloads(submissions: Path, out: Path, accepted: list[Verified], date: str
+               ) -> tuple[dict[Path, dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """Every accepted task folder's downloads written under ``out/data/``; the row fields that link to them, to its
+    submitted files and to its owner's history, and every family's table rows."""
+    links: dict[Path, dict[str, Any]] = {}
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for v in accepted:
+        rel = _relative(v.path, submissions)
+        entry = {"name": v.submission.get("name"), "track": v.submission.get("track")}
+        offered = entry_files(v.path, entry, out, rel.replace("/", "__"), date)
+        tables.setdefault(v.family, []).extend(table_rows(v.path, entry))
+        owner = str(v.submission.get("name") or "").split("/", 1)[0]
+        links[v.path] = {"files": f"../{submissions.name}/{rel}/", "history": f"#{owner_anchor(owner)}",
+                         "downloads": offered.as_dict()}
+    return links, tables
 
 
 def _verified(submissions: Path, out_dir: Path) -> tuple[list[Verified], dict[str, Any] | None]:

@@ -55,10 +55,15 @@ def disclosure_markdown(data: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def owner_anchor(owner: str) -> str:
+    """The id of an owner's line in the disclosure table (each board row's "history" link points there)."""
+    return "owner-" + "".join(c if c.isalnum() or c in "-_" else "_" for c in owner)
+
+
 def disclosure_html(data: dict[str, Any]) -> str:
     """The board page's section for :func:`board_disclosure`'s data (every value escaped)."""
     owners = data["activity"]["owners"]
-    body = "".join(f"<tr><td>{escape(o['owner'])}</td><td>{o['submitted']}</td><td>{o['updated']}</td>"
+    body = "".join(f"<tr id='{escape(owner_anchor(o['owner']))}'><td>{escape(o['owner'])}</td><td>{o['submitted']}</td><td>{o['updated']}</td>"
                    f"<td>{o['withdrawn']}</td></tr>" for o in owners)
     table = (f"<table><thead><tr><th>Owner</th><th>Submitted</th><th>Updated</th><th>Withdrawn</th></tr></thead>"
              f"<tbody>{body}</tbody></table>" if owners else "<p>No git history was available to this build.</p>")

@@ -12,13 +12,19 @@ from importlib import resources
 from itertools import groupby
 from typing import Any
 
+from privasis_bench.leaderboard.crosstask import crosstask_html, row_id
 from privasis_bench.leaderboard.escaping import escape
 from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
-from privasis_bench.leaderboard.markdown import rank_text
+from privasis_bench.leaderboard.frontier import frontier_chart
+from privasis_bench.leaderboard.markdown import board_intro, rank_text, ranked_by
 from privasis_bench.leaderboard.rejudge_report import summary
 from privasis_bench.leaderboard.rows import TRACK_ORDER, group_title
 from privasis_bench.tasks.family import BoardSpec, CountsColumn
 
+#: The page's one script, shipped beside it; the Content-Security-Policy lets nothing else run.
+SCRIPT = "board.js"
+CSP = ("default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; "
+       "form-action 'none'")
 #: Links from ``leaderboards/index.html`` (relative: the page works from disk and on the repository host).
 LINKS = (("How to submit", "../submissions/README.md"), ("Publishing and verification", "../docs/publishing.md"),
          ("Documentation", "../docs/"), ("Board data (JSON)", "privasis.json"), ("Markdown board", "README.md"))
@@ -79,6 +85,11 @@ def _entry_cell(e: dict[str, Any]) -> str:
         tags.append(("reference: reads gold labels, never ranked", "tag warn"))
     if e.get("partial"):
         tags.append((f"partial: {e.get('records_loaded') or e['records']} of {e.get('task_records') or '?'} records", "tag warn"))
+    if e.get("degenerate"):
+        tags.append((f"degenerate baseline, not ranked: {e['degenerate']}", "tag warn"))
+    if e.get("dominated_by"):
+        names = [str(n) for n in e["dominated_by"]]
+        tags.append((f"dominated by {names[0]}" if len(names) == 1 else f"dominated by {len(names)} entries", "tag"))
     tags.append((_agreement(e), "tag ok"))
     about = f"<div class='sub about'>{escape(str(e['about']))}</div>" if e.get("about") else ""
     got = e.get("rejudge_agreement")
@@ -102,12 +113,41 @@ def _entry_cell(e: dict[str, Any]) -> str:
             + "</td>")
 
 
+def _standing_cell(e: dict[str, Any], board: BoardSpec) -> str:
+    """The first cell: the rank, or (frontier family) the place on the frontier, or why there is none."""
+    rank = e.get("rank")
+    if board.frontier and e.get("frontier") is not None:
+        names = e.get("dominated_by") or []
+        text = "★" if e.get("frontier") else "–"
+        title = ("on the frontier: no other entry is at least as good on both measures" if e.get("frontier")
+                 else "dominated by " + ", ".join(str(n) for n in names))
+        return (f"<td class='rank' data-label='Frontier' data-v='{0 if e.get('frontier') else len(names)}' "
+                f"title='{escape(title)}'>{escape(text)}</td>")
+    title = ("tied on the headline: shares this rank" if e.get("tied") else e.get("no_order") or
+             (e.get("degenerate") and "degenerate baseline: never ranked") or "")
+    return (f"<td class='rank' data-label='Rank' data-v='{'' if rank is None else escape(str(rank))}'"
+            f"{' title=' + chr(39) + escape(str(title)) + chr(39) if title else ''}>{escape(rank_text(e))}</td>")
+
+
+def _links_cell(e: dict[str, Any]) -> str:
+    """Links from a row: its viewer, its submitted files, its history, and its downloads."""
+    links = [("records", e.get("viewer")), ("files", e.get("files")), ("history", e.get("history"))]
+    got = e.get("downloads") if isinstance(e.get("downloads"), dict) else {}
+    links += [("CSV", got.get("csv")), ("JSON", got.get("json")), ("hub YAML", got.get("hub")),
+              ("EEE", got.get("eee"))]
+    shown = " ".join(f"<a href='{escape(str(href))}'>{escape(text)}</a>" for text, href in links if href)
+    missing = got.get("missing") if isinstance(got.get("missing"), dict) else {}
+    names = {"hub": "hub YAML", "eee": "EEE"}
+    why = "".join(f"<span class='na' title='{escape(str(v))}'>no {escape(names.get(str(k), str(k)))}</span>"
+                  for k, v in sorted(missing.items()))
+    return f"<td class='link' data-label='Links'>{shown} {why}</td>"
+
+
 def _row(e: dict[str, Any]) -> str:
     rank, board = e.get("rank"), family_named(e.get("family")).board
     records = escape(str(e.get("records")))
-    cells = [f"<td class='rank' data-label='Rank' data-v='{'' if rank is None else escape(str(rank))}'"
-             f"{' title=' + chr(39) + 'tied on the headline: shares this rank' + chr(39) if e.get('tied') else ''}>"
-             f"{escape(rank_text(e))}</td>", _entry_cell(e),
+    search = " ".join(str(e.get(k) or "") for k in ("name", "model", "task", "judge", "label")).lower()
+    cells = [_standing_cell(e, board), _entry_cell(e),
              f"<td data-label='{escape(board.records)}' data-v='{records}'>{records}</td>"]
     if board.counts is not None:
         cells.append(_counts_cell(e, board.counts))
@@ -117,9 +157,29 @@ def _row(e: dict[str, Any]) -> str:
         ci = ("" if lo is None and hi is None and v is not None  # a measure without an interval (NMI)
               else f"<div class='ci'>[{_num(lo, board.digits)}, {_num(hi, board.digits)}]</div>")
         cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{_num(v, board.digits)}{ci}</td>")
-    link = f"<a href='{escape(e['viewer'])}'>records →</a>" if e.get("viewer") else ""
-    cells.append(f"<td class='link' data-label='Per record'>{link}</td>")
-    return f"<tr class='{'unranked' if rank is None else 'ranked'}'>{''.join(cells)}</tr>"
+    cells.append(_links_cell(e))
+    kind = "degenerate" if e.get("degenerate") else "unranked" if rank is None and not e.get("frontier") else "ranked"
+    if board.frontier and e.get("frontier") is False:
+        kind = "dominated"
+    return (f"<tr id='{escape(row_id(e))}' class='{kind}' data-search='{escape(search)}' "
+            f"data-judge='{escape(str(e.get('judge') or ''))}'>{''.join(cells)}</tr>")
+
+
+def _group_note(rows: list[dict[str, Any]], board: BoardSpec) -> str:
+    """The line under a group's heading: how it is ordered, and why some rows have no rank."""
+    if board.frontier:
+        titles = dict(board.columns)
+        (xk, _), (yk, _) = board.rank_by[:2]
+        text = (f"No single rank: {titles[xk]} and {titles[yk]} pull apart. ★ marks the entries on the frontier (no "
+                "other entry is at least as good on both); each other row says what dominates it.")
+    else:
+        text = f"Ranked by {ranked_by(board)}."
+    notes = sorted({str(r["no_order"]) for r in rows if r.get("no_order")})
+    if notes:
+        text += f" No rank shown: {notes[0]}. " + (board.tie_hint or "Compare the other columns and the charts.")
+    if any(r.get("degenerate") for r in rows):
+        text += " Degenerate baselines are listed apart, never ranked (each says why)."
+    return text
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
@@ -127,19 +187,29 @@ def _table(rows: list[dict[str, Any]]) -> str:
     fam = family_named(first.get("family"))
     board = fam.board
     headline = ranked_by(board)
-    head = [f"<th data-sort='num' class='rank' title='rank by {escape(headline)} within this table; ties share a rank "
-            "(shown as 1=)'>#</th>", "<th data-sort='text' class='txt entry'>Entry</th>",
+    rank_head = ("<th data-sort='num' class='rank' title='★ on the privacy-utility frontier; – dominated "
+                 "(the entry says by what)'>★</th>" if board.frontier else
+                 f"<th data-sort='num' class='rank' title='rank by {escape(headline)} within this table; ties share "
+                 "a rank (shown as 1=)'>#</th>")
+    head = [rank_head, "<th data-sort='text' class='txt entry'>Entry</th>",
             f"<th data-sort='num' class='records'>{escape(board.records)}</th>"]
     if board.counts is not None:
         head.append(f"<th data-sort='num' class='counts' title='{escape(board.counts.title)}'>"
                     f"{escape(board.counts.header)}</th>")
     head += [f"<th data-sort='num' data-key='{escape(k)}'>{escape(t)}</th>" for k, t in board.columns]
-    head.append("<th class='link'>Per record</th>")
+    head.append("<th class='link'>Links</th>")
+    real = [e for e in rows if not e.get("degenerate")]
+    apart = [e for e in rows if e.get("degenerate")]
+    apart_body = (f"<tbody class='apart'><tr class='apart-head'><td colspan='{len(head)}'>Degenerate baselines, "
+                  f"listed apart and never ranked</td></tr>{''.join(_row(e) for e in apart)}</tbody>" if apart else "")
+    chart = frontier_chart(rows, board) if board.frontier else ""
     return (f"<div class='group' data-task='{escape(first['task'])}' data-track='{escape(first['track'] or '')}' "
             f"data-family='{escape(fam.name)}'><h3>{escape(group_title(first))}</h3>"
-            f"<p class='sub'>{escape(board.unit[:1].upper() + board.unit[1:])}; ranked by {escape(headline)}.</p>"
-            f"<div class='wide'><table class='board'><thead><tr>{''.join(head)}</tr></thead>"
-            f"<tbody>{''.join(_row(e) for e in rows)}</tbody></table></div></div>")
+            f"<p class='sub'>{escape(board.unit[:1].upper() + board.unit[1:])}.</p>"
+            f"<p class='order'>{escape(_group_note(rows, board))}</p>"
+            + (f"<div class='frontier-chart'>{chart}</div>" if chart else "")
+            + f"<div class='wide'><table class='board'><thead><tr>{''.join(head)}</tr></thead>"
+            f"<tbody>{''.join(_row(e) for e in real)}</tbody>{apart_body}</table></div></div>")
 
 
 def _tracks(entries: list[dict[str, Any]]) -> str:
@@ -149,7 +219,7 @@ def _tracks(entries: list[dict[str, Any]]) -> str:
     order = {t: i for i, t in enumerate(TRACK_ORDER)}
     for track, rows in groupby(entries, key=lambda e: e["track"]):
         rows = list(rows)
-        heading = (verified_heading() if track == "verified"
+        heading = (verified_heading({str(e.get("family")) for e in rows}) if track == "verified"
                    else f"{track.capitalize() if track else 'Other'}: not re-judged")
         tables = [_table(list(g)) for _, g in groupby(rows, key=lambda e: e["group"])]
         out.append((order.get(track, len(order)), f"<section class='track-{escape(track or '')}'><h2>{escape(heading)}"
@@ -157,10 +227,12 @@ def _tracks(entries: list[dict[str, Any]]) -> str:
     return "".join(html for _, html in sorted(out, key=lambda x: x[0]))
 
 
-def verified_heading() -> str:
-    """The verified track's heading, naming the families re-judged and those recomputed from the shipped data."""
-    judged = [f.board.prose_name or f.title for f in board_families() if f.rejudge is not None]
-    recomputed = [f.board.prose_name or f.title for f in board_families() if f.rejudge is None]
+def verified_heading(families: set[str] | None = None) -> str:
+    """The verified track's heading, naming the families re-judged and those recomputed from the shipped data
+    (only ``families``, the ones with entries on the board, when given)."""
+    shown = [f for f in board_families() if families is None or f.name in families]
+    judged = [f.board.prose_name or f.title for f in shown if f.rejudge is not None]
+    recomputed = [f.board.prose_name or f.title for f in shown if f.rejudge is None]
     parts = ([f"re-judged with the task's pinned judge ({', '.join(judged)})"] if judged else []) + (
         [f"recomputed from the shipped documents ({', '.join(recomputed)})"] if recomputed else [])
     return "Verified: " + " or ".join(parts)
@@ -178,25 +250,31 @@ def _rejudge_note(rejudge: Any) -> str:
             "judge with that seed)")
 
 
-def ranked_by(board: BoardSpec) -> str:
-    """What a family's tables are ranked by, in words (one key: its column; several: each with its direction)."""
-    columns = dict(board.columns)
-    if len(board.rank_by) == 1 and board.rank_by[0][1] == "higher":
-        return columns[board.rank_by[0][0]]
-    return " then ".join(f"{columns[k]} ({b} is better)" for k, b in board.rank_by)
-
-
 def render_board(entries: list[dict[str, Any]], built: dict[str, Any], parts: BoardParts) -> str:
     """The whole ``index.html`` (deterministic for the same entries, build facts and family parts)."""
     links = " · ".join(f"<a href='{escape(href)}'>{escape(text)}</a>" for text, href in LINKS)
+    families = [f for f in board_families() if any(e.get("family") == f.name for e in entries)]
+    downloads = built.get("downloads") if isinstance(built.get("downloads"), dict) else {}
+    family_links = " · ".join(
+        f"{escape(f.title)}: " + " ".join(f"<a href='{escape(str(downloads[f.name][k]))}'>{k.upper()}</a>"
+                                          for k in ("csv", "json") if downloads.get(f.name, {}).get(k))
+        for f in families if downloads.get(f.name))
     return fill(
         template("board.html"),
+        csp=CSP,
+        script=SCRIPT,
         style=template("style.css"),
+        intro=escape(board_intro(entries)),
         links=links,
+        family_downloads=(f"<p class='sub downloads'>Download every entry of a family (one row per entry, task and "
+                          f"metric): {family_links}</p>" if family_links else ""),
+        family_options=_options(sorted(f.name for f in families)),
+        judge_options=_options(sorted({str(e["judge"]) for e in entries if e.get("judge")})),
         built=f"Built {escape(str(built['date']))} (newest submission) by privasis-bench "
               f"{escape(str(built['harness_version']))}{_rejudge_note(built.get('rejudge'))}",
         task_options=_options(sorted({e["task"] for e in entries})),
         track_options=_options(sorted({e["track"] for e in entries if e["track"]})),
         tables=_tracks(entries),
+        crosstask=crosstask_html(entries),
         sections="".join(html for _, html in parts.html),
     )

@@ -9,6 +9,16 @@ Ranks follow the family's ``rank_by`` keys on the numbers the row shows, which a
 rounded to the family's displayed ``digits``: entries that show the same numbers tie (they share a rank, shown as
 ``1=``), whatever lies below the last shown digit. So a difference too small to see, such as 1e-9 added to a
 submitted number, can never order two entries.
+
+A rank is shown only where one order means something:
+
+* a *degenerate baseline* (a row with a ``degenerate`` reason: it deletes everything, or changes nothing) is never
+  ranked; it is listed apart with its reason, so it can never sit above a real system;
+* a group whose ranked rows all show the same headline gets no rank at all (``no_order`` says why): "1=" for
+  everyone says nothing;
+* a family whose board spec declares a ``frontier`` (two measures pulling apart, such as privacy against utility)
+  gets no single order: each row says whether it is on the group's Pareto frontier and, if not, which entries
+  dominate it (:func:`pareto`).
 """
 
 from __future__ import annotations
@@ -46,6 +56,40 @@ def standing(row: dict[str, Any], order: tuple[tuple[str, str], ...], digits: in
     return tuple(out)
 
 
+def pareto(rows: list[dict[str, Any]], axes: tuple[tuple[str, str], ...], digits: int) -> dict[int, list[str]]:
+    """For each row (by position), the names of the rows that dominate it on ``axes`` as shown (at least as good on
+    every axis, better on one); an empty list marks a row on the Pareto frontier. A row missing a number is
+    dominated by nothing and dominates nothing (it is left off the frontier by the caller)."""
+    places = [standing(r, axes, digits) for r in rows]
+    out: dict[int, list[str]] = {}
+    for i, a in enumerate(places):
+        out[i] = [str(rows[j].get("name")) for j, b in enumerate(places) if j != i and float("inf") not in b
+                  and float("inf") not in a and all(x <= y for x, y in zip(b, a)) and b != a]
+    return out
+
+
+def _mark_frontier(members: list[dict[str, Any]], board: Any) -> None:
+    """No rank in a frontier family's group: each ranked row gets ``frontier`` (on it or not) and ``dominated_by``."""
+    ranked = [r for r in members if r["rankable"]]
+    dominated = pareto(ranked, board.rank_by, board.digits)
+    for i, row in enumerate(ranked):
+        complete = float("inf") not in standing(row, board.rank_by, board.digits)
+        row["frontier"] = complete and not dominated[i]
+        row["dominated_by"] = sorted(dominated[i])
+        row["rank"] = None
+
+
+def _no_order(members: list[dict[str, Any]], board: Any) -> str | None:
+    """Why a group's ranks would say nothing (every ranked row shows the same headline), or None."""
+    ranked = [r for r in members if r["rankable"]]
+    heads = {standing(r, board.rank_by[:1], board.digits) for r in ranked}
+    if len(ranked) < 2 or len(heads) != 1:
+        return None
+    value = ranked[0].get(board.rank_key)
+    shown = f"{value:.{board.digits}f}" if isinstance(value, (int, float)) else "no number"
+    return f"every ranked entry shows {shown} on the headline: no order to show"
+
+
 def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Group rows, rank each group by its family's ``rank_by`` keys as shown (best first, ties share a rank and are
     marked ``tied``, unrankable rows last without a rank), and return them in board order with ``group`` (1, 2, ...
@@ -57,7 +101,11 @@ def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for number, key in enumerate(sorted(groups, key=lambda k: _group_order(k, groups[k])), start=1):
         board = family_named(groups[key][0].get("family")).board
         place = lambda r, b=board: standing(r, b.rank_by, b.digits)  # noqa: E731
-        members = sorted(groups[key], key=lambda r: (not r["rankable"], place(r), r["name"] or ""))
+        for row in groups[key]:  # a degenerate baseline is listed apart, never ranked
+            if row.get("degenerate"):
+                row["rankable"] = False
+        members = sorted(groups[key], key=lambda r: (bool(r.get("degenerate")), not r["rankable"], place(r),
+                                                     r["name"] or ""))
         rank, previous = 0, None
         for position, row in enumerate(members, start=1):
             if row["rankable"]:
@@ -66,7 +114,14 @@ def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 row["rank"] = rank
             else:
                 row["rank"] = None
-        for row in members:  # ties share a rank and say so (the board shows "1=")
+        no_order = None if board.frontier else _no_order(members, board)
+        if board.frontier:
+            _mark_frontier(members, board)
+            members.sort(key=lambda r: (bool(r.get("degenerate")), not r["rankable"], not r.get("frontier"),
+                                        len(r.get("dominated_by") or ()), place(r), r["name"] or ""))
+        for row in members:  # ties share a rank and say so (the board shows "1="); no rank where no order holds
+            if no_order and row["rank"] is not None:
+                row["rank"], row["no_order"] = None, no_order
             row["tied"] = row["rank"] is not None and sum(r["rank"] == row["rank"] for r in members) > 1
             row["group"] = number
             out.append(row)

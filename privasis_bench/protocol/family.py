@@ -20,6 +20,9 @@ BOARD = BoardSpec(
                "budget / judge answers cut at the token budget (all zero for a clean entry)")),
     detail="judge {judge}",
     notes=(),
+    tie_hint=("Full Successful Record counts a record only when every target is sanitized and every attribute to keep "
+              "is retained; where every entry shows the same, the sanitization and retention columns and the chart of "
+              "the two show what each entry traded."),
 )
 
 FAMILY = FamilySpec(

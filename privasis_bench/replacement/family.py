@@ -5,13 +5,14 @@ from __future__ import annotations
 from privasis_bench.tasks.family import BoardSpec, FamilyCommand, FamilySpec
 
 BOARD = BoardSpec(
-    unit="percentages over documents: the replacement measures of the inference-attack-guided sanitization paper (TRIR with a 95% bootstrap interval, TPS with one, NMI without) beside TAB's detection measures; ranked by TRIR (lowest first), ties by TPS, only among entries scored with the same estimators",
+    unit="percentages over documents: the replacement measures of the inference-attack-guided sanitization paper (TRIR with a 95% bootstrap interval, TPS with one, NMI without) beside TAB's detection measures; compared only among entries scored with the same estimators",
     columns=(('trir', 'TRIR ↓'), ('tps', 'TPS'), ('nmi', 'NMI'), ('token_recall', 'TAB token recall'), ('recall_direct_entities', 'TAB entity recall (direct)'), ('token_precision', 'TAB token precision')),
     rank_by=(('trir', 'lower'), ('tps', 'higher')),
     prose_name='replacement quality',
     digits=1,
     tolerance=1e-06,
     group_keys=('estimator_key',),
+    frontier=True,
 )
 
 FAMILY = FamilySpec(

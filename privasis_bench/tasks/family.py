@@ -58,6 +58,12 @@ class BoardSpec:
     detail: str = "{span_source}"  # the line under an entry's name after the model (row fields in braces)
     notes: tuple[str, ...] = ("model", "span_source")  # row fields the Markdown notes cell adds at its end
     prose_name: str = ""  # how the board's prose names the family (default: its title)
+    #: True when ``rank_by``'s keys pull apart (privacy against utility) so no single order is meaningful: the board
+    #: shows each group's Pareto frontier on them instead of a rank (the first key across, the second up)
+    frontier: bool = False
+    #: What to read instead when every entry of a group ties on the headline (shown under the group, so a table with
+    #: no order still says something); empty: only that the group has no order
+    tie_hint: str = ""
 
     @property
     def rank_key(self) -> str:

@@ -50,8 +50,11 @@ def test_entry_without_label_and_a_hostile_label_build(made, tmp_path):
     plain = next(e for e in board["entries"] if e["name"] == "plain/no-label")
     assert plain["label"] is None
     md = files.markdown.read_text()
-    rows = [line for line in md.splitlines() if line.startswith("| ")]
+    board_part = md.split("## Per entry, across tasks")[0]  # the cross-task table has columns of its own
+    rows = [line for line in board_part.splitlines() if line.startswith("| ")]
     assert len({_unescaped_pipes(line) for line in rows}) == 1  # no cell adds a column
+    cross = [line for line in md.split("## Per entry, across tasks")[1].splitlines() if line.startswith("| ")]
+    assert cross and len({_unescaped_pipes(line) for line in cross}) == 1
     assert re.search(r"(?<!\\)<img", md) is None and "\\<img" in md
     html = files.html.read_text()
     assert "<img src=x" not in html and "&lt;img src=x" in html
@@ -62,14 +65,16 @@ def test_verified_and_self_reported_are_separate_ranked_tables(made, tmp_path):
     board = json.loads(files.json.read_text())
     by_name = {e["name"]: e for e in board["entries"]}
     assert by_name["baselines/regex-scrubber"]["group"] != by_name["baselines/identity"]["group"]
-    assert by_name["baselines/regex-scrubber"]["rank"] == 1 and by_name["baselines/identity"]["rank"] == 1
+    assert by_name["baselines/regex-scrubber"]["rank"] == 1
+    # identity changes nothing: a degenerate baseline, listed apart with its reason and never ranked
+    assert by_name["baselines/identity"]["rank"] is None and "changes nothing" in by_name["baselines/identity"]["degenerate"]
     assert [e["track"] for e in board["entries"]] == ["verified", "self-reported"]
     md = files.markdown.read_text()
     assert md.index("verified (re-judged)") < md.index("self-reported (not re-judged)")
     html = files.html.read_text()
     assert "Self-reported: not re-judged" in html and html.count("<table class='board'>") == 2
     assert "../submissions/README.md" in html and "privasis.json" in html and "../docs/publishing.md" in html
-    assert board["built"] == {"date": build_mod.build_date([v for v in verify_paths([tmp_path / "subs"]) if v.ok]),
+    assert {k: v for k, v in board["built"].items() if k != "downloads"} == {"date": build_mod.build_date([v for v in verify_paths([tmp_path / "subs"]) if v.ok]),
                               "harness_version": build_mod.__version__}
     assert re.match(r"\d{4}-\d\d-\d\d$", board["built"]["date"]) and board["built"]["date"] in html
     assert "Failures by record category" not in html  # the near-100% heat-map is gone
@@ -95,9 +100,10 @@ def test_partial_runs_rank_apart_and_gold_readers_never_rank(made, tmp_path, mon
     by_name = {r["name"]: r for r in rows}
     full, part, gold = by_name["baselines/identity"], by_name["org/identity-prefix"], by_name["reference/mask-targets"]
     assert part["partial"] and not full["partial"] and part["group"] != full["group"]
-    assert part["rank"] == 1 and full["rank"] == 1  # each first in its own group, never one table
+    assert part["rank"] is None and full["rank"] is None  # identity is degenerate: never ranked, in either group
+    assert part["degenerate"] and full["degenerate"]
     assert gold["gold_reading"] and gold["rank"] is None and gold["group"] == full["group"]
-    assert rows.index(full) < rows.index(gold)  # unranked rows come after the ranked ones of their group
+    assert rows.index(gold) < rows.index(full)  # degenerate baselines are listed apart, after every other row
     # a gold-reading baseline marked rankable by hand still never ranks: decided from the model spec
     v = next(x for x in accepted if x.submission["name"] == "reference/mask-targets")
     forged = copy.deepcopy(v)

@@ -29,8 +29,15 @@ def test_build_twice_is_byte_identical_and_ranks_verified_entries(made, tmp_path
     invoke("leaderboard", "build", "--submissions-dir", str(subs), "-o", str(out))
     assert _snapshot(out) == first
     # One board for every family: no separate TAB files.
-    assert set(first) == {"privasis.json", "README.md", "index.html",
-                          f"view/baselines__identity__{TASK}.html", f"view/baselines__regex-scrubber__{TASK}.html"}
+    pages = {"privasis.json", "README.md", "index.html", "board.js",
+             f"view/baselines__identity__{TASK}.html", f"view/baselines__regex-scrubber__{TASK}.html"}
+    assert pages <= set(first)
+    downloads = set(first) - pages  # each entry's tables and EEE record, and the family's tables
+    tracks = {e["name"].split("/")[1]: e["track"] for e in json.loads(first["privasis.json"])["entries"]}
+    assert {f"data/baselines__{n}__{TASK}/{f}" for n in ("identity", "regex-scrubber")
+            for f in ("metrics.csv", "metrics.json") + (("eee.json", "eee_samples.jsonl") if tracks[n] == "verified"
+                                                         else ())} | {
+        "data/family-privasis.csv", "data/family-privasis.json"} == downloads
     board = json.loads(first["privasis.json"])
     sample = [e for e in board["entries"] if e["task"] == TASK]
     for group in {e["group"] for e in sample}:  # best first within each comparable group
@@ -42,7 +49,9 @@ def test_build_twice_is_byte_identical_and_ranks_verified_entries(made, tmp_path
     assert scrub["full_successful_record_low"] == res["metrics"]["ci"]["full_successful_record"]["low"]
     assert {e["task"] for e in board["entries"]} == {TASK}  # one task per entry: no "overall" row repeating it
     html = first["index.html"].decode()
-    assert "http://" not in html and "https://" not in html and "<script src" not in html
+    assert "http://" not in html and "https://" not in html
+    assert html.count("<script") == 1 and "<script src=\"board.js\"></script>" in html  # the page's one script
+    assert "script-src 'self'" in html and "unsafe-inline" not in html.split("script-src", 1)[1].split(";")[0]
     # the paper's numbers live only in their own labelled section
     board_part, paper_part = html.split("Reported in the paper, not reproduced here", 1)
     assert "70.25" in paper_part and "Privasis-Cleaner-4B" not in board_part

@@ -1,6 +1,6 @@
 """The replacement-quality family on the shared board: the committed seeded entries verify; a forged number, row,
 span or recorded estimator is refused; rows from different estimators are never ranked together; the board shows
-the scatter and the paper's Table 3 apart, never ranked."""
+the frontier and the paper's Table 3 apart, never ranked."""
 
 from __future__ import annotations
 
@@ -122,9 +122,10 @@ def test_numbers_from_different_estimators_are_never_ranked_together():
                       _row("d", 5.0, 50.0, "k1")])
     by = {r["name"]: r for r in rows}
     assert by["b"]["group"] != by["a"]["group"] == by["c"]["group"] == by["d"]["group"]
-    assert by["b"]["rank"] == 1  # alone with its estimators
-    # within one estimator group: lowest TRIR first, then highest TPS
-    assert (by["d"]["rank"], by["c"]["rank"], by["a"]["rank"]) == (1, 2, 3)
+    assert by["b"]["frontier"] is True and by["b"]["dominated_by"] == []  # alone with its estimators
+    # within one estimator group: no single rank (TRIR and TPS pull apart), the frontier instead
+    assert all(r["rank"] is None for r in rows)
+    assert by["d"]["frontier"] and by["c"]["frontier"] and by["a"]["dominated_by"] == ["c"]
 
 
 def test_one_entrys_outputs_under_two_tasks_are_its_own_and_another_names_copy_is_not(tmp_path):
@@ -153,7 +154,8 @@ def test_the_board_shows_the_scatter_and_table3_apart(tmp_path):
     assert all(r["estimator_key"] and "wordfreq" in r["estimators"] and r["trir_attacker"] == "retrieval" for r in rows)
     assert all(r["trir"] is not None and r["tps_low"] is not None and r["nmi_low"] is None for r in rows)
     html = files.html.read_text(encoding="utf-8")
-    assert "Replacement quality: privacy against utility" in html and "TRIR: re-identification risk" in html
+    assert "Replacement quality: the measures and the published figures" in html
+    assert "svg class=\"chart frontier\"" in html and "TRIR ↓ (lower is better)" in html
     assert "As published: Table 3" in html and "Mistral INTACT" in html
     assert not any(e.get("name") == "Mistral INTACT" for e in board["entries"])  # shown apart, never a ranked row
     readme = files.markdown.read_text(encoding="utf-8")

@@ -1,7 +1,7 @@
-"""The replacement-quality section of the board (when it holds a replacement entry): the privacy-utility scatter (TRIR across, TPS up) of the verified
-replacement entries, one chart per comparable group (the same task, track, documents and estimators: numbers from
-different estimators never share a chart, as they never share a ranking), and the paper's Table 3 shown apart, as
-published and never ranked.
+"""The replacement-quality section of the board (when it holds a replacement entry): what TRIR and TPS measure, and
+the paper's Table 3 shown apart, as published and never ranked. The privacy-utility frontier of each comparable
+group (TRIR across, TPS up) is drawn by the shared page beside the group's table (the family's board spec sets
+``frontier``).
 
 The ranked tables themselves are the shared ones (:mod:`privasis_bench.leaderboard.page`,
 :mod:`privasis_bench.leaderboard.markdown`); only this section is the family's own (:func:`sections`). Every text a
@@ -13,10 +13,8 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any
 
-from privasis_bench.leaderboard.charts import scatter
 from privasis_bench.leaderboard.escaping import escape, md_cell
 from privasis_bench.leaderboard.family_api import CHARTS, PUBLISHED, BoardParts
-from privasis_bench.leaderboard.rows import group_title
 
 FAMILY = "tab_replacement"
 #: Table 3's columns: (key in the published rows, header).
@@ -41,21 +39,15 @@ def section_html(entries: list[dict[str, Any]], reported: dict[str, Any]) -> str
     replacement entry)."""
     if not replacement_groups(entries):
         return ""
-    charts = []
-    for rows in replacement_groups(entries):
-        charts.append(f"<div><h3>{escape(group_title(rows[0]))}</h3>"
-                      + scatter(rows, "trir", "tps", "TRIR: re-identification risk", "TPS: text preserved similarity",
-                                x_direction="→ less private") + "</div>")
-    body = "".join(charts)
     head = "".join(f"<th>{escape(t)} (%)</th>" for _, t in PUBLISHED_COLUMNS)
     rows = "".join("<tr><td data-label='Method'>" + escape(str(r["method"])) + "</td>"
                    + "".join(f"<td data-label='{escape(t)}'>{r[k]:.1f}</td>" for k, t in PUBLISHED_COLUMNS) + "</tr>"
                    for r in reported["rows"])
-    return ("<section id='replacement'><h2>Replacement quality: privacy against utility</h2>"
-            "<p class='sub'>TRIR (share of documents an attacker trained on background knowledge re-identifies; "
-            "lower is more private) against TPS (share of the text's information its replacements keep); "
-            "whiskers: 95% bootstrap intervals over documents. Each chart holds one comparable group: numbers from "
-            f"different estimators are never drawn or ranked together.</p><div class='charts'>{body}</div>"
+    return ("<section id='replacement'><h2>Replacement quality: the measures and the published figures</h2>"
+            "<p class='sub'>TRIR: share of documents an attacker trained on background knowledge re-identifies "
+            "(lower is more private); TPS: share of the text's information its replacements keep. Each comparable "
+            "group's privacy-utility frontier is drawn beside its table: numbers from different estimators are "
+            "never drawn or compared together.</p>"
             "<h3>As published: Table 3 of the inference-attack-guided sanitization paper, never ranked</h3>"
             f"<p class='sub'>{escape(str(reported['source']))}. {escape(str(reported['setting']))}. "
             f"{escape(str(reported['status']))}.</p>"

@@ -55,7 +55,10 @@ def _hostile(value, key=""):
 @pytest.fixture(scope="module")
 def rows(committed_verdicts):
     accepted = [v for v in committed_verdicts if v.ok]
-    return board_rows(accepted, {v.path: "view/x.html" for v in accepted})
+    links = {v.path: {"files": "../submissions/x/", "history": "#owner-x",
+                      "downloads": {"csv": "data/x.csv", "json": "data/x.json", "hub": "data/x.yaml", "eee": "data/e.json",
+                                    "missing": {"hub": "why"}}} for v in accepted}
+    return board_rows(accepted, {v.path: "view/x.html" for v in accepted}, links)
 
 
 def _clean_html(html: str, benign: str) -> None:
@@ -69,7 +72,11 @@ def test_every_field_of_every_family_row_is_escaped_on_the_page(rows):
     hostile = [_hostile(r) for r in rows]
     built = {"date": HOSTILE, "harness_version": HOSTILE, "rejudge": {"report": HOSTILE, "seed": HOSTILE}}
     benign = render_board(rows, {"date": "d", "harness_version": "v"}, board_parts(rows))
-    _clean_html(render_board(hostile, built, board_parts(hostile)), benign)
+    page = render_board(hostile, built, board_parts(hostile))
+    _clean_html(page, benign)
+    # the page's one script is the shipped file, and its Content-Security-Policy lets nothing inline run
+    assert re.findall(r"<script[^>]*>", page) == ['<script src="board.js">']
+    assert "script-src 'self';" in page and page.count("Content-Security-Policy") == 1
 
 
 def test_every_field_of_every_family_row_is_escaped_in_markdown(rows):
