@@ -11,6 +11,9 @@
 #                          except identity and empty (all records). On 2 CPU cores the judge dominates: minutes per entry.
 #   tab_sample             10 fictional court-style documents in TAB's schema (no judge: TAB scores spans).
 #   tab_replacement_sample the same documents: TPS, TRIR (retrieval attacker, BM25) and NMI beside TAB's measures.
+#   spia_sample            5 SPIA documents (tasks/spia/NOTICE.md): the adversary and the matcher are the pinned local
+#                          model (llamacpp:smollm2, as the verifier re-asks them); CPR and IPR over the documents
+#                          whose adversary answers can be read. On 2 CPU cores: many minutes per entry.
 # Left out of the span-scored tasks: presidio-patterns and scrubadub change nothing in the sample's documents (their
 # outputs equal identity's, and the board keeps one entry per scored content); see docs/baselines.md.
 # The description of each tool the board shows is `privasis_bench.adapters.registry.board_descriptions()`.
@@ -59,6 +62,9 @@ SEEDS=(
   "tab_replacement_sample spacy/ner-masker spacy-ner"
   "tab_replacement_sample datafog/datafog-regex datafog"
   "tab_replacement_sample baselines/intact-smollm2 intact:llamacpp:smollm2"
+  "spia_sample baselines/identity identity"
+  "spia_sample baselines/empty empty"
+  "spia_sample baselines/regex-scrubber regex-scrubber"
 )
 
 task_args() {  # the run arguments and label every entry of a task shares
@@ -66,6 +72,9 @@ task_args() {  # the run arguments and label every entry of a task shares
     privasis_sample)  # SmolLM2 judges off-label and rewrites can hit the token budget: tolerated, counted in results
       RUN_ARGS=(--max-off-label 100000 --truncated-answers accept --judge-truncated-answers accept)
       LABEL="sample task (29 fictional records, not Privasis-Zero)" ;;
+    spia_sample)  # the family's two roles on the model the verifier re-asks (privasis_bench.spia.family.PINNED_ROLES)
+      RUN_ARGS=(--role adversary=llamacpp:smollm2 --role matcher=llamacpp:smollm2)
+      LABEL="sample task (5 SPIA documents, not SPIA's full TAB or PANORAMA sets)" ;;
     *)
       RUN_ARGS=()
       LABEL="sample task (10 fictional documents, not TAB's ECHR data)" ;;
@@ -89,7 +98,7 @@ for seed in "${SEEDS[@]}"; do
   "${PB[@]}" run -m "$model" -t "$task" -o "$RUNS/$task/$name" --no-progress "${CACHE_ARGS[@]}" "${RUN_ARGS[@]}" "$@"
   rm -rf "submissions/$name/$task"
   "${PB[@]}" submit "$RUNS/$task/$name" --name "$entry" --track verified --label "$label"
-  [ "$task" != privasis_sample ] || JUDGED_WRITTEN+=("submissions/$name/$task")
+  case "$task" in privasis_sample|spia_sample) JUDGED_WRITTEN+=("submissions/$name/$task") ;; esac  # re-asked families
 done
 # The committed re-judge report (seed, sample and agreement per entry) that the board shows and CI re-checks
 # (`verify --check-report`): the entries re-seeded here are re-judged and merged into it, the others kept.
