@@ -17,6 +17,7 @@ are *true* is what ``verify --check-report`` checks: it re-asks the judge with e
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -24,9 +25,12 @@ from typing import Any, Iterable
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.bounds import MAX_JSON_BYTES, parse_json, read_text
 from privasis_bench.leaderboard.family_api import family_named
-from privasis_bench.leaderboard.rejudge import KINDS, Agreement
+from privasis_bench.leaderboard.rejudge import Agreement
 
 REPORT_NAME = "rejudge.json"
+#: A decision kind a family's re-judge counts agreement by, and how many one entry may list.
+DECISION_KIND = re.compile(r"[a-z][a-z_]{0,30}(:[a-z][a-z_]{0,30})?")
+MAX_KINDS = 20
 REPORT_FORMAT = "privasis-bench/verify-report/1"
 #: Largest count or seed a report may state (seeds are 32-bit; counts are bounded far above any real pool).
 _MAX_SEED, _MAX_COUNT, _MAX_TEXT = 2**32 - 1, 10**9, 200
@@ -102,8 +106,10 @@ def _agreement(data: Any, where: str, seed: int | None) -> ReportAgreement:
     if not isinstance(data, dict):
         raise ReportError(f"{where} is not a JSON object")
     kinds = data.get("by_kind")
-    if not isinstance(kinds, dict) or not set(kinds) <= set(KINDS):
-        raise ReportError(f"{where}.by_kind must map decision kinds ({', '.join(KINDS)}) to their counts")
+    # each family's re-judge names its own decision kinds (e.g. "target:inference", "matcher:value"): plain names only
+    if not isinstance(kinds, dict) or len(kinds) > MAX_KINDS or not all(map(DECISION_KIND.fullmatch, kinds)):
+        raise ReportError(f"{where}.by_kind must map at most {MAX_KINDS} decision kinds (lower-case names such as "
+                          "target:inference) to their counts")
     by_kind = []
     for kind in sorted(kinds):
         part = kinds[kind] if isinstance(kinds[kind], dict) else {}
