@@ -16,6 +16,7 @@
 #                          whose adversary answers can be read. The committed entries ran on the first SPIA_LIMIT=1
 #                          document: on the other documents SmolLM2's adversary answers can run to the token
 #                          budget (4096), tens of minutes per entry on 2 loaded cores, and the re-ask pays it again.
+#                          The empty baseline is left out here: SmolLM2's answer about an empty text ran past 14 min.
 # Left out of the span-scored tasks: presidio-patterns and scrubadub change nothing in the sample's documents (their
 # outputs equal identity's, and the board keeps one entry per scored content); see docs/baselines.md.
 # The description of each tool the board shows is `privasis_bench.adapters.registry.board_descriptions()`.
@@ -66,7 +67,6 @@ SEEDS=(
   "tab_replacement_sample datafog/datafog-regex datafog"
   "tab_replacement_sample baselines/intact-smollm2 intact:llamacpp:smollm2"
   "spia_sample baselines/identity identity --limit $SPIA_LIMIT"
-  "spia_sample baselines/empty empty --limit $SPIA_LIMIT"
   "spia_sample baselines/regex-scrubber regex-scrubber --limit $SPIA_LIMIT"
 )
 

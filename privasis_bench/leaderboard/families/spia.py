@@ -126,8 +126,11 @@ def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
         "task_records": facts.get("records_of_task"), "limit": (res.get("dataset") or {}).get("limit"),
         "record_set": facts.get("record_set") or "self-reported documents", "partial": bool(facts.get("partial")),
         "gold_reading": not facts.get("rankable", True),
-        "rankable": bool(facts.get("rankable", True)) and not sub.get("reference"),
-        "rejudge_agreement": v.agreement, "viewer": viewer, "marks": [], "tolerated": [],
+        # an entry with no scored document has no number to rank by: shown, never ranked (not tied first)
+        "rankable": bool(facts.get("rankable", True)) and not sub.get("reference") and m.get("cpr") is not None,
+        "rejudge_agreement": v.agreement, "viewer": viewer, "marks": [],
+        "tolerated": [] if m.get("cpr") is not None else
+        ["not ranked: no scored document (the adversary's answers could not be read; see the viewer)"],
         "subjects": m.get("subjects"), "attributes": m.get("attributes"),
         "per_tag_cpr": dict(m.get("per_tag_cpr") or {}),
         "harness_version": (sub.get("harness") or {}).get("version"),
