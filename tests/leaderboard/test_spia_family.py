@@ -269,3 +269,9 @@ def test_the_committed_board_holds_the_seeded_spia_entries_and_the_published_tab
     assert {(e["name"], TASK) for e in spia} <= judged  # every seeded SPIA entry was re-asked
     page = (repo / "leaderboards" / "index.html").read_text("utf-8")
     assert "SPIA: reported in the paper, not reproduced here" in page
+
+
+def test_a_change_to_the_spia_scorer_or_its_re_ask_re_asks_every_entry_in_pull_request_mode():
+    from privasis_bench.leaderboard.changed import judge_inputs
+
+    assert {"privasis_bench/spia/", "privasis_bench/leaderboard/families/", "tasks/"} <= set(judge_inputs())
