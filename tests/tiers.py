@@ -67,6 +67,7 @@ PATHS: dict[str, int] = {
     "tab/test_tab_submission.py": SLOW,
     "tab/test_tab_predictions.py": SLOW,
     "leaderboard/test_replacement_family.py": SLOW,  # verifies replacement entries: sentence-transformers, spaCy
+    "leaderboard/test_spia_family.py": SLOW,  # a whole SPIA run and submit (fake server) before its board checks
     # these attacks forge copies of the committed TAB entries: verifying a TAB entry recomputes it with spaCy
     "leaderboard/adversarial/test_derived_field.py": SLOW,
     "leaderboard/adversarial/test_ownership.py": SLOW,

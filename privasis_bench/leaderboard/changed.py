@@ -8,7 +8,8 @@ the expensive one, re-asking the pinned judge, is spent only where the change ca
 * every entry whose row of the committed re-judge report (``leaderboards/rejudge.json``) differs from ``REF``'s, is
   added or removed (and every entry when anything else in that file changed);
 * every entry, when a file the judge's answers depend on changed (:data:`JUDGE_INPUTS`: the shipped tasks and
-  prompts, the protocol, the engines and adapters, the re-judge itself, the pinned dependency versions).
+  prompts, the protocol, the engines and adapters, the re-judge itself, the pinned dependency versions, and every
+  family's scorer and re-judge folders: :func:`judge_inputs`).
 
 What an unchanged entry proves rests on ``REF``: its bytes were fully verified there. That is the caller's claim
 about ``REF`` and the reason ``.ci/run`` never takes ``REF`` from the repository (docs/publishing.md).
@@ -25,12 +26,21 @@ from typing import Any, Iterable, Iterator
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.base_branch import read_objects, tree_blobs, working_blobs
+from privasis_bench.leaderboard.family_api import board_families
 from privasis_bench.leaderboard.precedence import BASE_REF_ENV, git
 
 #: Paths (prefixes, relative to the repository root) whose change can change what the pinned judge answers.
 JUDGE_INPUTS = ("tasks/", "privasis_bench/protocol/", "privasis_bench/engine/", "privasis_bench/adapters/",
                 "privasis_bench/leaderboard/rejudge", "privasis_bench/cli/rejudging.py", ".ci/constraints.txt",
                 ".ci/install-test-deps", "pyproject.toml")
+
+
+def judge_inputs() -> tuple[str, ...]:
+    """:data:`JUDGE_INPUTS` and, for every registered family with a re-judge, the folders of its scorer and re-judge
+    modules (a family builds what its re-judge asks there, e.g. its roles' requests)."""
+    homes = [target.split(":")[0].rsplit(".", 1)[0].replace(".", "/") + "/"
+             for fam in board_families() if fam.rejudge for target in (fam.scorer, fam.rejudge)]
+    return tuple(dict.fromkeys(JUDGE_INPUTS + tuple(homes)))
 
 
 class ChangeError(PrivasisError):
@@ -121,7 +131,7 @@ def changes_since(ref: str, folders: Iterable[Path], report: Path | None = None)
         if old_rest != new_rest:
             rows |= set(old_rows) | set(new_rows)
         rows |= {k for k in set(old_rows) | set(new_rows) if old_rows.get(k) != new_rows.get(k)}
-    judge = tuple(p for p in _changed_files(root, commit) if p.startswith(JUDGE_INPUTS))
+    judge = tuple(p for p in _changed_files(root, commit) if p.startswith(judge_inputs()))
     return ChangeSet(ref, commit, frozenset(changed), frozenset(rows), judge)
 
 

@@ -13,7 +13,13 @@ BOARD = BoardSpec(
     digits=3,
     section=("SPIA (Oh et al., ACL 2026): an adversary model infers 15 personal attributes of every person from the "
              "anonymized text; a matcher compares them with the annotators' (rules first). Higher is more protected."),
+    detail="{roles}",
+    notes=("model", "roles"),
 )
+
+#: The models the verifier re-asks as each role (``leaderboard verify``'s re-ask of a seeded sample of the recorded
+#: adversary and matcher answers), as the Privasis judge is pinned: the embedded local SmolLM2 through llama.cpp.
+PINNED_ROLES = {"adversary": "llamacpp:smollm2", "matcher": "llamacpp:smollm2"}
 
 FAMILY = FamilySpec(
     name="spia",
@@ -28,7 +34,9 @@ FAMILY = FamilySpec(
     content="privasis_bench.leaderboard.families.spia:content",
     viewer="privasis_bench.leaderboard.families.spia:write_viewer",
     rejudge="privasis_bench.leaderboard.families.spia:rejudge",
+    sections="privasis_bench.leaderboard.families.spia:sections",
     record_outcome="privasis_bench.spia.family:record_outcome",
+    rejudge_kinds=("adversary:people", "adversary:profile", "matcher:align", "matcher:value"),
     extra={"schema_dir": "privasis_bench.spia:schemas"},
 )
 

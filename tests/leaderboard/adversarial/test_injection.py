@@ -68,7 +68,7 @@ def _clean_html(html: str, benign: str) -> None:
 
 
 def test_every_field_of_every_family_row_is_escaped_on_the_page(rows):
-    assert {r["family"] for r in rows} == {"privasis", "tab", "tab_replacement"}
+    assert {r["family"] for r in rows} == {"privasis", "tab", "tab_replacement", "spia"}
     hostile = [_hostile(r) for r in rows]
     built = {"date": HOSTILE, "harness_version": HOSTILE, "rejudge": {"report": HOSTILE, "seed": HOSTILE}}
     benign = render_board(rows, {"date": "d", "harness_version": "v"}, board_parts(rows))
