@@ -26,12 +26,16 @@ def _folder(where: str) -> Any:
 
 @lru_cache(maxsize=None)
 def load_schema(version: str, where: str = BUILTIN) -> dict[str, Any]:
-    """The schema ``<version>.schema.json`` (e.g. ``results-1``) of the folder ``where`` (the built-in one by default);
+    """The schema ``<version>.schema.json`` (e.g. ``results-1``) of the folder ``where`` (the built-in one by default,
+    and the built-in one for a version that folder does not hold);
     a version written ``"package:path/file.schema.json"`` names the file inside an installed package itself."""
     if ":" in version:
         package, name = version.split(":", 1)
         return json.loads(resources.files(package).joinpath(name).read_text("utf-8"))
-    return json.loads(_folder(where).joinpath(f"{version}.schema.json").read_text("utf-8"))
+    own = _folder(where).joinpath(f"{version}.schema.json")
+    if where != BUILTIN and not own.is_file():  # a family's folder holds its own versions; shared ones are built in
+        own = _folder(BUILTIN).joinpath(f"{version}.schema.json")
+    return json.loads(own.read_text("utf-8"))
 
 
 def schema_errors(data: Any, version: str, where: str, *, schema_dir: str = BUILTIN) -> list[str]:
