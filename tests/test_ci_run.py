@@ -56,7 +56,7 @@ def test_ci_run_rebuilds_the_board_after_the_tests_and_fails_on_a_difference() -
 @pytest.mark.usefixtures("ci_files")
 def test_ci_run_prints_the_time_of_each_phase() -> None:
     text = CI_RUN.read_text(encoding="utf-8")
-    for name in ("install", "tests: slow and integration tiers", "tests: unit tier", "leaderboard verify",
+    for name in ("install", "tests: slow tier", "tests: integration tier", "tests: unit tier", "leaderboard verify",
                  "leaderboard build --check"):
         assert f'phase "{name}"' in text, name
     assert re.search(r'echo "::: phase \'\$phase_name\' took \$\(\(now - phase_start\)\)s"', text)
@@ -68,7 +68,10 @@ def test_ci_run_prints_the_time_of_each_phase() -> None:
 def test_the_readme_command_runs_every_tier() -> None:
     command = readme_test_command()
     assert "--runslow" in command and "--runintegration" in command
-    assert "-n 2 --dist worksteal" in command and "-n 0 --runslow --runintegration" in command  # one server each
+    unit, slow, integration = command.split(" && pytest ")[1:]
+    assert "-n 2 --dist worksteal" in unit and "--runslow" not in unit  # the unit tier alone: its tier check holds
+    assert "-n 2 --dist worksteal --runslow -m slow " in slow and "--runintegration" not in slow
+    assert "-n 0 --runslow --runintegration -m integration " in integration  # one process: one server each
 
 
 @pytest.mark.usefixtures("ci_files")
@@ -76,8 +79,10 @@ def test_the_phase_timer_names_each_step_of_the_readme_command() -> None:
     text = CI_RUN.read_text(encoding="utf-8")
     timer = text[text.index("start=$(date +%s)"):text.index("# --- the README's test command, verbatim ---")]
     # the README's line with every program replaced by a no-op function, then the phases that follow it
-    script = ("bash() { :; }\npytest() { :; }\n" + timer + readme_test_command().replace(". .venv/bin/activate", "true")
+    # (the background verify the unit tier's phase starts is replaced by a no-op too)
+    script = ("bash() { :; }\npytest() { :; }\n" + timer + "start_verify() { :; }\n"
+              + readme_test_command().replace(". .venv/bin/activate", "true")
               + '\ntrap - DEBUG\nphase "leaderboard verify"\nphase ""\n')
     out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
     assert re.findall(r"::: phase '([^']+)' took \d+s", out) == [
-        "install", "tests: unit tier", "tests: slow and integration tiers", "leaderboard verify"]
+        "install", "tests: unit tier", "tests: slow tier", "tests: integration tier", "leaderboard verify"]

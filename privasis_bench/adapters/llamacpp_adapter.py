@@ -15,7 +15,10 @@ Arguments: ``backend``, ``n_ctx`` (default: the model's training context, at mos
 (llama-cpp-python), ``seed`` (default 0), ``chat_format`` (e.g. ``gemma``, ``chatml``; default: the
 template stored in the GGUF), ``top_p``, ``top_k``, ``repeat_penalty``, ``verbose``, ``extra_bufts``
 (llama.cpp's extra CPU buffer types for weight repacking; default off on CPUs with AMX, where
-ggml's AMX matrix kernels crash under some virtual machines, on elsewhere).
+ggml's AMX matrix kernels crash under some virtual machines, on elsewhere), ``replicas`` (xllamacpp: load that
+many identical copies of the model, each with ``n_threads`` and ``n_parallel``, and answer on whichever is free; each
+copy processes every prompt whole, so a request gets the same answer on any copy: more answers at once on more
+cores, never other answers; a transport argument, left out of the cache identity).
 
 The model is loaded once per adapter instance, on first use (a run whose calls are all cached never loads
 it). ``max_tokens`` is clamped so prompt plus output fit in ``n_ctx``; an output cut by that limit reports
@@ -37,7 +40,7 @@ from privasis_bench.errors import ModelSpecError
 
 DEFAULT_MAX_CTX = 8192
 _ARGS = ("backend", "n_ctx", "n_threads", "n_parallel", "n_batch", "seed", "chat_format", "top_p", "top_k",
-         "repeat_penalty", "verbose", "extra_bufts")
+         "repeat_penalty", "verbose", "extra_bufts", "replicas")
 BACKENDS = {"xllamacpp": "xllamacpp", "llama-cpp-python": "llama_cpp"}  # backend name -> module it needs
 DEFAULT_BACKEND = "xllamacpp"
 _EXTRA = {"xllamacpp": "llamacpp", "llama-cpp-python": "llamacpp-python"}
@@ -156,6 +159,21 @@ def resolve_model_path(model: str) -> Path:
     raise ModelSpecError(f"llamacpp: {model!r} is neither a named model ({names}) nor an existing .gguf file")
 
 
+def _replicas(value: Any, backend: str) -> int:
+    """The ``replicas`` argument checked: a whole number from 1 to 64, above 1 only on xllamacpp."""
+    if value is None:
+        return 1
+    try:
+        replicas = int(value)
+    except (TypeError, ValueError):
+        replicas = 0
+    if not 1 <= replicas <= 64 or str(value).strip() != str(replicas):
+        raise ModelSpecError(f"llamacpp: replicas={value!r} is not a whole number from 1 to 64")
+    if replicas > 1 and backend != "xllamacpp":
+        raise ModelSpecError(f"llamacpp: replicas={replicas} needs backend=xllamacpp")
+    return replicas
+
+
 class LlamaCppAdapter(Adapter):
     """In-process llama.cpp chat completion through xllamacpp (default) or llama-cpp-python."""
 
@@ -183,6 +201,7 @@ class LlamaCppAdapter(Adapter):
             resolve_model_path(model)
         if self.backend == "xllamacpp":  # llama.cpp's server is thread-safe: one call per request, several in flight
             self.batched = self.sequential = False
+        self.replicas = _replicas(args.get("replicas"), self.backend)
         self.chat_format: str | None = args.get("chat_format") or _DEFAULT_CHAT_FORMAT.get(model)
         self._llm: Any = None
         self._lock = threading.Lock()
@@ -225,12 +244,14 @@ class LlamaCppAdapter(Adapter):
         path, n_ctx, n_threads, use_extra_bufts = self._settings()
         verbose = bool(self.args.get("verbose", False))
         if self.backend == "xllamacpp":
-            from privasis_bench.adapters.llamacpp_xll import XllamaEngine, XllamaSettings
+            from privasis_bench.adapters.llamacpp_xll import XllamaEngine, XllamaPool, XllamaSettings
 
             settings = XllamaSettings(path=path, n_ctx=n_ctx, n_threads=n_threads,
                                       n_parallel=int(self.args.get("n_parallel") or 1), chat_template=self.chat_format,
                                       extra_bufts=use_extra_bufts, verbose=verbose)
             self.n_ctx = n_ctx
+            if self.replicas > 1:
+                return XllamaPool([XllamaEngine(settings, stop=self._stop) for _ in range(self.replicas)])
             return XllamaEngine(settings, stop=self._stop)
         from llama_cpp import Llama
 

@@ -11,6 +11,7 @@ on a free port; nothing here talks to it.
 
 from __future__ import annotations
 
+import queue
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -148,3 +149,48 @@ class XllamaEngine:
     def close(self) -> None:
         """Stop the server's threads and free the model."""
         self.server = None
+
+
+class XllamaPool:
+    """Identical copies of one model (:class:`XllamaEngine`, same settings), each request answered on a free one.
+
+    Every copy processes every prompt whole (no prompt cache), so which copy answers changes nothing in the answer;
+    with one thread per copy, ``n`` copies answer ``n`` requests at once on ``n`` cores.
+    """
+
+    def __init__(self, engines: list[XllamaEngine]) -> None:
+        self.engines = engines
+        self.settings = engines[0].settings
+        self._free: queue.SimpleQueue[XllamaEngine] = queue.SimpleQueue()
+        for engine in engines:
+            self._free.put(engine)
+
+    def interrupt(self) -> None:
+        """Interrupt every copy (see :meth:`XllamaEngine.interrupt`)."""
+        for engine in self.engines:
+            engine.interrupt()
+
+    def reset(self) -> None:
+        """Forget an interrupt on every copy."""
+        for engine in self.engines:
+            engine.reset()
+
+    def generate(self, request: ChatRequest, seed: int, sampling: dict[str, Any]) -> ChatResult:
+        """Run one request on the first free copy (waiting for one, unless interrupted)."""
+        stop = self.engines[0]._stop
+        while True:
+            try:
+                engine = self._free.get(timeout=_SLOT_POLL_S)
+                break
+            except queue.Empty:
+                if stop.is_set():
+                    return ChatResult(text=None, error="llamacpp: interrupted before this request started")
+        try:
+            return engine.generate(request, seed, sampling)
+        finally:
+            self._free.put(engine)
+
+    def close(self) -> None:
+        """Stop every copy."""
+        for engine in self.engines:
+            engine.close()

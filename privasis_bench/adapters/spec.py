@@ -11,9 +11,11 @@ from privasis_bench.errors import ModelSpecError
 #: Argument names whose values are never written to results, caches or logs.
 SECRET_ARGS = frozenset({"api_key", "key", "token", "secret", "password", "auth_token"})
 #: Arguments that say where or how patiently to reach a model, not what it answers: left out of the
-#: cache identity, so moving a server to another host or port reuses every cached answer.
+#: cache identity, so moving a server to another host or port reuses every cached answer. ``replicas`` (llama.cpp:
+#: identical copies of the model, each processing every prompt whole) changes how many answers come at once, never
+#: which.
 TRANSPORT_ARGS = frozenset({"base_url", "api_base", "timeout", "max_retries", "organization", "project", "api_key_env",
-                            "num_concurrent"})
+                            "num_concurrent", "replicas"})
 #: Harness-level argument that keeps two deployments of the same model name apart in the cache.
 CACHE_NAMESPACE_ARG = "cache_namespace"
 

@@ -92,6 +92,10 @@ def verify(
              "--check-report row changed; every entry when a judge input changed); every entry still gets the cheap "
              "checks and ownership (REF is also the base branch for ownership). REF must be a commit whose whole "
              "board was fully verified (docs/publishing.md)."),
+    judge_replicas: int = typer.Option(
+        1, "--judge-replicas", min=1, max=16,
+        help="Load N copies of an in-process llama.cpp judge (one thread each) and ask them at once: about N times "
+             "faster on N free cores, the same answers (each copy processes every prompt whole)."),
 ) -> None:
     """Recompute and re-derive every submitted number and verdict, re-judge a sample; non-zero exit on any problem."""
     committed = read_report(check_report) if check_report is not None else None  # a malformed report fails first
@@ -115,7 +119,7 @@ def verify(
     except ReportError as exc:
         raise ReportError(f"{exc} (--report updates an existing report; remove the file to write a new one)") from None
     checkable = {v.path for v in outcomes if v.ok and not v.custom and v.path in full}
-    session = JudgeSession(judge_args, data_dir)
+    session = JudgeSession(judge_args, data_dir, replicas=judge_replicas)
     try:
         for v in outcomes:
             verified_track = v.submission.get("track") == "verified"

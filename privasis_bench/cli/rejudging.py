@@ -29,8 +29,9 @@ class JudgeSession:
     """Role engines and their answer memos for one verify command (close it at the end); what a family's re-judge
     asks through (see :meth:`runner`)."""
 
-    def __init__(self, judge_args: Optional[str], data_dir: Optional[Path]) -> None:
+    def __init__(self, judge_args: Optional[str], data_dir: Optional[Path], replicas: int = 1) -> None:
         self.model_args, self.data_dir = judge_args, data_dir  # the verifier's own model arguments (e.g. base_url)
+        self.replicas = replicas  # copies of an in-process llama.cpp judge answering at once (never other answers)
         self._engines: dict[str, Engine] = {}
         self._memos: dict[str, AnswerMemo] = {}
         self.desc = "rejudge"  # what the progress lines name (the entry being re-judged)
@@ -46,6 +47,9 @@ class JudgeSession:
         self.desc = desc
         key = f"{role}:{spec.key()}"
         if key not in self._memos:
+            if self.replicas > 1 and spec.provider == "llamacpp" and "replicas" not in spec.args:
+                # a transport argument: the memo and cache keys (the spec's cache identity) stay the same
+                spec = ModelSpec(spec.provider, spec.model, {**spec.args, "replicas": self.replicas})
             # progress: a line every 30 s on stderr outside a terminal (CI), naming the entry; none once it is done
             engine = EngineOptions(cache=None, progress=True).engine(spec, role)
             # the recorded decisions kept cut and empty answers as they were: read the model's answers the same way

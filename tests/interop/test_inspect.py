@@ -27,9 +27,15 @@ from privasis_bench.tasks.registry import load_task  # noqa: E402
 LIMIT = 3
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def inspect_logs(tmp_path_factory):
-    """One inspect eval of the sample task (first 3 records) against the scripted server, as .eval and .json logs."""
+    """One inspect eval of the sample task (first 3 records) against the scripted server, as .eval and .json logs.
+
+    Once per process (session scope): inspect keeps one model per provider name, bound to the first server it saw,
+    so a second set-up in the same process (a module fixture is set up again when pytest-xdist runs another file's
+    test in between) would ask a server that is gone. A failed call fails fast (few retries, short timeout) instead
+    of inspect's back-off of up to 30 minutes.
+    """
     from inspect_ai import eval as inspect_eval
 
     from privasis_bench.interop.inspect_task import privasis_inspect_task
@@ -43,7 +49,7 @@ def inspect_logs(tmp_path_factory):
         for fmt in ("eval", "json"):
             task = privasis_inspect_task("privasis_sample", limit=LIMIT, max_tokens=32)
             (log,) = inspect_eval(task, model="openai-api/fake/model", log_dir=str(out / fmt), log_format=fmt,
-                                  display="none")
+                                  display="none", max_retries=2, timeout=60)
             assert log.status == "success", log.error
             logs[fmt] = log
         bodies = list(server.bodies)
