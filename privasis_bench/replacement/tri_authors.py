@@ -239,7 +239,7 @@ class AuthorsClassifierAttacker(ClassifierAttacker):
         started = time.perf_counter()
         keep = [i for i, t in enumerate(texts) if t.strip()]
         treated = [self._treat(texts[i]) for i in keep]
-        if self.selects_on_attacked:
+        if self.selects_on_attacked and keep:
             if truths is None or len(truths) != len(texts):
                 raise PrivasisError("trir classifier_selection best picks the epoch on the attacked documents: "
                                     "their individuals must be given")
