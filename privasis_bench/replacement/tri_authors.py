@@ -142,7 +142,14 @@ class AuthorsClassifierAttacker(ClassifierAttacker):
 
         o, s = self.options, self.settings
         torch.manual_seed(s.seed)
-        mlm = AutoModelForMaskedLM.from_pretrained(model_path(s.model), local_files_only=True)
+        from transformers.utils import logging as hf_logging
+
+        verbosity = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()  # an encoder-only checkpoint gets a new masked-LM head, by design
+        try:
+            mlm = AutoModelForMaskedLM.from_pretrained(model_path(s.model), local_files_only=True)
+        finally:
+            hf_logging.set_verbosity(verbosity)
         length = min(o.pretraining_window, mlm.config.max_position_embeddings)
         examples = [{"input_ids": w} for d in self.training for w in self._windows(d.text, length, o.pretraining_overlap)]
         collate = DataCollatorForLanguageModeling(self.tokenizer, mlm_probability=o.mlm_probability, seed=s.seed)
