@@ -68,7 +68,8 @@ def print_span_results(results: list[dict[str, Any]]) -> None:
         for key, value in metrics.items():
             if isinstance(value, float):
                 ci = metrics.get("ci", {}).get(key)
-                band = f" [{ci['low']:.3f}, {ci['high']:.3f}]" if ci else ""
+                bounded = isinstance(ci, dict) and None not in (ci.get("low"), ci.get("high"))  # none without bootstrap
+                band = f" [{ci['low']:.3f}, {ci['high']:.3f}]" if bounded else ""
                 table.add_row(key, f"{value:.3f}{band}")
         for etype, value in metrics.get("token_recall_by_type", {}).items():
             table.add_row(f"token_recall {etype}", f"{value:.3f}")
