@@ -167,7 +167,7 @@ def _write_board(submissions: Path, out: Path, outcomes: list[Verified],
         rel = Path("view") / _relative(v.path, submissions).replace("/", "__")
         page = family_named(v.family).call("viewer", v.path, out / rel.with_suffix(".html"),
                                            title=f"{v.submission['name']} on {v.submission['task']['name']}",
-                                           back="../index.html")
+                                           back="../index.html", metrics=v.recomputed)
         viewers[v.path] = page.relative_to(out).as_posix()
     rows = board_rows(accepted, viewers)
     parts = board_parts(rows)
