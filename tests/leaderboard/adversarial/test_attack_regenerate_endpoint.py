@@ -138,3 +138,11 @@ def test_an_unreachable_endpoint_is_a_recorded_failure(tmp_path, monkeypatch):
     got = regenerate_entry("e/t", res, rows, records, task, k=1, seed=3,
                            endpoints=load_endpoints(_config(tmp_path, url)), retry=FAST)
     assert got.asked == 1 and got.reproduced == 0 and got.failed_calls == 1
+
+
+def test_the_documented_endpoints_file_loads(tmp_path):
+    text = (REPO / "docs" / "publishing.md").read_text(encoding="utf-8")
+    block = text.split("```yaml\nendpoints:", 1)[1].split("```", 1)[0]
+    (tmp_path / "endpoints.yaml").write_text("endpoints:" + block, encoding="utf-8")
+    endpoint = load_endpoints(tmp_path / "endpoints.yaml")["llamacpp:smollm2"]
+    assert (endpoint.rule, endpoint.threshold, endpoint.args["api_key_env"]) == ("similarity", 0.9, "REGEN_KEY")
