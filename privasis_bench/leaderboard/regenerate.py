@@ -191,8 +191,10 @@ def regenerate_entry(entry: str, results: Mapping[str, Any], rows: list[Mapping[
                 for i in ids]
     if build is None:
         from privasis_bench.adapters.registry import build_adapter as build
-    texts = (_generate_remote(build(spec), spec, requests, retry) if plan.endpoint is not None
-             else asyncio.run(_generate(build(spec), requests)))
+    adapter = build(spec)
+    texts = (_generate_remote(adapter, spec, requests, retry) if plan.endpoint is not None
+             else _generate_batch(adapter, requests) if getattr(adapter, "batched", False)
+             else asyncio.run(_generate(adapter, requests)))
     cue = task.prompt.answer_cue
     outputs = [None if text is None else postprocess_output(text, cue) for text in texts]
     wanted = [str(by_id[i].get("output")) for i in ids]
@@ -222,6 +224,15 @@ async def _generate(adapter: Any, requests: list[Any]) -> list[str | None]:
     finally:
         await adapter.aclose()
     return out
+
+
+def _generate_batch(adapter: Any, requests: list[Any]) -> list[str | None]:
+    """A batched adapter's text for each request (a wrapper such as ``intact:`` runs its steps over the batch)."""
+    try:
+        results = adapter.generate_batch(list(requests))
+    finally:
+        asyncio.run(adapter.aclose())
+    return [r.text if r.ok else None for r in results]
 
 
 def _generate_remote(adapter: Any, spec: Any, requests: list[Any], retry: Any) -> list[str | None]:
