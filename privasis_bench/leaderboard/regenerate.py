@@ -237,12 +237,14 @@ def _generate_batch(adapter: Any, requests: list[Any]) -> list[str | None]:
 
 def _generate_remote(adapter: Any, spec: Any, requests: list[Any], retry: Any) -> list[str | None]:
     """An endpoint's text for each request through an engine (retries on 429/5xx/timeouts, no cache); a call that
-    still fails, or an endpoint nothing answers at, gives None."""
+    still fails, or an endpoint nothing answers at, gives None. An empty answer or one cut at the recorded token
+    budget is the endpoint's answer, compared as it is (the run's own outputs may be cut there too)."""
+    from privasis_bench.engine.answers import ACCEPT_ALL
     from privasis_bench.engine.executor import Engine
     from privasis_bench.engine.retry import RetryPolicy
 
     engine = Engine(adapter, spec, role="regenerate", cache=None, retry=retry or RetryPolicy(), concurrency=1,
-                    progress=False)
+                    progress=False, answers=ACCEPT_ALL)
     try:
         results = engine.run(requests, desc="regenerate")
     except PrivasisError:
