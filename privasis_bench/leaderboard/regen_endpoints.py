@@ -8,7 +8,7 @@ submission. It is YAML::
         spec: openai:gpt-4o-mini             # the model spec the verifier calls
         args: {api_key_env: REGEN_OPENAI_KEY, timeout: 120}   # the spec's arguments (base_url, timeout, ...)
         rule: similarity                     # or exact
-        threshold: 0.9                       # similarity only: the per-record minimum
+        threshold: 0.8                       # similarity only: the per-record minimum
 
 A key is never written in the file: ``args.api_key`` is refused, and ``api_key_env`` names the environment variable
 the adapter reads it from (only that name reaches the report). The similarity rule (:func:`similarity`) compares the
@@ -28,7 +28,7 @@ from typing import Any, Mapping
 from privasis_bench.errors import PrivasisError
 
 RULES = ("exact", "similarity")
-DEFAULT_THRESHOLD = 0.9
+DEFAULT_THRESHOLD = 0.8  # see docs/publishing.md: what re-asking one llama.cpp server twice measured
 _KEYS = {"model", "spec", "args", "rule", "threshold"}
 _SECRET_ARGS = ("api_key",)
 _SPACE = re.compile(r"\s+")

@@ -88,6 +88,8 @@ def test_outputs_the_model_gives_are_reproduced_and_pasted_ones_are_not():
 
 def test_the_board_marks_only_what_the_committed_report_reproduced(tmp_path):
     assert board_mark(REPO / "leaderboards", entry_key(SMOLLM2)) == "outputs reproduced (2/2)"
+    intact = REPO / "submissions" / "baselines__intact-smollm2" / "tab_replacement_sample"
+    assert board_mark(REPO / "leaderboards", entry_key(intact)) == "outputs reproduced (2/2)"
     assert board_mark(REPO / "leaderboards", "microsoft__presidio/privasis_sample") == "outputs as submitted"
     write_report(tmp_path / "regenerate.json", [Regeneration("a/t", asked=2, reproduced=1, seed=1)])
     assert board_mark(tmp_path, "a/t") == "outputs as submitted"
