@@ -191,7 +191,11 @@ def regenerate_entry(entry: str, results: Mapping[str, Any], rows: list[Mapping[
                 for i in ids]
     if build is None:
         from privasis_bench.adapters.registry import build_adapter as build
-    adapter = build(spec)
+    try:
+        adapter = build(spec)
+    except PrivasisError as exc:  # e.g. the endpoint's key variable is not set: said, never the key itself
+        return Regeneration(entry, seed=seed, rule=plan.rule, endpoint=plan.endpoint, threshold=plan.threshold,
+                            reason=f"cannot call {plan.spec}: {str(exc).splitlines()[0][:200]}")
     texts = (_generate_remote(adapter, spec, requests, retry) if plan.endpoint is not None
              else _generate_batch(adapter, requests) if getattr(adapter, "batched", False)
              else asyncio.run(_generate(adapter, requests)))

@@ -148,3 +148,14 @@ def test_the_documented_endpoints_file_loads(tmp_path):
     (tmp_path / "endpoints.yaml").write_text("endpoints:" + block, encoding="utf-8")
     endpoint = load_endpoints(tmp_path / "endpoints.yaml")["llamacpp:smollm2"]
     assert (endpoint.rule, endpoint.threshold, endpoint.args["api_key_env"]) == ("similarity", 0.8, "REGEN_KEY")
+
+
+def test_an_endpoint_whose_key_is_not_set_is_said_not_a_crash(tmp_path, monkeypatch):
+    monkeypatch.delenv("REGEN_TEST_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    res, rows, task, records = _inputs()
+    config = tmp_path / "endpoints.yaml"
+    config.write_text(json.dumps({"endpoints": [{"model": "llamacpp:smollm2", "spec": "openai:gpt-x",
+                                                 "args": {"api_key_env": "REGEN_TEST_KEY"}}]}), encoding="utf-8")
+    got = regenerate_entry("e/t", res, rows, records, task, k=1, seed=3, endpoints=load_endpoints(config), retry=FAST)
+    assert got.asked == 0 and got.mark() == "outputs as submitted" and "REGEN_TEST_KEY" in (got.reason or "")
