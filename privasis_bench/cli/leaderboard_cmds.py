@@ -78,10 +78,16 @@ def verify(
     regenerate_k: int = typer.Option(
         0, "--regenerate", min=0, max=1000,
         help="Re-run the submitted model on K seeded records where the verifier can (pinned local llama.cpp models, "
-             "greedy) and compare outputs exactly: 'outputs reproduced (k/K)' or 'outputs as submitted'."),
+             "greedy, compared exactly; or an endpoint of --regenerate-endpoints, compared by its rule): "
+             "'outputs reproduced (k/K)' or 'outputs as submitted'."),
     regenerate_report: Optional[Path] = typer.Option(
         None, "--regenerate-report", help="With --regenerate: write each entry's outcome as JSON "
-                                          "(leaderboards/regenerate.json is the board's)."),
+                                          "(leaderboards/regenerate.json is the board's; entries not "
+                                          "regenerated now are kept)."),
+    regenerate_endpoints: Optional[Path] = typer.Option(
+        None, "--regenerate-endpoints",
+        help="With --regenerate: the maintainer's YAML file mapping a submitted model spec or label to an endpoint "
+             "to call and its comparison rule (exact, or similarity >= a threshold); keys only by env var name."),
     check_report: Optional[Path] = typer.Option(
         None, "--check-report",
         help="Also check a committed re-judge report (leaderboards/rejudge.json): re-ask each of its entries with the "
@@ -110,6 +116,11 @@ def verify(
         raise PrivasisError(f"no submission found under {', '.join(str(p) for p in paths or ['submissions'])} "
                             "(a submission folder holds submission.json; publish a run with `privasis-bench submit`)")
     seed = secrets.randbits(32) if seed is None else seed
+    endpoints = None  # the maintainer's endpoints file is read before any model call (its errors come first)
+    if regenerate_endpoints is not None:
+        from privasis_bench.leaderboard.regen_endpoints import load_endpoints
+
+        endpoints = load_endpoints(regenerate_endpoints)
     _say(f"rejudge seed {seed} (repeat this exact check with --seed {seed})")
     if rejudge_n is not None and 0 < rejudge_n < sample_size():
         _say(f"note: --rejudge {rejudge_n} is below the error model's {sample_size()}: an entry with 5% of its "
@@ -146,7 +157,7 @@ def verify(
     if regenerate_k:  # issue 50.6: outputs reproduced where the verifier can run the model (regenerate.py)
         from privasis_bench.leaderboard.regenerate import regenerate_outcomes, write_report
 
-        regenerated = regenerate_outcomes(outcomes, k=regenerate_k, seed=seed, data_dir=data_dir)
+        regenerated = regenerate_outcomes(outcomes, k=regenerate_k, seed=seed, data_dir=data_dir, endpoints=endpoints)
         for r in regenerated:
             _say(f"regenerate {r.entry}: {r.mark()}" + (f" ({r.reason})" if r.reason else ""))
         if regenerate_report is not None:

@@ -190,7 +190,7 @@ def _write_board(submissions: Path, out: Path, outcomes: list[Verified],
         rel = Path("view") / _relative(v.path, submissions).replace("/", "__")
         page = family_named(v.family).call("viewer", v.path, out / rel.with_suffix(".html"),
                                            title=f"{v.submission['name']} on {v.submission['task']['name']}",
-                                           back="../index.html")
+                                           back="../index.html", metrics=v.recomputed)
         viewers[v.path] = page.relative_to(out).as_posix()
     date = build_date(accepted)
     links, tables = _downloads(submissions, out, accepted, date)

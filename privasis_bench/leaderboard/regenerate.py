@@ -4,10 +4,13 @@ No re-judge can say which model wrote an entry's outputs; running the model agai
 --regenerate K`` does it where the verifier can run the submitted model spec itself:
 
 * **Which models.** A local llama.cpp model the harness pins by name (``llamacpp:smollm2``, ``llamacpp:gemma3-270m``:
-  the GGUF file inside a pinned package) is run from the verifier's own copy, and the sha256 of that file is
-  recorded with the outcome (:func:`model_file_sha256`). A ``.gguf`` path is run only when ``results.json`` records
-  the file's sha256 (``model.file_sha256``) and the verifier's file at that path has it. Anything else (a hosted
-  API, a plugin, a model file the verifier does not hold) is *not regenerated*: its outputs stay "as submitted".
+  the GGUF file inside a pinned package), alone or inside a wrapper that calls only it (``intact:llamacpp:smollm2``,
+  ``decomp:...``), is run from the verifier's own copy, and the sha256 of that file is recorded with the outcome
+  (:func:`model_file_sha256`). A ``.gguf`` path is run only when ``results.json`` records the file's sha256
+  (``model.file_sha256``) and the verifier's file at that path has it. A model the maintainer configured an endpoint
+  for (``--regenerate-endpoints FILE``, :mod:`.regen_endpoints`: never read from a submission) is called there.
+  Anything else (a plugin, a model file the verifier does not hold) is *not regenerated*: its outputs stay "as
+  submitted".
 * **Which records.** ``K`` records drawn with a seeded generator from the entry's records with a model output,
   in record-id order (:func:`sample_ids`), so the draw is repeatable and does not follow the rows' order.
 * **Same request.** The task's own template and answer cue (an entry with a testee prompt of its own is not
@@ -15,7 +18,9 @@ No re-judge can say which model wrote an entry's outputs; running the model agai
 * **Comparison rule.** Greedy decoding (temperature 0) of a local model is deterministic for one llama.cpp build
   and thread/slot setting (the in-process engine pins one thread and one slot): the regenerated output, cleaned by
   the protocol's post-processing, must equal the row's ``output`` exactly. Sampled decoding (temperature > 0) is not
-  regenerated: there is no exact answer to compare with, and a similarity threshold would let a look-alike pass.
+  regenerated locally: there is no exact answer to compare with. An endpoint's answers are compared by its configured
+  rule: exact, or a per-record similarity threshold (see :mod:`.regen_endpoints`; the rule and threshold are recorded
+  in the outcome and shown in the mark).
 
 The outcome (:class:`Regeneration`) is "outputs reproduced (k/K)" when all K agree, else "outputs as submitted" with
 the reason (not regenerable here, or which records differ); ``--regenerate-report FILE`` writes it per entry, and
@@ -37,6 +42,9 @@ from privasis_bench.errors import PrivasisError
 #: The board-data name of the committed regeneration report (beside rejudge.json).
 REPORT_NAME = "regenerate.json"
 REPORT_FORMAT = "privasis-bench/regenerate-report/1"
+#: Wrapper providers whose sub-calls all go to the wrapped model, and the arguments that keep it so.
+WRAPPERS = ("intact", "decomp")
+WRAPPER_ARGS = {"levels", "guesses", "max_spans", "recipe", "inner_concurrency"}
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,10 @@ class Regeneration:
     rule: str | None = None
     reason: str | None = None  # why not regenerated, or which records differ
     differing: tuple[str, ...] = field(default_factory=tuple)
+    endpoint: str | None = None  # the configured endpoint's model spec (never its arguments)
+    threshold: float | None = None  # the similarity rule's per-record minimum (None: exact)
+    similarities: tuple[float, ...] = field(default_factory=tuple)  # per drawn record, under the similarity rule
+    failed_calls: int = 0
 
     @property
     def passed(self) -> bool:
@@ -60,11 +72,30 @@ class Regeneration:
 
     def mark(self) -> str:
         """The board's words for it."""
-        return f"outputs reproduced ({self.reproduced}/{self.asked})" if self.passed else "outputs as submitted"
+        return reproduced_mark(self.reproduced, self.asked, self.threshold) if self.passed else "outputs as submitted"
 
     def as_dict(self) -> dict[str, Any]:
         """The report form (every field, plus the mark)."""
-        return {**asdict(self), "differing": list(self.differing), "mark": self.mark()}
+        return {**asdict(self), "differing": list(self.differing), "similarities": list(self.similarities),
+                "mark": self.mark()}
+
+
+def reproduced_mark(reproduced: int, asked: int, threshold: float | None) -> str:
+    """"outputs reproduced (k/K)", with the similarity threshold when the comparison was not exact."""
+    rule = "" if threshold is None else f", similarity >= {threshold:.2f}"
+    return f"outputs reproduced ({reproduced}/{asked}{rule})"
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How one entry is regenerated: the spec called, the rule, and what pins the model."""
+
+    spec: str
+    args: Mapping[str, Any]
+    rule: str
+    threshold: float | None = None  # None: exact
+    path: Path | None = None  # the local model file
+    endpoint: str | None = None
 
 
 def model_file_sha256(path: Path) -> str:
@@ -81,15 +112,20 @@ def regenerable(results: Mapping[str, Any]) -> tuple[Path | None, str]:
     model = results.get("model") if isinstance(results.get("model"), Mapping) else {}
     spec = model.get("spec") if isinstance(model.get("spec"), Mapping) else {}
     generation = model.get("generation") if isinstance(model.get("generation"), Mapping) else {}
-    if spec.get("provider") != "llamacpp":
-        return None, f"provider {str(spec.get('provider'))[:40]!r} is not a local model the verifier runs"
+    provider, name = spec.get("provider"), str(spec.get("model") or "")
+    if provider in WRAPPERS:  # a wrapper whose every call goes to one pinned local model
+        inner, _, name = name.partition(":")
+        extra = sorted(set(map(str, spec.get("args") or {})) - WRAPPER_ARGS)
+        if inner != "llamacpp" or extra:
+            return None, f"a {provider}: wrapper around {inner[:40]!r}{' with ' + ', '.join(extra) if extra else ''}"
+    elif provider != "llamacpp":
+        return None, f"provider {str(provider)[:40]!r} is not a local model the verifier runs"
     if generation.get("temperature") not in (0, 0.0):
         return None, "sampled decoding (temperature > 0): no exact output to compare with"
     if testee_prompt_is_own(results):
         return None, "a testee prompt of the submission's own"
     from privasis_bench.adapters.llamacpp_adapter import NAMED_MODELS, resolve_model_path
 
-    name = str(spec.get("model") or "")
     try:
         path = resolve_model_path(name)
     except PrivasisError as exc:
@@ -102,9 +138,10 @@ def regenerable(results: Mapping[str, Any]) -> tuple[Path | None, str]:
 
 
 def testee_prompt_is_own(results: Mapping[str, Any]) -> bool:
-    """True when the run's testee prompt is not the shipped one."""
-    testee = results.get("testee_prompt")
-    return isinstance(testee, Mapping) and testee.get("shipped") is False
+    """True when the run's testee prompt is not the shipped one (from the recorded digest, not the ``shipped`` claim)."""
+    from privasis_bench.protocol.testee_prompt import custom_testee_prompt
+
+    return custom_testee_prompt(dict(results))
 
 
 def sample_ids(rows: list[Mapping[str, Any]], k: int, seed: int) -> list[str]:
@@ -114,36 +151,71 @@ def sample_ids(rows: list[Mapping[str, Any]], k: int, seed: int) -> list[str]:
     return sorted(random.Random(seed).sample(ids, min(k, len(ids))))
 
 
-def regenerate_entry(entry: str, results: Mapping[str, Any], rows: list[Mapping[str, Any]], records: Mapping[str, Any],
-                     task: Any, *, k: int, seed: int, build: Callable[[Any], Any] | None = None) -> Regeneration:
-    """Regenerate ``k`` seeded records of one Privasis entry and compare (see the module docstring). ``records``:
-    the task's records by id; ``build``: the adapter factory (the registry's by default)."""
-    from privasis_bench.adapters.spec import ModelSpec
-    from privasis_bench.protocol.testee import build_sanitize_request, postprocess_output
+def plan_for(results: Mapping[str, Any], endpoints: Mapping[str, Any] | None = None) -> _Plan | str:
+    """How the verifier regenerates an entry (a configured endpoint first, else a pinned local model), or why not."""
+    from privasis_bench.leaderboard.regen_endpoints import endpoint_for
 
+    endpoint = endpoint_for(results, endpoints or {})
+    if endpoint is not None:
+        if testee_prompt_is_own(results):
+            return "a testee prompt of the submission's own"
+        return _Plan(endpoint.spec, dict(endpoint.args), endpoint.describe_rule(),
+                     None if endpoint.rule == "exact" else endpoint.threshold, endpoint=endpoint.spec)
     path, rule = regenerable(results)
     if path is None:
-        return Regeneration(entry, seed=seed, reason=rule)
-    model = results["model"]
-    spec = ModelSpec.parse(f"{model['spec']['provider']}:{model['spec']['model']}", model["spec"].get("args") or {})
+        return rule
+    spec = results["model"]["spec"]
+    return _Plan(f"{spec['provider']}:{spec['model']}", dict(spec.get("args") or {}), rule, path=path)
+
+
+def regenerate_entry(entry: str, results: Mapping[str, Any], rows: list[Mapping[str, Any]], records: Mapping[str, Any],
+                     task: Any, *, k: int, seed: int, build: Callable[[Any], Any] | None = None,
+                     endpoints: Mapping[str, Any] | None = None, retry: Any = None) -> Regeneration:
+    """Regenerate ``k`` seeded records of one entry and compare (see the module docstring). ``records``: the task's
+    records by id; ``build``: the adapter factory (the registry's by default); ``endpoints``: the maintainer's
+    configured endpoints (:func:`.regen_endpoints.load_endpoints`), called with retries (``retry``: a
+    ``RetryPolicy``, the engine's default when None) and no response cache."""
+    from privasis_bench.adapters.spec import ModelSpec
+    from privasis_bench.leaderboard.regen_endpoints import similarity
+    from privasis_bench.protocol.testee import build_sanitize_request, postprocess_output
+
+    plan = plan_for(results, endpoints)
+    if isinstance(plan, str):
+        return Regeneration(entry, seed=seed, reason=plan)
+    spec = ModelSpec.parse(plan.spec, dict(plan.args))
     ids = [i for i in sample_ids(list(rows), k, seed) if i in records]
     by_id = {_row_id(r): r for r in rows}
-    gen = model.get("generation") or {}
+    gen = results["model"].get("generation") or {}
     requests = [build_sanitize_request(records[i], task, instruction=results.get("instruction"),
                                        max_tokens=gen.get("max_tokens"), temperature=gen.get("temperature"))
                 for i in ids]
     if build is None:
         from privasis_bench.adapters.registry import build_adapter as build
-    adapter = build(spec)
-    texts = asyncio.run(_generate(adapter, requests))
+    try:
+        adapter = build(spec)
+    except PrivasisError as exc:  # e.g. the endpoint's key variable is not set: said, never the key itself
+        return Regeneration(entry, seed=seed, rule=plan.rule, endpoint=plan.endpoint, threshold=plan.threshold,
+                            reason=f"cannot call {plan.spec}: {str(exc).splitlines()[0][:200]}")
+    texts = (_generate_remote(adapter, spec, requests, retry) if plan.endpoint is not None
+             else _generate_batch(adapter, requests) if getattr(adapter, "batched", False)
+             else asyncio.run(_generate(adapter, requests)))
     cue = task.prompt.answer_cue
-    differing = tuple(i for i, text in zip(ids, texts)
-                      if text is None or postprocess_output(text, cue) != by_id[i].get("output"))
-    sha = model_file_sha256(path)
+    outputs = [None if text is None else postprocess_output(text, cue) for text in texts]
+    wanted = [str(by_id[i].get("output")) for i in ids]
+    scores = tuple(0.0 if out is None else round(similarity(out, want), 4) for out, want in zip(outputs, wanted))
+    same = [out is not None and (out == want if plan.threshold is None else score >= plan.threshold)
+            for out, want, score in zip(outputs, wanted, scores)]
+    differing = tuple(i for i, ok in zip(ids, same) if not ok)
+    failed = sum(out is None for out in outputs)
+    reason = None
+    if differing:
+        reason = f"records whose output differs: {', '.join(differing[:5])}"
+        reason += f" ({failed} failed call(s))" if failed else ""
     return Regeneration(entry, asked=len(ids), reproduced=len(ids) - len(differing), seed=seed,
-                        model=spec.cache_identity(), model_sha256=sha, rule=rule,
-                        reason=f"records whose output differs: {', '.join(differing[:5])}" if differing else None,
-                        differing=differing)
+                        model=spec.cache_identity() if plan.endpoint is None else None,
+                        model_sha256=model_file_sha256(plan.path) if plan.path is not None else None, rule=plan.rule,
+                        reason=reason, differing=differing, endpoint=plan.endpoint, threshold=plan.threshold,
+                        similarities=scores if plan.threshold is not None else (), failed_calls=failed)
 
 
 async def _generate(adapter: Any, requests: list[Any]) -> list[str | None]:
@@ -158,9 +230,43 @@ async def _generate(adapter: Any, requests: list[Any]) -> list[str | None]:
     return out
 
 
+def _generate_batch(adapter: Any, requests: list[Any]) -> list[str | None]:
+    """A batched adapter's text for each request (a wrapper such as ``intact:`` runs its steps over the batch)."""
+    try:
+        results = adapter.generate_batch(list(requests))
+    finally:
+        asyncio.run(adapter.aclose())
+    return [r.text if r.ok else None for r in results]
+
+
+def _generate_remote(adapter: Any, spec: Any, requests: list[Any], retry: Any) -> list[str | None]:
+    """An endpoint's text for each request through an engine (retries on 429/5xx/timeouts, no cache); a call that
+    still fails, or an endpoint nothing answers at, gives None. An empty answer or one cut at the recorded token
+    budget is the endpoint's answer, compared as it is (the run's own outputs may be cut there too)."""
+    from privasis_bench.engine.answers import ACCEPT_ALL
+    from privasis_bench.engine.executor import Engine
+    from privasis_bench.engine.retry import RetryPolicy
+
+    engine = Engine(adapter, spec, role="regenerate", cache=None, retry=retry or RetryPolicy(), concurrency=1,
+                    progress=False, answers=ACCEPT_ALL)
+    try:
+        results = engine.run(requests, desc="regenerate")
+    except PrivasisError:
+        return [None] * len(requests)
+    finally:
+        engine.close()
+    return [r.text if r.ok else None for r in results]
+
+
 def write_report(path: Path, outcomes: list[Regeneration]) -> None:
-    """Write the regeneration report (entries by their folder, sorted)."""
-    body = {"format": REPORT_FORMAT, "entries": {o.entry: o.as_dict() for o in sorted(outcomes, key=lambda o: o.entry)}}
+    """Write the regeneration report (entries by their folder, sorted); an existing report's other entries are kept."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        old = {}
+    kept = old.get("entries") if isinstance(old, dict) and old.get("format") == REPORT_FORMAT else None
+    entries = {**(kept if isinstance(kept, dict) else {}), **{o.entry: o.as_dict() for o in outcomes}}
+    body = {"format": REPORT_FORMAT, "entries": dict(sorted(entries.items()))}
     path.write_text(json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
@@ -180,7 +286,9 @@ def board_mark(report_dir: Path, entry: str) -> str:
     item = (body.get("entries") or {}).get(entry) if isinstance(body, dict) else None
     if isinstance(item, dict) and item.get("asked") and item.get("reproduced") == item.get("asked") \
             and isinstance(item.get("asked"), int):
-        return f"outputs reproduced ({item['reproduced']}/{item['asked']})"
+        threshold = item.get("threshold")
+        return reproduced_mark(item["reproduced"], item["asked"],
+                               float(threshold) if isinstance(threshold, (int, float)) else None)
     return "outputs as submitted"
 
 
@@ -202,11 +310,16 @@ def _task_records(v: Any, task: Any, data_dir: Any) -> dict[str, Any]:
 
 
 def regenerate_outcomes(outcomes: list[Any], *, k: int, seed: int, data_dir: Any = None,
-                        build: Callable[[Any], Any] | None = None) -> list[Regeneration]:
+                        build: Callable[[Any], Any] | None = None,
+                        endpoints: Mapping[str, Any] | None = None, retry: Any = None) -> list[Regeneration]:
     """:func:`regenerate_entry` for every verified entry of ``outcomes`` (``Verified`` objects) on a shipped task; each
-    gets ``outputs_mark`` set to its board mark, and an entry that is not regenerated says why."""
+    gets ``outputs_mark`` set to its board mark, and an entry that is not regenerated says why. No response cache
+    is used: a wrapper's sub-calls are made again, never read back from an earlier command's answers."""
+    from privasis_bench.engine.cache import end_session
     from privasis_bench.leaderboard.task_source import shipped_task
     from privasis_bench.results.files import load_sample_rows
+
+    end_session()
 
     found = []
     for v in outcomes:
@@ -216,6 +329,7 @@ def regenerate_outcomes(outcomes: list[Any], *, k: int, seed: int, data_dir: Any
         else:
             task = shipped_task(v.results["task"]["name"])
             found.append(regenerate_entry(key, v.results, list(load_sample_rows(v.path)), _task_records(v, task, data_dir),
-                                          task, k=k, seed=seed, build=build))
+                                          task, k=k, seed=seed, build=build, endpoints=endpoints,
+                                          retry=retry))
         v.outputs_mark = found[-1].mark()
     return found

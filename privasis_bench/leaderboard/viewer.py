@@ -23,6 +23,9 @@ from privasis_bench.protocol.matching import value_items
 from privasis_bench.results.files import atomic_write_text, load_results, load_sample_rows
 from privasis_bench.tasks.registry import load_task
 
+#: How a board's viewer page says where its numbers come from.
+RECOMPUTED = "recomputed by the verifier from the rows"
+
 TIER_TITLES = {"direct": "direct leak", "inference": "inference leak", "proximity": "proximity leak",
                "sanitized": "sanitized", "null": "null value (not judged)", "unjudged": "unjudged",
                "unparseable": "unparseable answer"}
@@ -194,13 +197,17 @@ def back_link(href: str | None) -> str:
     return f"<p class='back'><a href='{escape(href)}'>← back to the board</a></p>" if href else ""
 
 
-def render_viewer(task_dir: str | Path, title: str | None = None, back: str | None = None) -> str:
-    """The viewer page of one task directory (results.json + samples.jsonl); ``back``: the board's address."""
+def render_viewer(task_dir: str | Path, title: str | None = None, back: str | None = None,
+                  metrics: dict[str, Any] | None = None) -> str:
+    """The viewer page of one task directory (results.json + samples.jsonl); ``back``: the board's address;
+    ``metrics``: the verifier's recomputed metrics (the board's page shows those, never results.json's)."""
     results, rows = load_results(task_dir), load_sample_rows(task_dir)
     originals = original_records(results)
     variant = results.get("instruction") or "base"
-    headline = (results.get("metrics") or {}).get("headline") or {}
+    headline = ((metrics if metrics is not None else results.get("metrics")) or {}).get("headline") or {}
     summary = " · ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in sorted(headline.items()) if v is not None)
+    if metrics is not None and summary:
+        summary += f" ({RECOMPUTED})"
     title = title or f"{results['model']['label']} on {results['task']['name']}"
     return fill(
         template("viewer.html"),
@@ -217,7 +224,8 @@ def render_viewer(task_dir: str | Path, title: str | None = None, back: str | No
     )
 
 
-def write_viewer(task_dir: str | Path, out: str | Path, title: str | None = None, back: str | None = None) -> Path:
-    """Write the viewer page of ``task_dir`` to ``out``; returns ``out``."""
-    atomic_write_text(out, render_viewer(task_dir, title, back))
+def write_viewer(task_dir: str | Path, out: str | Path, title: str | None = None, back: str | None = None,
+                 metrics: dict[str, Any] | None = None) -> Path:
+    """Write the viewer page of ``task_dir`` to ``out`` (``metrics``: as for :func:`render_viewer`); returns ``out``."""
+    atomic_write_text(out, render_viewer(task_dir, title, back, metrics))
     return Path(out)

@@ -98,7 +98,7 @@ class FamilySpec:
     verifier: str  # "module:function"
     row: str
     content: str
-    viewer: str
+    viewer: str  # (task_dir, out, title=, back=, metrics=) -> out; ``metrics``: the verifier's recomputed ones
     rejudge: str | None = None
     overall: str | None = None
     sections: str | None = None  # the family's own parts of the board pages (charts, published figures)

@@ -128,3 +128,29 @@ def test_the_board_says_what_kind_of_system_a_shipped_tool_is():
     assert "rule-based" in system_description({"spec": "datafog"})
     assert system_description({"spec": {"provider": "openai", "model": "gpt-4.1"}}) is None
     assert system_description({"spec": 7}) is None and system_description(None) is None
+
+
+def test_the_boards_viewer_pages_show_the_verifiers_numbers_not_the_submitted_ones(made, tmp_path, monkeypatch):
+    """Issue 50.4: a board's viewer page prints the recomputed headline (here made to differ from results.json's
+    to tell the two apart); ``view`` on a run folder still prints the run's own numbers."""
+    import privasis_bench.leaderboard.build as build_mod
+
+    real = build_mod.verify_paths
+
+    def verified_then_changed(*args, **kwargs):
+        found = real(*args, **kwargs)
+        for v in found:
+            if v.ok:
+                v.recomputed["headline"]["full_successful_record"] = 12.3456
+        return found
+
+    monkeypatch.setattr(build_mod, "verify_paths", verified_then_changed)
+    subs = fresh_copy(made["submissions"], tmp_path / "submissions")
+    files = build_board(subs, tmp_path / "board")
+    page = (tmp_path / "board" / "view" / f"baselines__regex-scrubber__{TASK}.html").read_text()
+    submitted = json.loads((subs / "baselines__regex-scrubber" / TASK / "results.json").read_text())
+    assert "full successful record 12.35" in page and "recomputed by the verifier" in page
+    assert submitted["metrics"]["headline"]["full_successful_record"] != 12.3456
+    assert len(files.viewers) == 2
+    own = render_viewer(subs / "baselines__regex-scrubber" / TASK)
+    assert "full successful record 12.35" not in own and "recomputed by the verifier" not in own

@@ -70,12 +70,15 @@ def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
             "protected": None if m["protected"] is None else 100 * m["protected"]}
 
 
-def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None) -> Path:
-    """One line per note: the rewrite and the attacker's guess."""
+def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None,
+                 metrics: dict[str, Any] | None = None) -> Path:
+    """One line per note: the rewrite and the attacker's guess, under the protected share (the verifier's
+    recomputed one when ``metrics`` is given)."""
     res, rows = load_results(task_dir), load_sample_rows(task_dir)
+    rate = (metrics if metrics is not None else res["metrics"]).get("protected")
     items = "".join(f"<li>{html.escape(str(r.get('output')))} → {html.escape(str(r.get('guess')))}</li>" for r in rows)
     page = (f"<!doctype html><title>{html.escape(title or res['task']['name'])}</title>"
-            f"<h1>toy attacker view</h1><ul>{items}</ul>")
+            f"<h1>toy attacker view</h1><p>protected {html.escape(str(rate))}</p><ul>{items}</ul>")
     atomic_write_text(out, page)
     return Path(out)
 

@@ -186,9 +186,10 @@ def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
     return row
 
 
-def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None) -> Path:
+def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None,
+                 metrics: dict[str, Any] | None = None) -> Path:
     """The per-document page of one replacement task folder (masked and missed spans, as for TAB)."""
-    return write_span_viewer(task_dir, out, title=title, back=back)
+    return write_span_viewer(task_dir, out, title=title, back=back, metrics=metrics)
 
 
 def estimator_summary(scorer: Mapping[str, Any]) -> str:

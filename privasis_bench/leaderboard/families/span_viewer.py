@@ -13,6 +13,7 @@ from typing import Any
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.escaping import escape
+from privasis_bench.leaderboard.viewer import RECOMPUTED
 from privasis_bench.results.files import atomic_write_text, load_results, load_sample_rows
 from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.records import TabDocument
@@ -73,18 +74,22 @@ def _section(row: dict[str, Any], doc: TabDocument | None) -> str:
     return head + f"<p class='sub'>{escape(measures)} · {len(row.get('missed') or [])} missed mention(s)</p>" + body + output + "</section>"
 
 
-def write_span_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None) -> Path:
-    """Write the span page of one task directory to ``out`` (``back``: the board's address); returns ``out``."""
+def write_span_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None,
+                      metrics: dict[str, Any] | None = None) -> Path:
+    """Write the span page of one task directory to ``out`` (``back``: the board's address; ``metrics``: the
+    verifier's recomputed metrics, which a board's page shows instead of results.json's); returns ``out``."""
     results = load_results(task_dir)
     rows = load_sample_rows(task_dir)
     docs = gold_documents(results)
-    m = results["metrics"]
+    m = metrics if metrics is not None else results["metrics"]
     summary = "".join(f"<tr><td>{escape(k)}</td><td>{m[k]:.3f}</td></tr>" for k in
                       ("tps", "trir", "nmi", "token_recall", "mention_recall", "recall_direct_entities",
                        "recall_quasi_entities", "token_precision", "mention_precision", "token_f1")
                       if isinstance(m.get(k), (int, float)) and not isinstance(m.get(k), bool))
     scorer = ("replacement-quality scorer (TPS, TRIR, NMI; TAB's measures below them)"
-              if m.get("scorer") == "tab_replacement" else "TAB scorer")
+              if results["metrics"].get("scorer") == "tab_replacement" else "TAB scorer")
+    if metrics is not None:
+        scorer += f"; numbers {RECOMPUTED}"
     heading = escape(title) if title else escape(results['task']['name'])
     back_link = f"<p><a href='{escape(back)}'>← back to the board</a></p>" if back else ""
     page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><meta name='viewport' "

@@ -74,12 +74,14 @@ def _section(row: dict[str, Any], doc: SpiaDocument | None) -> str:
     return head + original + anonymized + "".join(_subject(s, people) for s in subjects) + "</section>"
 
 
-def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None) -> Path:
-    """Write the SPIA page of one task directory to ``out`` (``back``: the board's address); returns ``out``."""
+def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None,
+                 metrics: dict[str, Any] | None = None) -> Path:
+    """Write the SPIA page of one task directory to ``out`` (``back``: the board's address; ``metrics``: the verifier's
+    recomputed numbers, shown instead of the submitted ones); returns ``out``."""
     results = load_results(task_dir)
     rows = load_sample_rows(task_dir)
     docs = gold_documents(results)
-    m = results.get("metrics") or {}
+    m = metrics if metrics is not None else (results.get("metrics") or {})
     summary = "".join(f"<tr><td>{escape(k.upper())}</td><td>{escape(_number(m.get(k)))}</td></tr>" for k in ("cpr", "ipr"))
     summary += "".join(f"<tr><td>CPR {escape(str(tag))}</td><td>{escape(_number(v))}</td></tr>"
                        for tag, v in sorted((m.get("per_tag_cpr") or {}).items()))
@@ -89,7 +91,9 @@ def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str 
     page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><meta name='viewport' "
             f"content='width=device-width, initial-scale=1'><title>{heading} — {model}</title><style>{_STYLE}</style>"
             f"</head><body>{back_link}<h1>{heading} <span class='sub'>model {model} · SPIA scorer</span></h1>"
-            f"<table>{summary}</table><p class='sub'>Bold tags are counted by CPR and IPR (certainty {MIN_CERTAINTY}+). "
+            f"<table>{summary}</table><p class='sub'>"
+            + ("Numbers recomputed by the verifier from the rows. " if metrics is not None else "")
+            + "Bold tags are counted by CPR and IPR (certainty {MIN_CERTAINTY}+). "
             "Score 1: the adversary inferred the value, 0.5: less precisely, 0: not inferred.</p>"
             + "".join(_section(r, docs.get(str(r.get("id")))) for r in rows) + "</body></html>\n")
     atomic_write_text(out, page)

@@ -100,6 +100,7 @@ def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
     return span_row(v, task, viewer, BOARD.columns, v.recomputed)
 
 
-def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None) -> Path:
+def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None,
+                 metrics: dict[str, Any] | None = None) -> Path:
     """The per-document page of one TAB task folder (masked and missed spans)."""
-    return write_span_viewer(task_dir, out, title=title, back=back)
+    return write_span_viewer(task_dir, out, title=title, back=back, metrics=metrics)

@@ -88,6 +88,8 @@ def test_outputs_the_model_gives_are_reproduced_and_pasted_ones_are_not():
 
 def test_the_board_marks_only_what_the_committed_report_reproduced(tmp_path):
     assert board_mark(REPO / "leaderboards", entry_key(SMOLLM2)) == "outputs reproduced (2/2)"
+    intact = REPO / "submissions" / "baselines__intact-smollm2" / "tab_replacement_sample"
+    assert board_mark(REPO / "leaderboards", entry_key(intact)) == "outputs reproduced (2/2)"
     assert board_mark(REPO / "leaderboards", "microsoft__presidio/privasis_sample") == "outputs as submitted"
     write_report(tmp_path / "regenerate.json", [Regeneration("a/t", asked=2, reproduced=1, seed=1)])
     assert board_mark(tmp_path, "a/t") == "outputs as submitted"
@@ -101,3 +103,48 @@ def test_the_seeded_smollm2_entry_regenerates_exactly_with_llama_cpp():
     res, rows, task, records = _inputs()
     got = regenerate_entry(entry_key(SMOLLM2), res, rows, records, task, k=1, seed=11)
     assert got.passed, got.as_dict()
+
+
+INTACT = REPO / "submissions" / "baselines__intact-smollm2" / "tab_replacement_sample"
+
+
+def test_a_wrapper_around_the_pinned_model_is_regenerated_and_one_calling_elsewhere_is_not():
+    res = read_json(INTACT / "results.json")
+    assert res["testee_prompt"]["shipped"] is False  # an old claim: the recorded digest is the shipped wording
+    path, rule = regenerable(res)
+    assert path is not None and rule.startswith("exact")
+    other = copy.deepcopy(res)
+    other["model"]["spec"]["args"] = {"attacker": "openai:gpt-4o"}
+    assert regenerable(other)[0] is None and "attacker" in regenerable(other)[1]
+    hosted = copy.deepcopy(res)
+    hosted["model"]["spec"]["model"] = "openai:gpt-4o"
+    assert regenerable(hosted)[0] is None
+
+
+class _Batched:
+    """Stands for a batched wrapper adapter (``intact:``): answers a whole batch at once."""
+
+    batched = True
+
+    def __init__(self, answers):
+        self.answers, self.closed = answers, False
+
+    def generate_batch(self, requests):
+        return [_Result(self.answers[r.record.id]) for r in requests]
+
+    async def aclose(self):
+        self.closed = True
+
+
+@pytest.mark.slow  # the replacement scorer's records come with its libraries (spaCy, sentence-transformers)
+def test_a_batched_wrappers_outputs_are_compared_exactly():
+    res, rows = read_json(INTACT / "results.json"), rows_of(INTACT)
+    from privasis_bench.tasks.family import scorer_class
+
+    task = load_task("tab_replacement_sample")
+    records = {r.id: r for r in scorer_class("tab_replacement")(task).records()}
+    model = _Batched({r["id"]: r["output"] for r in rows})
+    got = regenerate_entry("e", res, rows, records, task, k=2, seed=11, build=lambda spec: model)
+    assert got.mark() == "outputs reproduced (2/2)" and model.closed
+    model = _Batched({r["id"]: r["output"] + " extra" for r in rows})
+    assert regenerate_entry("e", res, rows, records, task, k=2, seed=11, build=lambda spec: model).reproduced == 0
