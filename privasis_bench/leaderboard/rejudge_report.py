@@ -17,7 +17,6 @@ are *true* is what ``verify --check-report`` checks: it re-asks the judge with e
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
