@@ -174,7 +174,10 @@ class SpiaScorer(OutputScorer):
               failed_as_empty: bool = False, roles: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Ask the adversary and the matcher about every output (see the module docstring); metrics and rows."""
         rows: dict[str, dict[str, Any]] = {}
-        for doc_id, out in outputs.items():
+        # the task's document order, whatever order the outputs landed in (Ray, resumes): sums run in one order
+        order = [d for d in self.documents if d in outputs] + [d for d in outputs if d not in self.documents]
+        for doc_id in order:
+            out = outputs[doc_id]
             text = out.text if out.text is not None else ("" if failed_as_empty else None)
             rows[doc_id] = {"id": doc_id, "output": text, "scored": False, "answers": {},
                             "error": None if text is not None else (out.error or "no output")}
@@ -214,7 +217,7 @@ class SpiaScorer(OutputScorer):
         answers = self._match_wave(roles["matcher"], live, inferred, rows)
         for d in live:
             self._score_document(rows[d], inferred[d], answers)
-        ordered = [rows[d] for d in outputs]
+        ordered = list(rows.values())
         return self.rescore(ordered, {}, bootstrap_samples=bootstrap_samples, seed=seed, confidence=confidence), ordered
 
     def _wave(self, engine: Any, rows: dict, ids: list[str], key: str, make: Any, desc: str) -> None:

@@ -252,7 +252,7 @@ def test_the_board_holds_a_spia_section_and_the_published_table_apart(tmp_path, 
     assert "SPIA: reported in the paper, not reproduced here" in html and "Longformer" in html and "0.330" in html
     assert "arXiv 2604.21211" in html
     md = readme(rows, [], {"date": "d", "harness_version": "v"}, parts)
-    assert "- Longformer: Token recall 0.940, Direct-entity recall 0.997, CPR 0.330, IPR 0.325" in md
+    assert "- Longformer: Token recall 0.940, Direct entity recall 0.997, CPR 0.330, IPR 0.325" in md
     assert parts.data["spia_paper_reported"]["rows"][0]["cpr"] == 0.330
 
 

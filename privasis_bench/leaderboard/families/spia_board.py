@@ -15,7 +15,7 @@ PUBLISHED_TABLE: dict[str, Any] = {
     "source": ("Oh et al., \"Subject-level PII Inference Assessment for Realistic Text Anonymization Evaluation\" "
                "(SPIA, ACL 2026, arXiv 2604.21211), headline table on TAB, best backbone per method; quoted from the "
                "project's SPIA contract, not re-checked against the paper's PDF here"),
-    "columns": (("token_recall", "Token recall"), ("direct_recall", "Direct-entity recall"), ("cpr", "CPR"),
+    "columns": (("token_recall", "Token recall"), ("direct_recall", "Direct entity recall"), ("cpr", "CPR"),
                 ("ipr", "IPR")),
     "rows": (
         {"method": "Longformer", "backbone": "-", "token_recall": 0.940, "direct_recall": 0.997, "cpr": 0.330,
