@@ -36,7 +36,10 @@ def _interrupt_after_first_record(model: list[str], out: Path) -> None:
                "--output", str(out), "--cache-dir", str(out / "cache"), "--no-progress", "--bootstrap-samples", "20"]
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
     journal = out / "privasis_sample" / "sanitized.jsonl"
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # a terminal's Ctrl-C reaches a process whose SIGINT is at its default; a test runner started in the background
+    # of a non-interactive shell (nohup ... &) ignores SIGINT and its children inherit that: undo it for the run
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + FIRST_RECORD_TIMEOUT_S
         while _lines(journal) == 0:  # the condition: a first record is finished and saved
