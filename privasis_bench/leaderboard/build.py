@@ -35,7 +35,8 @@ import pandas as pd
 from privasis_bench import __version__
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import FileProblem
-from privasis_bench.leaderboard.disclosure import board_disclosure, disclosure_markdown, owner_anchor, with_disclosure
+from privasis_bench.leaderboard.disclosure import board_disclosure, disclosure_markdown, entry_anchor, with_disclosure
+from privasis_bench.leaderboard.history import activity
 from privasis_bench.leaderboard.downloads import DATA_DIR, entry_files, family_files, table_rows
 from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
 from privasis_bench.leaderboard.markdown import readme
@@ -193,24 +194,26 @@ def _write_board(submissions: Path, out: Path, outcomes: list[Verified],
                                            back="../index.html", metrics=v.recomputed)
         viewers[v.path] = page.relative_to(out).as_posix()
     date = build_date(accepted)
-    links, tables = _downloads(submissions, out, accepted, date)
+    history = activity(submissions)
+    links, tables = _downloads(submissions, out, accepted, date, {e.folder for e in history.entries})
     rows = board_rows(accepted, viewers, links)
     parts = board_parts(rows)
     built = {"date": date, "harness_version": __version__, **({"rejudge": rejudge} if rejudge else {}),
              "downloads": family_files(out, tables)}
     atomic_write_text(out / SCRIPT, template(SCRIPT))
     board = {**parts.data, "format": BOARD_FORMAT, "built": built, "entries": rows, "rejected": rejected,
-             "disclosure": board_disclosure(submissions, rows)}
+             "disclosure": board_disclosure(history, rows)}
     atomic_write_text(out / "privasis.json", dumps_json(board))
     atomic_write_text(out / "README.md", readme(rows, rejected, built, parts) + disclosure_markdown(board["disclosure"]))
     atomic_write_text(out / "index.html", with_disclosure(render_board(rows, built, parts), board["disclosure"]))
     return sorted(viewers.values())
 
 
-def _downloads(submissions: Path, out: Path, accepted: list[Verified], date: str
+def _downloads(submissions: Path, out: Path, accepted: list[Verified], date: str, known: set[str]
                ) -> tuple[dict[Path, dict[str, Any]], dict[str, list[dict[str, Any]]]]:
     """Every accepted task folder's downloads written under ``out/data/``; the row fields that link to them, to its
-    submitted files and to its owner's history, and every family's table rows."""
+    submitted files and to its own history (its line in the disclosure when git knows the folder, ``known``, else
+    the disclosure section), and every family's table rows."""
     links: dict[Path, dict[str, Any]] = {}
     tables: dict[str, list[dict[str, Any]]] = {}
     for v in accepted:
@@ -218,8 +221,7 @@ def _downloads(submissions: Path, out: Path, accepted: list[Verified], date: str
         entry = {"name": v.submission.get("name"), "track": v.submission.get("track")}
         offered = entry_files(v.path, entry, out, rel.replace("/", "__"), date)
         tables.setdefault(v.family, []).extend(table_rows(v.path, entry))
-        owner = str(v.submission.get("name") or "").split("/", 1)[0]
-        links[v.path] = {"files": f"../{submissions.name}/{rel}/", "history": f"#{owner_anchor(owner)}",
+        links[v.path] = {"files": f"../{submissions.name}/{rel}/", "history": f"#{entry_anchor(rel)}" if rel in known else "#disclosure",
                          "downloads": offered.as_dict()}
     return links, tables
 

@@ -1,15 +1,14 @@
 """The board's disclosure section: per owner, how many entries it submitted, updated and withdrawn on the base
-branch's history (:mod:`.history`), and per row which shown fields are the submitter's word rather than the
+branch's history (:mod:`.history`), per entry folder its own events (each row's "history" link), and per row which shown fields are the submitter's word rather than the
 verifier's computation. One function builds the data (``privasis.json``'s ``disclosure``); two render it.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from privasis_bench.leaderboard.escaping import escape, md_cell
-from privasis_bench.leaderboard.history import activity
+from privasis_bench.leaderboard.history import History
 
 #: Row fields the board shows as the submitter wrote them (the verifier bounds them, it cannot check them).
 SELF_REPORTED = {
@@ -30,11 +29,12 @@ def self_reported_fields(row: dict[str, Any]) -> list[str]:
     return fields + [f"{t}" for t in row.get("self_reported") or [] if isinstance(t, str)]
 
 
-def board_disclosure(submissions: str | Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """``privasis.json``'s disclosure: owner activity from git, and self-reported fields per row."""
+def board_disclosure(history: History, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``privasis.json``'s disclosure: owner and entry activity from git (:func:`.history.activity`), and
+    self-reported fields per row."""
     per_row = [{"name": r.get("name"), "task": r.get("task"), "fields": self_reported_fields(r)}
                for r in rows if r.get("task") != "overall"]
-    return {"activity": activity(submissions).as_dict(), "self_reported": per_row,
+    return {"activity": history.as_dict(), "self_reported": per_row,
             "self_reported_meaning": dict(SELF_REPORTED)}
 
 
@@ -50,14 +50,29 @@ def disclosure_markdown(data: dict[str, Any]) -> str:
         parts += [f"| {md_cell(o['owner'])} | {o['submitted']} | {o['updated']} | {o['withdrawn']} |\n" for o in owners]
     else:
         parts.append("No git history was available to this build: the counts are unknown.\n")
+    entries = data["activity"].get("entries") or []
+    if entries:
+        parts.append("\nPer entry folder, its events by step of that history (withdrawn folders included):\n\n"
+                     "| Entry | Events |\n|---|---|\n")
+        parts += [f"| {md_cell(e['folder'])} | {md_cell(events_text(e['events']))} |\n" for e in entries]
     parts.append("\nSelf-reported fields (shown as submitted; the verifier bounds them but cannot check them): "
                  + "; ".join(f"`{k}`: {md_cell(v)}" for k, v in data["self_reported_meaning"].items()) + ".\n")
     return "".join(parts)
 
 
+def events_text(events: list[list[Any]]) -> str:
+    """One entry's events as a line: ``submitted (step 3), updated (step 9)``."""
+    return ", ".join(f"{event} (step {step})" for step, event in events)
+
+
 def owner_anchor(owner: str) -> str:
-    """The id of an owner's line in the disclosure table (each board row's "history" link points there)."""
+    """The id of an owner's line in the disclosure table."""
     return "owner-" + "".join(c if c.isalnum() or c in "-_" else "_" for c in owner)
+
+
+def entry_anchor(folder: str) -> str:
+    """The id of an entry folder's line in the entry-history table (each board row's "history" link points there)."""
+    return "entry-" + "".join(c if c.isalnum() or c in "-_" else "_" for c in folder)
 
 
 def disclosure_html(data: dict[str, Any]) -> str:
@@ -67,10 +82,15 @@ def disclosure_html(data: dict[str, Any]) -> str:
                    f"<td>{o['withdrawn']}</td></tr>" for o in owners)
     table = (f"<table><thead><tr><th>Owner</th><th>Submitted</th><th>Updated</th><th>Withdrawn</th></tr></thead>"
              f"<tbody>{body}</tbody></table>" if owners else "<p>No git history was available to this build.</p>")
+    entries = "".join(f"<tr id='{escape(entry_anchor(e['folder']))}'><td>{escape(e['folder'])}</td>"
+                      f"<td>{escape(events_text(e['events']))}</td></tr>" for e in data["activity"].get("entries") or [])
+    if entries:
+        entries = ("<p>Per entry folder, its events by step of that history (withdrawn folders included):</p><table>"
+                   f"<thead><tr><th>Entry</th><th>Events</th></tr></thead><tbody>{entries}</tbody></table>")
     fields = "".join(f"<li><code>{escape(k)}</code>: {escape(v)}</li>" for k, v in data["self_reported_meaning"].items())
     return (f"<section id='disclosure'><h2>Disclosure</h2><p>Per owner, entries submitted, updated and withdrawn on "
-            f"the base branch's history (read from git).</p>{table}<p>Self-reported fields (shown as submitted):</p>"
-            f"<ul>{fields}</ul></section>\n")
+            f"the base branch's history (read from git).</p>{table}{entries}<p>Self-reported fields (shown as "
+            f"submitted):</p><ul>{fields}</ul></section>\n")
 
 
 def with_disclosure(page: str, data: dict[str, Any]) -> str:

@@ -1,10 +1,12 @@
-"""What each owner did on the base branch's history: how many entries it submitted, updated and withdrawn.
+"""What each owner and each entry did on the base branch's history: submitted, updated and withdrawn.
 
 Read from git, never from a submission: the base branch's first-parent history (one step per change merged into it)
 and, as its last step, the working tree against the base tip (the change being built). A step that adds an entry's
 ``submission.json`` is a submission, one that deletes it a withdrawal, and one that changes any other file of an
 entry it keeps an update. Each step is counted for the owner the step's own ``submission.json`` names (for a
-withdrawal, the one it deleted). Outside git, or without a base branch, nothing is known and nothing is shown.
+withdrawal, the one it deleted). Each entry folder also keeps its own events, numbered by step (stable when the
+pending change is merged: it becomes that same step). Outside git, or without a base branch, nothing is known and
+nothing is shown.
 """
 
 from __future__ import annotations
@@ -30,15 +32,26 @@ class OwnerActivity:
 
 
 @dataclass(frozen=True)
+class EntryActivity:
+    """One entry folder's events, oldest first: (step number, event); ``folder`` is relative to the submissions."""
+
+    folder: str
+    events: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
 class History:
-    """Every owner's activity, sorted by owner (empty when git cannot say)."""
+    """Every owner's activity, sorted by owner, and every entry folder's events, sorted by folder (empty when git
+    cannot say)."""
 
     owners: tuple[OwnerActivity, ...] = ()
     steps: int = 0  # first-parent steps of the base branch that touched a submission (the working tree's included)
+    entries: tuple[EntryActivity, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The board-data form."""
-        return {"steps": self.steps, "owners": [asdict(o) for o in self.owners]}
+        return {"steps": self.steps, "owners": [asdict(o) for o in self.owners],
+                "entries": [{"folder": e.folder, "events": [list(ev) for ev in e.events]} for e in self.entries]}
 
 
 _EVENTS = ("submitted", "updated", "withdrawn")
@@ -93,20 +106,30 @@ def activity(submissions: str | Path) -> History:
              for c, events in steps for f, e in events.items()]
     blobs = read_objects(view.root, names)
     counted: list[tuple[str | None, str]] = []
-    for commit, events in steps:
+    per_entry: dict[str, list[tuple[int, str]]] = {}
+    for number, (commit, events) in enumerate(steps, 1):
         for folder, event in events.items():
             ref = f"{commit}^1" if event == "withdrawn" else commit
             sub = parse_submission(blobs.get(f"{ref}:{folder}/{SUBMISSION_NAME}"))
             if sub or event == "withdrawn":
                 counted.append((owner_of(sub), event))
+                per_entry.setdefault(folder, []).append((number, event))
     pending = _pending(view, submissions, rel)
     for folder, event in pending.items():
+        per_entry.setdefault(folder, []).append((len(steps) + 1, event))
         if event == "withdrawn":
             sub = view.folders[folder].submission
         else:
             sub = parse_submission((view.root / folder / SUBMISSION_NAME).read_bytes())
         counted.append((owner_of(sub), event))
-    return History(_tally(counted), len(steps) + (1 if pending else 0))
+    return History(_tally(counted), len(steps) + (1 if pending else 0), _entries(per_entry, rel))
+
+
+def _entries(per_entry: dict[str, list[tuple[int, str]]], rel: str) -> tuple[EntryActivity, ...]:
+    """Per entry folder (named relative to the submissions folder ``rel``), its events; folders outside it dropped."""
+    prefix = rel.rstrip("/") + "/" if rel not in ("", ".") else ""
+    return tuple(EntryActivity(folder[len(prefix):], tuple(events)) for folder, events in sorted(per_entry.items())
+                 if folder.startswith(prefix) and folder[len(prefix):])
 
 
 def _tally(counted: Iterable[tuple[str | None, str]]) -> tuple[OwnerActivity, ...]:

@@ -35,6 +35,11 @@ BROKEN_WORDS = """ths => ths.filter(th => getComputedStyle(th).display !== 'none
   return out; })"""
 
 
+#: Table cells (visible ones) whose content is wider than the cell: text that spills into the next column.
+SPILLS = """cells => cells.filter(td => td.offsetParent !== null && td.scrollWidth > td.clientWidth + 1)
+  .map(td => td.textContent.trim().slice(0, 60))"""
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_committed_board_at_desktop_and_phone_width(browser, width):  # noqa: F811
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -61,6 +66,8 @@ def test_the_committed_board_at_desktop_and_phone_width(browser, width):  # noqa
     assert "presidio:,nlp=none" in page.inner_text("body")
     if width >= 1280:
         assert page.locator("table.board thead th").evaluate_all(BROKEN_WORDS) == []
+        # No cell's text runs into the next column (an interval such as "[100.00, 100.00]" did, issue 54).
+        assert page.locator("table.board td").evaluate_all(SPILLS) == []
     else:  # cards on a phone: the cell labels and the tables of published figures must not split words either
         assert page.locator("table.paper thead th, table.cross thead th").evaluate_all(BROKEN_WORDS) == []
     page.screenshot(path=str(ARTIFACTS / f"board-{width}px.png"), full_page=True)
@@ -71,6 +78,7 @@ def test_the_committed_board_at_desktop_and_phone_width(browser, width):  # noqa
     for text in ("records", "CSV", "JSON", "EEE"):
         assert (BOARD / got[text]).is_file(), got[text]
     assert (BOARD / got["files"]).is_dir() and page.locator(got["history"]).count() == 1
+    assert got["history"].startswith("#entry-")  # the entry's own line of history, not its owner's
     assert outside == [] and errors == []
     page.close()
 
