@@ -36,9 +36,9 @@ from privasis_bench import __version__
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import FileProblem
 from privasis_bench.leaderboard.disclosure import board_disclosure, disclosure_markdown, entry_anchor, with_disclosure
-from privasis_bench.leaderboard.history import activity
 from privasis_bench.leaderboard.downloads import DATA_DIR, entry_files, family_files, table_rows
 from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
+from privasis_bench.leaderboard.history import activity
 from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import SCRIPT, render_board, template
 from privasis_bench.leaderboard.regenerate import REPORT_NAME as REGENERATE_REPORT
