@@ -32,3 +32,13 @@ def md_cell(value: Any) -> str:
         return ""
     text = _CONTROL.sub("", _BREAKS.sub(" ", str(value))).strip()
     return _AUTOLINK.sub(lambda m: f"{m.group(1)}\\." if m.group(1) else "\\:", _SPECIAL.sub(r"\\\1", text))
+
+
+def number(value: Any) -> float | None:
+    """A submitted value as a number to draw or compare (None for anything else, a bool or a numeric text included)."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def fixed(value: Any, digits: int = 2, missing: str = "–") -> str:
+    """A number shown with ``digits`` decimals (``missing`` for anything that is not a number)."""
+    return missing if number(value) is None else f"{value:.{digits}f}"

@@ -15,9 +15,8 @@ from typing import Any
 
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.claims import answer_problems, claim_problems, derive_counts
+from privasis_bench.leaderboard.claims import claim_problems, derive_counts
 from privasis_bench.leaderboard.data_source import task_records
-from privasis_bench.leaderboard.families.privasis_board import sections  # noqa: F401 - the family's target
 from privasis_bench.leaderboard.families.privasis_row import entry_row, pooled_row
 from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
 from privasis_bench.leaderboard.judge_cuts import flag_problems
@@ -27,12 +26,11 @@ from privasis_bench.leaderboard.records_check import record_problems
 from privasis_bench.leaderboard.rejudge import Agreement, settings_for, work_problems
 from privasis_bench.leaderboard.rejudge import rejudge as rejudge_sample
 from privasis_bench.leaderboard.rows import OVERALL
-from privasis_bench.leaderboard.scored_content import privasis_content
-from privasis_bench.leaderboard.setting_claims import setting_problems
 from privasis_bench.leaderboard.task_source import shipped_task
-from privasis_bench.leaderboard.viewer import write_viewer  # noqa: F401 - the family's target
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.protocol.metrics import compute_metrics
+from privasis_bench.protocol.presets import preset_problems
+from privasis_bench.protocol.row_checks import answer_cleaning_problems
 from privasis_bench.protocol.testee_prompt import expected_config_hash
 from privasis_bench.protocol.verdicts import SCORED_STATUSES
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME, load_sample_rows, verdicts_from_rows
@@ -41,16 +39,15 @@ from privasis_bench.results.rescore import rescore_task
 FAMILY = "privasis"
 #: The role the re-judge re-asks.
 ROLE = "judge"
-content = privasis_content
 
 
 def verify(entry: EntryInput) -> FamilyVerdict:
     """The Privasis verifier steps (see the module docstring) after the shared checks."""
-    folder, res, sub, rows = entry.folder, entry.results, entry.submission, entry.rows
+    folder, res, rows = entry.folder, entry.results, entry.rows
     counts = derive_counts(rows)
     problems = [f"{folder / RESULTS_NAME}: {p}" for p in claim_problems(res, counts)]
-    problems += [f"{folder / SAMPLES_NAME}: {p}" for p in answer_problems(rows) + flag_problems(rows)]
-    problems += setting_problems(folder, sub, res)  # preset, mirrored labels, label bound (see setting_claims)
+    problems += [f"{folder / SAMPLES_NAME}: {p}" for p in answer_cleaning_problems(rows) + flag_problems(rows)]
+    problems += [f"{folder / RESULTS_NAME}: {p}" for p in preset_problems(res)]  # a claimed preset, held whole
     every = None
     if not entry.custom:
         every = _task_checks(entry, problems)

@@ -17,11 +17,21 @@ documents the verifier holds, its counts, its board row's shared fields and the 
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
 
 from privasis_bench.adapters.registry import BUILTIN_PROVIDERS, load_adapter_class
 from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.escaping import number
+from privasis_bench.leaderboard.family_api import (
+    EntryInput,
+    FamilyVerdict,
+    bootstrap_settings,
+    config_hash_problem,
+    family_named,
+)
 from privasis_bench.leaderboard.scored_content import digest, normal_text
+from privasis_bench.results.files import SAMPLES_NAME
 from privasis_bench.tab.alignment import masked_spans
 from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.records import TabDocument
@@ -191,25 +201,52 @@ def span_row(v: Any, task: str, viewer: str | None, columns: tuple[tuple[str, st
 def _scaled(value: Any, scale: float | None, decimals: int) -> Any:
     if scale is None:
         return value
-    return None if not isinstance(value, (int, float)) or isinstance(value, bool) else round(scale * float(value), decimals)
+    return None if number(value) is None else round(scale * float(value), decimals)
 
 
-def config_hash_problem(entry: Any) -> list[str]:
-    """The config-hash check of an entry made with a shipped task (none for one with inputs of its own)."""
-    res, task = entry.results, entry.task
-    if entry.custom or res["task"].get("config_hash") == task.config_hash():
-        return []
-    return [f"{entry.folder / 'results.json'}: task.config_hash {res['task'].get('config_hash')!r} is not the hash of "
-            f"the shipped task {task.task!r} ({task.config_hash()})"]
+@dataclass(frozen=True)
+class SpanRun:
+    """A span-scored entry's rows matched with the shipped documents within its limit (what a family scores)."""
+
+    docs: dict[str, TabDocument]
+    by_id: dict[str, dict[str, Any]]
+    masker: bool  # the model is a span masker (its reported spans count, checked)
+    failed_as_empty: bool
+    settings: dict[str, Any]  # the recorded bootstrap settings, as keyword arguments
 
 
-def span_verdict(entry: Any, problems: list[str], metrics: dict[str, Any] | None, facts: dict[str, Any],
-                 every: int | None) -> Any:
-    """A span-scored family's verdict: the task-hash problem, each recompute problem named by the samples file, the
-    recomputed metrics and facts, and how many records the task holds."""
-    from privasis_bench.leaderboard.family_api import FamilyVerdict
-    from privasis_bench.results.files import SAMPLES_NAME
-
+def span_verify(entry: EntryInput, rescore_own: Callable[..., dict[str, Any]],
+                score: Callable[[EntryInput, SpanRun], tuple[list[str], dict[str, Any] | None, list[str]]]) -> FamilyVerdict:
+    """A span-scored family's verifier. An entry with inputs of its own is re-pooled from its rows by
+    ``rescore_own(rows, metrics, **settings)`` (self-reported); any other is matched with the shipped documents
+    (:func:`index_rows`) and recomputed by ``score``, which returns its problems, the metrics (None: none) and the
+    scored document ids; then its counts are checked (:func:`check_counts`). Each problem is named by the samples
+    file, after the task-hash problem."""
+    res = entry.results
+    settings = bootstrap_settings(res)
+    problems: list[str] = []
+    metrics, facts, every = None, {}, None
+    if entry.custom:
+        metrics, facts = rescore_own(entry.rows, res["metrics"], **settings), dict(SELF_REPORTED_FACTS)
+    elif isinstance(indexed := index_rows(entry.task, res, entry.rows), list):
+        problems = indexed
+    else:
+        docs, by_id = indexed[1], indexed[2]
+        failed_as_empty = (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty"
+        run = SpanRun(docs, by_id, span_masker(res), failed_as_empty, settings)
+        problems, metrics, scored = score(entry, run)
+        if metrics is not None:
+            every = len(indexed[0])
+            failed = sum(not (isinstance(by_id[d].get("output"), str) and by_id[d].get("error") is None) for d in docs)
+            counted, facts = check_counts(res, every=every, loaded=len(docs), scored_ids=scored, failed=failed,
+                                          failed_as_empty=failed_as_empty, masker=run.masker)
+            problems = problems + counted
     where = entry.folder / SAMPLES_NAME
     return FamilyVerdict(problems=tuple(config_hash_problem(entry) + [f"{where}: {p}" for p in problems]),
                          metrics=metrics, facts=facts, task_records=every)
+
+
+def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
+    """The board row of one verified entry of a span-scored family: the shared fields, then the family's columns of
+    the recomputed metrics with their intervals."""
+    return span_row(v, task, viewer, family_named(v.family).board.columns, v.recomputed)
