@@ -13,7 +13,7 @@ from itertools import groupby
 from typing import Any
 
 from privasis_bench.leaderboard.crosstask import crosstask_html, row_id
-from privasis_bench.leaderboard.escaping import escape
+from privasis_bench.leaderboard.escaping import escape, fixed, number
 from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
 from privasis_bench.leaderboard.frontier import frontier_chart
 from privasis_bench.leaderboard.markdown import board_intro, rank_text, ranked_by
@@ -40,10 +40,6 @@ def fill(text: str, **parts: str) -> str:
     for key, value in parts.items():
         text = text.replace(f"<!--@{key}-->", value)
     return text
-
-
-def _num(value: float | None, digits: int = 2) -> str:
-    return "–" if not isinstance(value, (int, float)) or isinstance(value, bool) else f"{value:.{digits}f}"
 
 
 def _counts_cell(e: dict[str, Any], counts: CountsColumn) -> str:
@@ -153,10 +149,10 @@ def _row(e: dict[str, Any]) -> str:
         cells.append(_counts_cell(e, board.counts))
     for key, title in board.columns:
         v, lo, hi = e.get(key), e.get(f"{key}_low"), e.get(f"{key}_high")
-        v = v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+        v = number(v)
         ci = ("" if lo is None and hi is None and v is not None  # a measure without an interval (NMI)
-              else f"<div class='ci'>[{_num(lo, board.digits)}, {_num(hi, board.digits)}]</div>")
-        cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{_num(v, board.digits)}{ci}</td>")
+              else f"<div class='ci'>[{fixed(lo, board.digits)}, {fixed(hi, board.digits)}]</div>")
+        cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{fixed(v, board.digits)}{ci}</td>")
     cells.append(_links_cell(e))
     kind = "degenerate" if e.get("degenerate") else "unranked" if rank is None and not e.get("frontier") else "ranked"
     if board.frontier and e.get("frontier") is False:
@@ -238,7 +234,8 @@ def verified_heading(families: set[str] | None = None) -> str:
     return "Verified: " + " or ".join(parts)
 
 
-def _options(values: list[str]) -> str:
+def options(values: list[str]) -> str:
+    """The ``<option>`` list of a filter: "all", then each value (escaped)."""
     return "<option value=''>all</option>" + "".join(f"<option value='{escape(v)}'>{escape(v)}</option>" for v in values)
 
 
@@ -268,12 +265,12 @@ def render_board(entries: list[dict[str, Any]], built: dict[str, Any], parts: Bo
         links=links,
         family_downloads=(f"<p class='sub downloads'>Download every entry of a family (one row per entry, task and "
                           f"metric): {family_links}</p>" if family_links else ""),
-        family_options=_options(sorted(f.name for f in families)),
-        judge_options=_options(sorted({str(e["judge"]) for e in entries if e.get("judge")})),
+        family_options=options(sorted(f.name for f in families)),
+        judge_options=options(sorted({str(e["judge"]) for e in entries if e.get("judge")})),
         built=f"Built {escape(str(built['date']))} (newest submission) by privasis-bench "
               f"{escape(str(built['harness_version']))}{_rejudge_note(built.get('rejudge'))}",
-        task_options=_options(sorted({e["task"] for e in entries})),
-        track_options=_options(sorted({e["track"] for e in entries if e["track"]})),
+        task_options=options(sorted({e["task"] for e in entries})),
+        track_options=options(sorted({e["track"] for e in entries if e["track"]})),
         tables=_tracks(entries),
         crosstask=crosstask_html(entries),
         sections="".join(html for _, html in parts.html),

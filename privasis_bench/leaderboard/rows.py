@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from privasis_bench.leaderboard.escaping import number
 from privasis_bench.leaderboard.family_api import family_named
 
 OVERALL = "overall"
@@ -51,7 +52,7 @@ def standing(row: dict[str, Any], order: tuple[tuple[str, str], ...], digits: in
     out = []
     for key, better in order:
         value = row.get(key)
-        value = round(float(value), digits) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        value = None if number(value) is None else round(float(value), digits)
         out.append(float("inf") if value is None else (value if better == "lower" else -value))
     return tuple(out)
 
@@ -98,7 +99,7 @@ def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         groups.setdefault(group_key(row), []).append(row)
     out: list[dict[str, Any]] = []
-    for number, key in enumerate(sorted(groups, key=lambda k: _group_order(k, groups[k])), start=1):
+    for position_of_group, key in enumerate(sorted(groups, key=lambda k: _group_order(k, groups[k])), start=1):
         board = family_named(groups[key][0].get("family")).board
         place = lambda r, b=board: standing(r, b.rank_by, b.digits)  # noqa: E731
         for row in groups[key]:  # a degenerate baseline is listed apart, never ranked
@@ -123,7 +124,7 @@ def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             if no_order and row["rank"] is not None:
                 row["rank"], row["no_order"] = None, no_order
             row["tied"] = row["rank"] is not None and sum(r["rank"] == row["rank"] for r in members) > 1
-            row["group"] = number
+            row["group"] = position_of_group
             out.append(row)
     return out
 

@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Protocol
 
-from privasis_bench.leaderboard.base_branch import BaseView, parse_submission, read_objects
-from privasis_bench.leaderboard.bounds import MAX_JSON_BYTES, MAX_SAMPLES_BYTES
+from privasis_bench.leaderboard.base_branch import BaseView, parse_submission
 from privasis_bench.leaderboard.naming import folded
-from privasis_bench.leaderboard.precedence import MAX_VERSIONS, git, version_digest
+from privasis_bench.leaderboard.precedence import read_objects, sample_versions, version_digests
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
-from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
+from privasis_bench.results.files import SAMPLES_NAME
 
 
 class _Entry(Protocol):
@@ -77,31 +76,14 @@ def withdrawals(view: BaseView, scope: Iterable[Path], submitter: str | None) ->
 
 def _historical_holders(view: BaseView) -> dict[str, list[tuple[str, str]]]:
     """content digest -> [(folded name, folder)] of every samples version the base branch's history holds."""
-    log = git(["log", view.ref, "--reverse", "--format=@%H", "--name-only", "--diff-filter=AM", "--no-renames", "--",
-               "."], view.root) or ""
-    versions: list[tuple[str, str]] = []
-    commit = ""
-    for line in log.splitlines():
-        if line.startswith("@"):
-            commit = line[1:]
-        elif line.endswith("/" + SAMPLES_NAME):
-            versions.append((commit, line[: -len(SAMPLES_NAME) - 1]))
-    versions = versions[:MAX_VERSIONS]
-    names = [f"{c}:{rel}/{f}" for c, rel in versions for f in (SUBMISSION_NAME, RESULTS_NAME)]
-    small = read_objects(view.root, names, MAX_JSON_BYTES)
-    samples = read_objects(view.root, [f"{c}:{rel}/{SAMPLES_NAME}" for c, rel in versions], MAX_SAMPLES_BYTES)
+    versions = sample_versions(view.root, view.ref, renames=False)
+    digests = version_digests(view.root, versions)
+    subs = read_objects(view.root, [f"{c}:{rel}/{SUBMISSION_NAME}" for _, c, rel in versions])
     held: dict[str, list[tuple[str, str]]] = {}
-    for commit, rel in versions:
-        data, results = samples.get(f"{commit}:{rel}/{SAMPLES_NAME}"), small.get(f"{commit}:{rel}/{RESULTS_NAME}")
-        name = parse_submission(small.get(f"{commit}:{rel}/{SUBMISSION_NAME}")).get("name")
-        if data is None or name is None:
-            continue
-        try:
-            digest = version_digest(data.decode("utf-8"), results.decode("utf-8") if results is not None else None)
-        except UnicodeDecodeError:
-            continue
-        if digest is not None:
-            held.setdefault(digest, []).append((folded(str(name)), rel))
+    for _, commit, rel in versions:
+        name = parse_submission(subs.get(f"{commit}:{rel}/{SUBMISSION_NAME}")).get("name")
+        if name is not None and (commit, rel) in digests:
+            held.setdefault(digests[(commit, rel)], []).append((folded(str(name)), rel))
     return held
 
 
