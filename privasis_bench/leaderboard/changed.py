@@ -1,18 +1,9 @@
-"""Pull-request mode of ``leaderboard verify`` (``--changed-since REF``): what a change touches against a base commit.
-
-Every entry gets the cheap checks (schemas, hashes, every number recomputed, every verdict re-derived, ownership);
-the expensive one, re-asking the pinned judge, is spent only where the change can have moved a verdict:
-
-* every submission folder that is new or differs from ``REF`` in any byte (blob ids of the working tree against
-  ``REF``'s tree, so uncommitted edits count too);
-* every entry whose row of the committed re-judge report (``leaderboards/rejudge.json``) differs from ``REF``'s, is
-  added or removed (and every entry when anything else in that file changed);
-* every entry, when a file the judge's answers depend on changed (:data:`JUDGE_INPUTS`: the shipped tasks and
-  prompts, the protocol, the engines and adapters, the re-judge itself, the pinned dependency versions, and every
-  family's scorer and re-judge folders: :func:`judge_inputs`).
-
-What an unchanged entry proves rests on ``REF``: its bytes were fully verified there. That is the caller's claim
-about ``REF`` and the reason ``.ci/run`` never takes ``REF`` from the repository (docs/publishing.md).
+"""Pull-request mode of ``leaderboard verify`` (``--changed-since REF``; docs/publishing.md, *Pull-request mode*):
+every entry gets the cheap checks, and the re-judge only covers what the change can have moved: submission folders
+new or differing from ``REF`` in any byte (blob ids of the working tree, uncommitted edits included), entries whose
+row of the committed re-judge report changed (every entry when anything else in it did), and every entry when a
+file the judge's answers depend on changed (:func:`judge_inputs`). An unchanged entry rests on ``REF`` having been
+fully verified, which is why ``.ci/run`` never takes ``REF`` from the repository.
 """
 
 from __future__ import annotations

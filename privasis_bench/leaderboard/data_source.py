@@ -44,12 +44,14 @@ def data_dir(explicit: str | Path | None = None) -> Path:
     return Path(explicit or os.environ.get(DATA_DIR_ENV) or DEFAULT_DATA_DIR)
 
 
-def _local_file(task: TaskConfig, directory: Path) -> Path | None:
-    for suffix in _SUFFIXES:
-        path = directory / f"{task.task}{suffix}"
-        if path.is_file():
-            return path
-    return None
+def _local_file(task: TaskConfig, directory: str | Path | None) -> Path:
+    """The local copy of a hub task's dataset (raises :class:`DataUnavailable` naming where to place it)."""
+    where = data_dir(directory)
+    found = next((p for p in (where / f"{task.task}{s}" for s in _SUFFIXES) if p.is_file()), None)
+    if found is None:
+        raise DataUnavailable(f"no local copy of {task.dataset.describe()}: place it as {where / task.task}.jsonl "
+                              f"(docs/publishing.md, 'Privasis-Zero entries in CI')")
+    return found
 
 
 def task_records(task: TaskConfig, *, limit: int | None, directory: str | Path | None = None) -> tuple[LoadedRecords, int]:
@@ -65,11 +67,7 @@ def task_records(task: TaskConfig, *, limit: int | None, directory: str | Path |
     if pin is None or pin.get("revision") != task.dataset.revision:
         raise DataUnavailable(f"task {task.task!r} (dataset revision {task.dataset.revision!r}) has no pinned record-id "
                               "hash in privasis_bench/leaderboard/pinned_data.json")
-    where = data_dir(directory)
-    path = _local_file(task, where)
-    if path is None:
-        raise DataUnavailable(f"no local copy of {task.dataset.describe()}: place it as {where / task.task}.jsonl "
-                              f"(docs/publishing.md, 'Privasis-Zero entries in CI')")
+    path = _local_file(task, directory)
     local = with_data_files(task, [str(path)])
     full = load_records(local)
     if not pin.get("ids_hash"):
@@ -92,9 +90,5 @@ def local_pin(task: TaskConfig, directory: str | Path | None = None) -> dict[str
     """The ``pinned_data.json`` entry for the local copy of a hub task (for a maintainer who checked the copy)."""
     if task.dataset.data_files:
         raise DataUnavailable(f"task {task.task!r} reads shipped data files; only hub tasks are pinned")
-    where = data_dir(directory)
-    path = _local_file(task, where)
-    if path is None:
-        raise DataUnavailable(f"no local copy of {task.dataset.describe()}: place it as {where / task.task}.jsonl")
-    full = load_records(with_data_files(task, [str(path)]))
+    full = load_records(with_data_files(task, [str(_local_file(task, directory))]))
     return pin(list(full.records), task.dataset.revision, full.ids_hash)
