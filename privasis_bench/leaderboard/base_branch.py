@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from privasis_bench.leaderboard.naming import folded, owner_of
-from privasis_bench.leaderboard.precedence import base_ref, git, read_objects
+from privasis_bench.leaderboard.precedence import base_ref, git, read_objects, relative
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
 
 
@@ -58,10 +58,7 @@ class BaseView:
 
     def rel(self, path: Path) -> str | None:
         """``path`` relative to the repository root (None when outside it)."""
-        try:
-            return Path(path).resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return None
+        return relative(Path(path), self.root)
 
     def held(self, path: Path) -> BaseFolder | None:
         """The base branch's record of the folder at ``path`` (None when the base tip does not hold it)."""
@@ -87,6 +84,11 @@ class BaseView:
             first = min(live, key=lambda f: (f.order, f.rel))
             return NameHolder(first.owner, first.name, first.rel, False)
         return self.first_added.get(key)
+
+    def owner(self, held: BaseFolder) -> str | None:
+        """The owner of a base folder's name (:meth:`holder`; the folder's own when no holder is recorded)."""
+        holder = self.holder(held.name)
+        return holder.owner if holder is not None else held.owner
 
     def deleted(self, scope: Iterable[Path]) -> list[BaseFolder]:
         """Base folders under any of ``scope`` whose submission.json the working tree no longer has."""

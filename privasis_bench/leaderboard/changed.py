@@ -18,7 +18,7 @@ from typing import Any, Iterable, Iterator
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.base_branch import read_objects, tree_blobs, working_blobs
 from privasis_bench.leaderboard.family_api import board_families
-from privasis_bench.leaderboard.precedence import BASE_REF_ENV, git
+from privasis_bench.leaderboard.precedence import BASE_REF_ENV, git, relative
 
 #: Paths (prefixes, relative to the repository root) whose change can change what the pinned judge answers.
 JUDGE_INPUTS = ("tasks/", "privasis_bench/protocol/", "privasis_bench/engine/", "privasis_bench/adapters/",
@@ -102,20 +102,13 @@ def changes_since(ref: str, folders: Iterable[Path], report: Path | None = None)
                           "history, e.g. `git fetch origin main`)")
     commit = commit.strip()
     changed: set[Path] = set()
-    for folder in folders:
-        try:
-            rel = folder.relative_to(root).as_posix()
-        except ValueError:
-            changed.add(folder)  # outside the repository: nothing vouches for it
-            continue
-        if tree_blobs(root, commit, rel) != working_blobs(root, rel):
+    for folder in folders:  # a folder outside the repository has nothing to vouch for it: changed
+        rel = relative(folder, root)
+        if rel is None or tree_blobs(root, commit, rel) != working_blobs(root, rel):
             changed.add(folder)
     rows: set[tuple[str, str]] = set()
     if report is not None:
-        try:
-            rel_report = report.resolve().relative_to(root).as_posix()
-        except ValueError:
-            rel_report = None
+        rel_report = relative(report, root)
         old = read_objects(root, [f"{commit}:{rel_report}"]).get(f"{commit}:{rel_report}") if rel_report else None
         new = report.read_bytes() if report.is_file() else None
         (old_rows, old_rest), (new_rows, new_rest) = _report_rows(old), _report_rows(new)

@@ -70,23 +70,28 @@ def claim_problems(results: Mapping[str, Any], derived: DerivedCounts) -> list[s
     problems = [f"counts.{name} is {counts.get(name)!r} but samples.jsonl holds {value}"
                 for name, value in derivable if counts.get(name) != value]
     problems += cut_problems(results, RowCuts(derived.cut_judge_answers, derived.judge_answers))
-    scored_as_empty = checks.get("failed_outputs") == "scored_as_empty"
-    complete = derived.unjudged == 0 and (derived.failed_outputs == 0 or scored_as_empty)
-    limit = checks.get("max_off_label", 0)
-    passed = complete and derived.off_label <= (limit if isinstance(limit, int) else 0)
+    complete, passed = finished(derived, checks)
     if results.get("complete") is not complete:
         problems.append(f"complete is {results.get('complete')!r} but samples.jsonl gives {complete} "
                         f"({derived.failed_outputs} failed output(s), {derived.unjudged} unjudged record(s))")
     if checks.get("passed") is not passed:
         problems.append(f"checks.passed is {checks.get('passed')!r} but samples.jsonl gives {passed}")
     if not passed:
-        problems.append(f"the run did not pass its checks ({why_not_passed(derived, scored_as_empty, limit)}): "
+        problems.append(f"the run did not pass its checks ({why_not_passed(derived, checks)}): "
                         "only finished runs can be ranked")
     return problems
 
 
-def why_not_passed(derived: DerivedCounts, scored_as_empty: bool, max_off_label: Any) -> str:
+def finished(derived: DerivedCounts, checks: Mapping[str, Any]) -> tuple[bool, bool]:
+    """(complete, passed) of a run from its counts and the tolerances its ``checks`` record."""
+    limit = checks.get("max_off_label", 0)
+    complete = derived.unjudged == 0 and (derived.failed_outputs == 0 or checks.get("failed_outputs") == "scored_as_empty")
+    return complete, complete and derived.off_label <= (limit if isinstance(limit, int) else 0)
+
+
+def why_not_passed(derived: DerivedCounts, checks: Mapping[str, Any]) -> str:
     """The reason a run is not finished, naming the flag that would have tolerated it."""
+    scored_as_empty, max_off_label = checks.get("failed_outputs") == "scored_as_empty", checks.get("max_off_label", 0)
     reasons = []
     if derived.unjudged:
         reasons.append(f"{derived.unjudged} unjudged record(s); re-run the same command to judge them")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from privasis_bench.leaderboard.escaping import escape, md_cell
+from privasis_bench.leaderboard.escaping import escape, fixed, md_cell
 from privasis_bench.leaderboard.family_api import family_named
 
 __all__ = ["standing_text", "row_id", "crosstask_html", "crosstask_markdown"]
@@ -47,9 +47,7 @@ def _keys(board: Any) -> list[str]:
 
 def _value(e: dict[str, Any]) -> str:
     board = family_named(e.get("family")).board
-    values = [e.get(k) for k in _keys(board)]
-    return " / ".join("–" if not isinstance(v, (int, float)) or isinstance(v, bool) else f"{v:.{board.digits}f}"
-                      for v in values)
+    return " / ".join(fixed(e.get(k), board.digits) for k in _keys(board))
 
 
 def _headline(entries: list[dict[str, Any]], task: str) -> str:

@@ -1,12 +1,9 @@
 """Where the verifier reads a task's records: the shipped files, or a local copy of a pinned hub dataset.
 
-CI runs offline, so a task whose records live on the hub (Privasis-Zero, pinned to a dataset commit in the task
-YAML) is verified from a local copy: ``<data dir>/<task name>.jsonl`` (or ``.json``/``.parquet``), one row per
-record exactly as the pinned dataset revision holds them. The data directory is ``--data-dir`` or the environment
-variable ``PRIVASIS_BENCH_DATA_DIR`` (default ``data/verify`` under the working directory). The copy is accepted only
-when the sha256 over its ordered record ids *and* the content hash over every record's scored fields
-(:mod:`.data_pin`) equal the hashes pinned in ``pinned_data.json`` for that task and revision, so a stale or edited
-copy (same ids, other targets) never stands in for the real records; an edited record is named.
+CI is offline, so a hub task (Privasis-Zero, pinned to a dataset commit) is verified from ``<data dir>/<task>.jsonl``
+(or ``.json``/``.parquet``; ``--data-dir``, else ``$PRIVASIS_BENCH_DATA_DIR``, else ``data/verify``), accepted only
+when both its record-id hash and its content hash (:mod:`.data_pin`) are the ones ``pinned_data.json`` holds for that
+revision; an edited record is named (docs/publishing.md, *Privasis-Zero entries in CI*).
 """
 
 from __future__ import annotations

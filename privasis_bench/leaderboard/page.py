@@ -61,18 +61,15 @@ def detail_line(e: dict[str, Any], pattern: str) -> str:
     return pattern.format_map(_Blank({k: str(v) for k, v in e.items() if not isinstance(v, (dict, list))}))
 
 
-def _agreement(e: dict[str, Any]) -> str | None:
-    got = e.get("rejudge_agreement")
+def _agreement(got: Any) -> tuple[str | None, str]:
+    """A row's re-judge badge (text, class); nothing re-asked is no agreement, and the badge says so."""
     if isinstance(got, dict) and got.get("judge") is not None:
-        if not got.get("asked"):
-            return None  # nothing re-asked is no agreement: the badge would claim what was never checked
-        return f"re-judge {got.get('agreed')}/{got.get('asked')} agree"
-    if isinstance(got, dict) and isinstance(got.get("rate"), (int, float)):
+        return ((f"re-judge {got.get('agreed')}/{got.get('asked')} agree", "tag ok") if got.get("asked")
+                else ("re-judge: nothing re-asked", "tag warn"))
+    if isinstance(got, dict) and number(got.get("rate")) is not None:
         asked = f" of {got['asked']}" if got.get("asked") is not None else ""
-        return f"re-judge agreement {got['rate']:.1f}%{asked}"
-    if isinstance(got, (int, float)) and not isinstance(got, bool):
-        return f"re-judge agreement {got:.1f}%"
-    return None
+        return f"re-judge agreement {got['rate']:.1f}%{asked}", "tag ok"
+    return (f"re-judge agreement {got:.1f}%" if number(got) is not None else None), "tag ok"
 
 
 def _entry_cell(e: dict[str, Any]) -> str:
@@ -86,18 +83,15 @@ def _entry_cell(e: dict[str, Any]) -> str:
     if e.get("dominated_by"):
         names = [str(n) for n in e["dominated_by"]]
         tags.append((f"dominated by {names[0]}" if len(names) == 1 else f"dominated by {len(names)} entries", "tag"))
-    tags.append((_agreement(e), "tag ok"))
-    about = f"<div class='sub about'>{escape(str(e['about']))}</div>" if e.get("about") else ""
     got = e.get("rejudge_agreement")
-    if isinstance(got, dict) and got.get("judge") is not None and not got.get("asked"):
-        tags.append(("re-judge: nothing re-asked", "tag warn"))
+    tags.append(_agreement(got))
+    about = f"<div class='sub about'>{escape(str(e['about']))}</div>" if e.get("about") else ""
     tags += [(f"scoring: {e['scoring_preset']}" if e.get("scoring_preset") else None, "tag"),
              (e.get("outputs") if str(e.get("outputs")).startswith("outputs reproduced") else None, "tag ok"),
              (e.get("rejudge_note"), "tag warn")]
     notes = " ".join(f"<span class='{cls}'>{escape(str(text))}</span>" for text, cls in tags if text)
     tolerated = "".join(f"<li>{escape(t)}</li>" for t in e.get("tolerated") or [])
     version = f" · harness {escape(str(e['harness_version']))}" if e.get("harness_version") else ""
-    got = e.get("rejudge_agreement")
     rejudged = (f"<div class='sub rejudge'>{escape(summary(got))}</div>"
                 if isinstance(got, dict) and got.get("judge") is not None and got.get("asked") else "")
     what = escape(detail_line(e, family_named(e.get("family")).board.detail))

@@ -128,7 +128,7 @@ def content_history(folders: list[Path]) -> dict[Path, dict[str, int]]:
     if top is None or ref is None:
         return {}
     root = Path(top.strip()).resolve()
-    wanted = {rel: folder for folder in folders if (rel := _rel(folder, root)) is not None}
+    wanted = {rel: folder for folder in folders if (rel := relative(folder, root)) is not None}
     versions = sample_versions(root, ref, folders=wanted)
     digests = version_digests(root, versions)
     history: dict[Path, dict[str, int]] = {}
@@ -138,7 +138,8 @@ def content_history(folders: list[Path]) -> dict[Path, dict[str, int]]:
     return history
 
 
-def _rel(folder: Path, root: Path) -> str | None:
+def relative(folder: Path, root: Path) -> str | None:
+    """``folder`` relative to the repository ``root`` (None when it lies outside)."""
     try:
         return folder.resolve().relative_to(root).as_posix()
     except ValueError:

@@ -238,14 +238,20 @@ def _generate_remote(adapter: Any, spec: Any, requests: list[Any], retry: Any) -
 
 def write_report(path: Path, outcomes: list[Regeneration]) -> None:
     """Write the regeneration report (entries by their folder, sorted); an existing report's other entries are kept."""
-    try:
-        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
-        old = {}
+    old = _read_report(path)
     kept = old.get("entries") if isinstance(old, dict) and old.get("format") == REPORT_FORMAT else None
     entries = {**(kept if isinstance(kept, dict) else {}), **{o.entry: o.as_dict() for o in outcomes}}
     body = {"format": REPORT_FORMAT, "entries": dict(sorted(entries.items()))}
     path.write_text(json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _read_report(path: Path) -> dict[str, Any]:
+    """A regeneration report's JSON ({} when it is missing or cannot be read)."""
+    try:
+        body = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+    return body if isinstance(body, dict) else {}
 
 
 def entry_key(folder: Path) -> str:
@@ -256,12 +262,7 @@ def entry_key(folder: Path) -> str:
 def board_mark(report_dir: Path, entry: str) -> str:
     """The board's regeneration mark for ``entry`` (:func:`entry_key`) from the committed report in ``report_dir``:
     "outputs reproduced (k/K)", else "outputs as submitted"."""
-    path = report_dir / REPORT_NAME
-    try:
-        body = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
-        body = {}
-    item = (body.get("entries") or {}).get(entry) if isinstance(body, dict) else None
+    item = (_read_report(report_dir / REPORT_NAME).get("entries") or {}).get(entry)
     if isinstance(item, dict) and item.get("asked") and item.get("reproduced") == item.get("asked") \
             and isinstance(item.get("asked"), int):
         threshold = item.get("threshold")

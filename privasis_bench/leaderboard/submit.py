@@ -11,7 +11,7 @@ from typing import Any
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import read_text
 from privasis_bench.leaderboard import naming
-from privasis_bench.leaderboard.claims import DerivedCounts, why_not_passed
+from privasis_bench.leaderboard.claims import DerivedCounts, finished, why_not_passed
 from privasis_bench.leaderboard.entry_facts import rankable
 from privasis_bench.leaderboard.preverify import unverifiable
 from privasis_bench.leaderboard.provenance import (
@@ -84,12 +84,8 @@ def check_submittable(task_dir: Path, results: dict, *, track: str, reference: b
     counts, checks = results.get("counts") or {}, results.get("checks") or {}
     derived = DerivedCounts(int(counts.get("failed_outputs") or 0), int(counts.get("unjudged") or 0),
                             int(counts.get("off_label") or 0))
-    scored_as_empty = checks.get("failed_outputs") == "scored_as_empty"
-    limit = checks.get("max_off_label", 0)
-    unfinished = (derived.unjudged or (derived.failed_outputs and not scored_as_empty)
-                  or (isinstance(limit, int) and derived.off_label > limit))
-    if unfinished or results.get("complete") is not True or checks.get("passed") is not True:
-        raise SubmissionError(f"{where}: refusing an unfinished run ({why_not_passed(derived, scored_as_empty, limit)})")
+    if not finished(derived, checks)[1] or results.get("complete") is not True or checks.get("passed") is not True:
+        raise SubmissionError(f"{where}: refusing an unfinished run ({why_not_passed(derived, checks)})")
     if not rankable(results) and not reference:
         raise SubmissionError(f"{where}: model {results['model'].get('label')!r} reads gold labels (not rankable); "
                               "submit it with --reference to show it as a reference row")

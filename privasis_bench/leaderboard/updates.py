@@ -1,12 +1,7 @@
-"""Updates, renames and deletions of entries the base branch holds, judged against the base branch only.
-
-* **Only the owner changes an entry.** Every change under a folder the base branch holds (a file edited, added or
-  removed, the folder renamed or deleted) is allowed only to the owner of that folder's name *as the base branch's
-  blob records it* (:meth:`.base_branch.BaseView.holder`). In CI, ``$PRIVASIS_BENCH_SUBMITTER`` (the pull request's
-  author) is who changes it; outside CI nobody can know who pushed, so these checks need it.
-* **Outputs stay held.** A set of outputs (content digest, :mod:`.scored_content`) that any folder of another name
-  held at some point of the base branch's history cannot be submitted under a new name, even after the holder was
-  deleted or updated to other outputs: precedence is not lost with the folder or the version.
+"""Updates, renames and deletions of entries the base branch holds, judged against the base branch only
+(docs/publishing.md, *Ownership*): only the owner the base branch's blob records for a name may change, rename or
+delete its folders (``$PRIVASIS_BENCH_SUBMITTER`` in CI), and outputs any folder of another name held at any point of
+the base branch's history stay held, also after that folder was deleted or updated.
 """
 
 from __future__ import annotations
@@ -51,8 +46,7 @@ def change_problems(entries: Iterable[_Entry], view: BaseView, submitter: str | 
         held = view.held(entry.path)
         if held is None or not view.changed(entry.path):
             continue
-        holder = view.holder(held.name)
-        owner = holder.owner if holder is not None else held.owner
+        owner = view.owner(held)
         if not _same(owner, submitter):
             entry.problems.append(f"{entry.path / SUBMISSION_NAME}: this change edits an entry the base branch holds "
                                   f"({held.rel}), which only its owner {owner!r} may change; the submitter is "
@@ -64,8 +58,7 @@ def withdrawals(view: BaseView, scope: Iterable[Path], submitter: str | None) ->
     and is not the owner the base branch records for it."""
     out = []
     for held in view.deleted(scope):
-        holder = view.holder(held.name)
-        owner = holder.owner if holder is not None else held.owner
+        owner = view.owner(held)
         problem = None
         if submitter and not _same(owner, submitter):
             problem = (f"{view.root / held.rel}: this change deletes (or renames away) the entry {held.name!r} the base "

@@ -41,10 +41,10 @@ from privasis_bench.leaderboard.family_api import (
 from privasis_bench.leaderboard.ownership import folder_problems, ownership_problems
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
 from privasis_bench.leaderboard.scan import scan_text
-from privasis_bench.leaderboard.schema import BUILTIN, schema_errors
 from privasis_bench.leaderboard.task_source import UnknownTask, custom_inputs, shipped_task
 from privasis_bench.leaderboard.text_bounds import free_text_problems
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
+from privasis_bench.results.schema import BUILTIN, schema_errors
 from privasis_bench.tasks.config import TASK_NAME
 from privasis_bench.tasks.family import DEFAULT_FAMILY
 

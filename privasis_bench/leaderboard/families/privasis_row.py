@@ -9,13 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import lru_cache
-from typing import Any
+from typing import Any, Mapping
 
 from privasis_bench.adapters.registry import load_adapter_class
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.board_claims import board_claims
 from privasis_bench.leaderboard.data_source import task_records
-from privasis_bench.leaderboard.judge_cuts import recorded_cut_answers
+from privasis_bench.leaderboard.judge_cuts import recorded_cut_answers, self_reported
 from privasis_bench.leaderboard.provenance import pinned_judge
 from privasis_bench.leaderboard.task_source import shipped_task
 from privasis_bench.protocol.family import BOARD
@@ -101,6 +100,16 @@ def health(v: Any) -> dict[str, Any]:
         "cut_model_outputs": cut_out, "cut_judge_answers": cut_judge, "tolerated": tolerated, "marks": marks,
         "harness_version": _text((v.submission.get("harness") or {}).get("version")),
     }
+
+
+def board_claims(v: Any, submission: Mapping[str, Any]) -> dict[str, Any]:
+    """What a row says about an entry's claims beyond its numbers: ``scoring_preset`` (``paper`` for a run with
+    ``--preset paper``, which verify checked, else ``harness``), ``rejudge_note`` (why the build shows no re-judge
+    agreement; None when it shows one) and ``self_reported`` (what the files alone state: :func:`.judge_cuts.self_reported`)."""
+    preset = submission.get("scoring_preset")
+    return {"scoring_preset": preset if isinstance(preset, str) else "harness",
+            "rejudge_note": v.rejudge_note if isinstance(v.rejudge_note, str) else None,
+            "self_reported": self_reported(v.results or {})}
 
 
 def _model_label(model: dict[str, Any]) -> str:

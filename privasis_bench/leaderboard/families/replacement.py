@@ -1,21 +1,13 @@
 """The replacement-quality family (``scorer: tab_replacement``) on the shared board: recompute an entry's TPS, TRIR
 and NMI, and TAB's detection measures beside them, from its outputs and the data the verifier holds.
 
-Nothing an entry derives is taken as given:
-
-* **Documents, ids, spans, scored or not** are checked as for TAB (:mod:`.spans`): every document of the task
-  has exactly one row; a span masker's reported spans (``reports_spans``: the de-identification tools, ``intact:``)
-  must describe its output, every other row is aligned afresh; the verifier decides what is scored.
-* **Estimators**: the verifier scores with the shipped task's own settings (information content, similarity model,
-  background knowledge, attacker, clustering) and loads them itself; ``results.json``'s ``scorer`` section must be
-  what they describe (package versions aside), so a run cannot record an estimator it did not use, and
-  ``metrics.estimator_key`` must be theirs (numbers under different keys are never ranked together).
-* **Numbers**: every row's pairs, information content, TPS, attacker guess and TAB counts, and every pooled
-  measure with its bootstrap interval, are recomputed and compared; model-derived numbers (sentence embeddings)
-  within the family's ``tolerance`` (:mod:`privasis_bench.replacement.family`) of each other are equal, since float32 inference differs in its last bits between CPUs.
-
-The verifier loads the models once per task and process (:func:`prepared_scorer`): verifying several entries of
-one task fits the attacker and loads the embedding model once.
+Documents, ids, spans and what is scored are checked as for TAB (:mod:`.spans`). The verifier scores with the shipped
+task's own estimators (information content, similarity model, background, attacker, clustering), loaded once per task
+and process (:func:`prepared_scorer`): ``results.json``'s ``scorer`` section must be what they describe (package
+versions aside) and ``metrics.estimator_key`` theirs (numbers under different keys are never ranked together). Every
+row's pairs, information content, TPS, attacker guess and TAB counts, and every pooled measure with its interval, are
+recomputed and compared; model-derived numbers within the family's ``tolerance`` agree (float32 inference differs in
+its last bits between CPUs).
 """
 
 from __future__ import annotations

@@ -1,17 +1,16 @@
-"""What the span-scored families (TAB, replacement quality) share on the board: checking an entry's rows against the
-documents the verifier holds, its counts, its board row's shared fields and the digest of its scored content.
+"""What the span-scored families (TAB, replacement quality) share on the board: the verifier's skeleton
+(:func:`span_verify`: rows matched with the shipped documents, counts checked), the board row's shared fields and the
+digest of the scored content.
 
 * **Spans** are re-derived from each output and the document text (:func:`privasis_bench.tab.alignment.masked_spans`).
-  Reported spans count only when the model spec names a span masker (an adapter class with ``reports_spans``:
-  ``regex-scrubber``, ``presidio``); they must then be in bounds, sorted, disjoint, and agree with the output text:
-  every stretch of the document outside the spans appears in the output, in order, and no span's original text is
-  left in its replacement. Even then a reported span counts only where the output no longer shows its words
-  (:func:`privasis_bench.tab.shown.scored_spans`, the scorer's own rule): a span over the whole document counts what
-  the output changed, no more. Any other row's ``masked_spans`` must equal the alignment of its output.
+  Reported spans count only for a span masker (an adapter class with ``reports_spans``); they must be in bounds,
+  sorted, disjoint and agree with the output (every stretch outside them appears in it, in order; no span's text is
+  left in its replacement), and even then count only where the output no longer shows their words
+  (:func:`privasis_bench.tab.shown.scored_spans`, the scorer's own rule). Any other row's ``masked_spans`` must
+  equal the alignment of its output.
 * **Scored or not** follows from the row's output (a text and no error; a failed output only under
-  ``--score-failed-as-empty``), never from its ``scored`` flag.
-* **Partial**: every document of the task is scored, or the run is partial (fewer documents scored, or a
-  ``--limit``) and ranks only with runs over the same documents.
+  ``--score-failed-as-empty``), never from its ``scored`` flag; a run that scores fewer documents than the task, or
+  used ``--limit``, is partial and ranks only with runs over the same documents.
 """
 
 from __future__ import annotations
@@ -20,8 +19,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from privasis_bench.adapters.registry import BUILTIN_PROVIDERS, load_adapter_class
 from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.entry_facts import adapter_attribute
 from privasis_bench.leaderboard.escaping import number
 from privasis_bench.leaderboard.family_api import (
     EntryInput,
@@ -44,14 +43,8 @@ MAX_DOCUMENTS = 20000
 
 def span_masker(results: Mapping[str, Any]) -> bool:
     """True when the recorded model spec names a shipped span-masking adapter (``reports_spans``)."""
-    spec = ((results.get("model") or {}) if isinstance(results.get("model"), Mapping) else {}).get("spec")
-    provider = spec.get("provider") if isinstance(spec, Mapping) else None
-    if provider not in BUILTIN_PROVIDERS:
-        return False  # a plugin's claim to report spans is beyond the verifier: its rows are aligned instead
-    try:
-        return bool(getattr(load_adapter_class(provider), "reports_spans", False))
-    except Exception:  # noqa: BLE001 - an optional back-end not installed here: aligned like any rewrite
-        return False
+    model = results.get("model") if isinstance(results.get("model"), Mapping) else {}
+    return bool(adapter_attribute(model.get("spec"), "reports_spans", False))  # a plugin's rows are aligned instead
 
 
 def span_problems(text: str, spans: Any, output: Any) -> str | None:
