@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from privasis_bench.leaderboard.escaping import escape, fixed, md_cell
+from privasis_bench.leaderboard.escaping import escape, fixed, md_table
 from privasis_bench.leaderboard.family_api import family_named
 
 __all__ = ["standing_text", "row_id", "crosstask_html", "crosstask_markdown"]
@@ -89,10 +89,7 @@ def crosstask_markdown(entries: list[dict[str, Any]]) -> str:
     if not entries:
         return ""
     tasks, lines = _matrix(entries)
-    out = ["## Per entry, across tasks\n\nEach cell: the task family's headline and where the entry stands in its "
-           "group (· : no entry on that task).\n\n",
-           "| entry | track | " + " | ".join(md_cell(t) for t in tasks) + " |\n", "|---|---|" + "---|" * len(tasks) + "\n"]
-    for (name, track), cells in sorted(lines.items()):
-        vals = [f"{_value(cells[t])} ({standing_text(cells[t])})" if t in cells else "·" for t in tasks]
-        out.append("| " + " | ".join(md_cell(c) for c in (name, track, *vals)) + " |\n")
-    return "".join(out) + "\n"
+    rows = [[name, track, *(f"{_value(cells[t])} ({standing_text(cells[t])})" if t in cells else "·" for t in tasks)]
+            for (name, track), cells in sorted(lines.items())]
+    return ("## Per entry, across tasks\n\nEach cell: the task family's headline and where the entry stands in its "
+            "group (· : no entry on that task).\n\n" + md_table(["entry", "track", *tasks], rows) + "\n")

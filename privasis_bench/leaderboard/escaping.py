@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from typing import Any, Iterable
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>!|~&$@])")
 _AUTOLINK = re.compile(r"(?i)(www)\.|:(?=//)")
@@ -32,6 +32,13 @@ def md_cell(value: Any) -> str:
         return ""
     text = _CONTROL.sub("", _BREAKS.sub(" ", str(value))).strip()
     return _AUTOLINK.sub(lambda m: f"{m.group(1)}\\." if m.group(1) else "\\:", _SPECIAL.sub(r"\\\1", text))
+
+
+def md_table(header: list[str], rows: Iterable[list[Any]]) -> str:
+    """A GitHub table whose every cell (header included) goes through :func:`md_cell`."""
+    lines = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
 
 
 def number(value: Any) -> float | None:

@@ -8,22 +8,15 @@ gives a meaning to is backslash-escaped, which CommonMark and GitHub render as t
 from __future__ import annotations
 
 from itertools import groupby
-from typing import Any, Iterable
+from typing import Any
 
 from privasis_bench.leaderboard.crosstask import crosstask_markdown
-from privasis_bench.leaderboard.escaping import fixed, md_cell
+from privasis_bench.leaderboard.escaping import fixed, md_cell, md_table
 from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, summary
 from privasis_bench.leaderboard.rows import group_title
 
 __all__ = ["md_cell", "md_table", "markdown_board", "readme", "rank_text", "header", "ranked_by", "board_intro"]
-
-
-def md_table(header: list[str], rows: Iterable[list[Any]]) -> str:
-    """A GitHub table whose every cell (header included) goes through :func:`md_cell`."""
-    lines = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
 
 
 def ranked_by(board: Any) -> str:

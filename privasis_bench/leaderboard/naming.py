@@ -20,7 +20,11 @@ _ESCAPES = ((":", "%3A"), ("+", "%2B"))
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 
 
-class EntryNameError(PrivasisError):
+class SubmissionError(PrivasisError):
+    """A run cannot be submitted as it is."""
+
+
+class EntryNameError(SubmissionError):
     """An entry name that cannot be used (bad characters, or an ambiguous folder)."""
 
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any
 
-from privasis_bench.leaderboard.escaping import escape, md_cell
+from privasis_bench.leaderboard.escaping import escape, md_cell, md_table
 from privasis_bench.leaderboard.family_api import CHARTS, PUBLISHED, BoardParts
-from privasis_bench.leaderboard.markdown import md_table
 
 FAMILY = "tab_replacement"
 #: Table 3's columns: (key in the published rows, header).
