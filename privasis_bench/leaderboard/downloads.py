@@ -78,11 +78,9 @@ def _write_tables(out: Path, stem: str, rows: list[dict[str, Any]]) -> tuple[str
 
 def table_rows(folder: Path, entry: dict[str, Any]) -> list[dict[str, Any]]:
     """The flat metric rows of one accepted task folder, each with the board entry's name and track."""
-    return [{"entry": entry.get("name"), "track": entry.get("track"), **row} for row in metric_rows([_run(folder)])]
-
-
-def _run(folder: Path) -> TaskRun:
-    return TaskRun(folder, json.loads((folder / "results.json").read_text(encoding="utf-8")))
+    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    return [{"entry": entry.get("name"), "track": entry.get("track"), **row}
+            for row in metric_rows([TaskRun(folder, results)])]
 
 
 def _retrieved(date: str) -> int:
@@ -134,7 +132,7 @@ def entry_files(folder: Path, entry: dict[str, Any], out: Path, key: str, date: 
     if entry.get("track") != "verified":
         missing["hub"] = missing["eee"] = "self-reported entries are not exported (only what the verifier re-judged)"
     else:
-        run = _run(folder)
+        run = TaskRun(folder, json.loads((folder / "results.json").read_text(encoding="utf-8")))
         hub, why = _hub(run, out, stem)
         if why:
             missing["hub"] = why
