@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from privasis_bench.leaderboard.naming import folded, owner_of
-from privasis_bench.leaderboard.precedence import base_ref, git
+from privasis_bench.leaderboard.precedence import base_ref, git, read_objects, relative
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
-
-#: At most this many bytes of a historical submission.json are read (a larger one holds no owner).
-_MAX_SUBMISSION_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -62,10 +58,7 @@ class BaseView:
 
     def rel(self, path: Path) -> str | None:
         """``path`` relative to the repository root (None when outside it)."""
-        try:
-            return Path(path).resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return None
+        return relative(Path(path), self.root)
 
     def held(self, path: Path) -> BaseFolder | None:
         """The base branch's record of the folder at ``path`` (None when the base tip does not hold it)."""
@@ -91,6 +84,11 @@ class BaseView:
             first = min(live, key=lambda f: (f.order, f.rel))
             return NameHolder(first.owner, first.name, first.rel, False)
         return self.first_added.get(key)
+
+    def owner(self, held: BaseFolder) -> str | None:
+        """The owner of a base folder's name (:meth:`holder`; the folder's own when no holder is recorded)."""
+        holder = self.holder(held.name)
+        return holder.owner if holder is not None else held.owner
 
     def deleted(self, scope: Iterable[Path]) -> list[BaseFolder]:
         """Base folders under any of ``scope`` whose submission.json the working tree no longer has."""
@@ -127,32 +125,6 @@ def tree_blobs(root: Path, ref: str, under: str = ".") -> dict[str, str]:
         if len(parts) == 3 and parts[1] == "blob":
             out[path] = parts[2]
     return out
-
-
-def read_objects(root: Path, names: list[str], limit: int = _MAX_SUBMISSION_BYTES) -> dict[str, bytes | None]:
-    """The bytes of each git object name (a blob id or ``commit:path``) in one ``git cat-file --batch``; None for a
-    missing object or one over ``limit`` bytes."""
-    names = list(dict.fromkeys(n for n in names if n and "\n" not in n))
-    if not names:
-        return {}
-    try:
-        out = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input="".join(n + "\n" for n in names).encode(),
-                             capture_output=True, timeout=300, check=False).stdout
-    except (OSError, subprocess.SubprocessError):
-        return {n: None for n in names}
-    found: dict[str, bytes | None] = {}
-    pos = 0
-    for name in names:
-        end = out.find(b"\n", pos)
-        header = out[pos:end].split()
-        pos = end + 1
-        if len(header) != 3:  # "<name> missing"
-            found[name] = None
-            continue
-        size = int(header[2])
-        data, pos = out[pos:pos + size], pos + size + 1
-        found[name] = data if size <= limit else None
-    return found
 
 
 def parse_submission(data: bytes | None) -> dict[str, Any]:

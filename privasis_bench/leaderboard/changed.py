@@ -1,18 +1,9 @@
-"""Pull-request mode of ``leaderboard verify`` (``--changed-since REF``): what a change touches against a base commit.
-
-Every entry gets the cheap checks (schemas, hashes, every number recomputed, every verdict re-derived, ownership);
-the expensive one, re-asking the pinned judge, is spent only where the change can have moved a verdict:
-
-* every submission folder that is new or differs from ``REF`` in any byte (blob ids of the working tree against
-  ``REF``'s tree, so uncommitted edits count too);
-* every entry whose row of the committed re-judge report (``leaderboards/rejudge.json``) differs from ``REF``'s, is
-  added or removed (and every entry when anything else in that file changed);
-* every entry, when a file the judge's answers depend on changed (:data:`JUDGE_INPUTS`: the shipped tasks and
-  prompts, the protocol, the engines and adapters, the re-judge itself, the pinned dependency versions, and every
-  family's scorer and re-judge folders: :func:`judge_inputs`).
-
-What an unchanged entry proves rests on ``REF``: its bytes were fully verified there. That is the caller's claim
-about ``REF`` and the reason ``.ci/run`` never takes ``REF`` from the repository (docs/publishing.md).
+"""Pull-request mode of ``leaderboard verify`` (``--changed-since REF``; docs/publishing.md, *Pull-request mode*):
+every entry gets the cheap checks, and the re-judge only covers what the change can have moved: submission folders
+new or differing from ``REF`` in any byte (blob ids of the working tree, uncommitted edits included), entries whose
+row of the committed re-judge report changed (every entry when anything else in it did), and every entry when a
+file the judge's answers depend on changed (:func:`judge_inputs`). An unchanged entry rests on ``REF`` having been
+fully verified, which is why ``.ci/run`` never takes ``REF`` from the repository.
 """
 
 from __future__ import annotations
@@ -27,7 +18,7 @@ from typing import Any, Iterable, Iterator
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.base_branch import read_objects, tree_blobs, working_blobs
 from privasis_bench.leaderboard.family_api import board_families
-from privasis_bench.leaderboard.precedence import BASE_REF_ENV, git
+from privasis_bench.leaderboard.precedence import BASE_REF_ENV, git, relative
 
 #: Paths (prefixes, relative to the repository root) whose change can change what the pinned judge answers.
 JUDGE_INPUTS = ("tasks/", "privasis_bench/protocol/", "privasis_bench/engine/", "privasis_bench/adapters/",
@@ -111,20 +102,13 @@ def changes_since(ref: str, folders: Iterable[Path], report: Path | None = None)
                           "history, e.g. `git fetch origin main`)")
     commit = commit.strip()
     changed: set[Path] = set()
-    for folder in folders:
-        try:
-            rel = folder.relative_to(root).as_posix()
-        except ValueError:
-            changed.add(folder)  # outside the repository: nothing vouches for it
-            continue
-        if tree_blobs(root, commit, rel) != working_blobs(root, rel):
+    for folder in folders:  # a folder outside the repository has nothing to vouch for it: changed
+        rel = relative(folder, root)
+        if rel is None or tree_blobs(root, commit, rel) != working_blobs(root, rel):
             changed.add(folder)
     rows: set[tuple[str, str]] = set()
     if report is not None:
-        try:
-            rel_report = report.resolve().relative_to(root).as_posix()
-        except ValueError:
-            rel_report = None
+        rel_report = relative(report, root)
         old = read_objects(root, [f"{commit}:{rel_report}"]).get(f"{commit}:{rel_report}") if rel_report else None
         new = report.read_bytes() if report.is_file() else None
         (old_rows, old_rest), (new_rows, new_rest) = _report_rows(old), _report_rows(new)

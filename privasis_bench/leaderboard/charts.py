@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from privasis_bench.leaderboard.escaping import escape
+from privasis_bench.leaderboard.escaping import escape, number
 
 PALETTE = ("#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#475569")
 LEAK_COLOURS = {"direct": "#dc2626", "inference": "#f59e0b", "proximity": "#8b5cf6"}
@@ -16,11 +16,6 @@ LABEL_CHARS = 42
 
 def _fmt(x: float) -> str:
     return f"{x:.1f}"
-
-
-def _number(value: Any) -> float | None:
-    """A chart coordinate: a real number, else None (a text where a number belongs is never drawn)."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _clip(text: str, limit: int = LABEL_CHARS) -> str:
@@ -45,13 +40,13 @@ def scatter(entries: list[dict[str, Any]], x_key: str, y_key: str, x_title: str,
                f'{escape(y_title)} (%) → more useful</text>')
     for i, e in enumerate(entries):
         colour = PALETTE[i % len(PALETTE)]
-        x, y = _number(e.get(x_key)), _number(e.get(y_key))
+        x, y = number(e.get(x_key)), number(e.get(y_key))
         if x is None or y is None:
             continue
         out.append(f'<g class="point" data-task="{escape(e["task"])}" data-track="{escape(e["track"])}">'
                    f'<title>{escape(e["name"])} ({escape(e["task"])}): {x:.2f} / {y:.2f}</title>')
-        for lo, hi, horizontal in ((_number(e.get(f"{x_key}_low")), _number(e.get(f"{x_key}_high")), True),
-                                   (_number(e.get(f"{y_key}_low")), _number(e.get(f"{y_key}_high")), False)):
+        for lo, hi, horizontal in ((number(e.get(f"{x_key}_low")), number(e.get(f"{x_key}_high")), True),
+                                   (number(e.get(f"{y_key}_low")), number(e.get(f"{y_key}_high")), False)):
             if lo is not None and hi is not None:
                 if horizontal:
                     out.append(f'<line x1="{_fmt(sx(lo))}" y1="{_fmt(sy(y))}" x2="{_fmt(sx(hi))}" y2="{_fmt(sy(y))}" stroke="{colour}" class="whisker"/>')
@@ -72,14 +67,14 @@ def leak_bars(entries: list[dict[str, Any]]) -> str:
         y = 8 + i * row_h
         leaks = e.get("leaks") if isinstance(e.get("leaks"), dict) else {}
         ratios = leaks.get("ratios") if isinstance(leaks.get("ratios"), dict) else {}
-        failed = int(_number(leaks.get("failed_targets")) or 0)
+        failed = int(number(leaks.get("failed_targets")) or 0)
         label = f"{e['name']} · {e['task']}"
         out.append(f'<g class="point" data-task="{escape(e["task"])}" data-track="{escape(e["track"])}">'
                    f'<text x="{label_w - 8}" y="{y + 15}" class="label" text-anchor="end">'
                    f'<title>{escape(label)}</title>{escape(_clip(label))}</text>')
         x = float(label_w)
         for kind, colour in LEAK_COLOURS.items():
-            ratio = _number(ratios.get(kind)) or 0.0
+            ratio = number(ratios.get(kind)) or 0.0
             share = ratio * bar_w / 100.0
             if share > 0:
                 out.append(f'<rect x="{_fmt(x)}" y="{y}" width="{_fmt(share)}" height="{row_h - 8}" fill="{colour}">'

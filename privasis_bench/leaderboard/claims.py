@@ -3,8 +3,8 @@
 ``results.json`` says whether the run was complete, how many outputs failed, how many records are unjudged, how
 many judge answers were off-label and how many were cut at their budget (:mod:`.judge_cuts`); ``submission.json``
 says which harness made it and when. None of that is taken on trust: :func:`claim_problems` recounts from
-``samples.jsonl`` and rejects a file that claims more than it holds, and :func:`answer_problems` checks that every cleaned judge answer is what the protocol's cleaning makes
-of the raw answer recorded beside it.
+``samples.jsonl`` and rejects a file that claims more than it holds (the judge answers' cleaning is checked by
+:func:`privasis_bench.protocol.row_checks.answer_cleaning_problems`, which ``rescore`` shares).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from typing import Any, Iterable, Mapping
 from privasis_bench import __version__
 from privasis_bench.adapters.spec import TRANSPORT_ARGS
 from privasis_bench.leaderboard.judge_cuts import RowCuts, cut_problems, row_cuts
-from privasis_bench.protocol.answers import clean_answer
 from privasis_bench.protocol.judge import JUDGE_NONE_LABEL
 from privasis_bench.protocol.labels import off_label_answers
 from privasis_bench.protocol.verdicts import RecordVerdict
@@ -26,10 +25,6 @@ _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
 #: A whole privasis-bench version (PEP 440 release with optional pre/post/dev parts and a short local part): the
 #: recorded version must be exactly this, never a version followed by free text.
 _WHOLE_VERSION = re.compile(r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?")
-#: (cleaned field, raw field, lower-cased?) of the judge answers a samples row records.
-TARGET_ANSWERS = (("guess", "guess_raw", True), ("original_guess", "original_guess_raw", True),
-                  ("compare_answer", "compare_answer_raw", False))
-KEEP_ANSWERS = (("guess", "guess_raw", True), ("inclusion_answer", "inclusion_answer_raw", False))
 
 
 @dataclass(frozen=True)
@@ -75,23 +70,28 @@ def claim_problems(results: Mapping[str, Any], derived: DerivedCounts) -> list[s
     problems = [f"counts.{name} is {counts.get(name)!r} but samples.jsonl holds {value}"
                 for name, value in derivable if counts.get(name) != value]
     problems += cut_problems(results, RowCuts(derived.cut_judge_answers, derived.judge_answers))
-    scored_as_empty = checks.get("failed_outputs") == "scored_as_empty"
-    complete = derived.unjudged == 0 and (derived.failed_outputs == 0 or scored_as_empty)
-    limit = checks.get("max_off_label", 0)
-    passed = complete and derived.off_label <= (limit if isinstance(limit, int) else 0)
+    complete, passed = finished(derived, checks)
     if results.get("complete") is not complete:
         problems.append(f"complete is {results.get('complete')!r} but samples.jsonl gives {complete} "
                         f"({derived.failed_outputs} failed output(s), {derived.unjudged} unjudged record(s))")
     if checks.get("passed") is not passed:
         problems.append(f"checks.passed is {checks.get('passed')!r} but samples.jsonl gives {passed}")
     if not passed:
-        problems.append(f"the run did not pass its checks ({why_not_passed(derived, scored_as_empty, limit)}): "
+        problems.append(f"the run did not pass its checks ({why_not_passed(derived, checks)}): "
                         "only finished runs can be ranked")
     return problems
 
 
-def why_not_passed(derived: DerivedCounts, scored_as_empty: bool, max_off_label: Any) -> str:
+def finished(derived: DerivedCounts, checks: Mapping[str, Any]) -> tuple[bool, bool]:
+    """(complete, passed) of a run from its counts and the tolerances its ``checks`` record."""
+    limit = checks.get("max_off_label", 0)
+    complete = derived.unjudged == 0 and (derived.failed_outputs == 0 or checks.get("failed_outputs") == "scored_as_empty")
+    return complete, complete and derived.off_label <= (limit if isinstance(limit, int) else 0)
+
+
+def why_not_passed(derived: DerivedCounts, checks: Mapping[str, Any]) -> str:
     """The reason a run is not finished, naming the flag that would have tolerated it."""
+    scored_as_empty, max_off_label = checks.get("failed_outputs") == "scored_as_empty", checks.get("max_off_label", 0)
     reasons = []
     if derived.unjudged:
         reasons.append(f"{derived.unjudged} unjudged record(s); re-run the same command to judge them")
@@ -101,28 +101,6 @@ def why_not_passed(derived: DerivedCounts, scored_as_empty: bool, max_off_label:
     if isinstance(max_off_label, int) and derived.off_label > max_off_label:
         reasons.append(f"{derived.off_label} off-label judge answer(s) over --max-off-label {max_off_label}")
     return "; ".join(reasons) or "checks failed"
-
-
-def answer_problems(rows: Iterable[Mapping[str, Any]]) -> list[str]:
-    """Every cleaned judge answer that is not the protocol's cleaning of its recorded raw answer."""
-    problems = []
-    for row in rows:
-        rid = row.get("record_id")
-        for kind, items, fields in (("target", row.get("targets") or [], TARGET_ANSWERS),
-                                    ("keep", row.get("keep") or [], KEEP_ANSWERS)):
-            for item in items:
-                for cleaned_key, raw_key, lower in fields:
-                    cleaned, raw = item.get(cleaned_key), item.get(raw_key)
-                    if cleaned is None:
-                        continue
-                    source = raw if isinstance(raw, str) else cleaned  # no raw recorded: the answer was already clean
-                    expected = clean_answer(source)
-                    expected = expected.lower() if lower else expected
-                    if cleaned != expected:
-                        problems.append(f"record {rid} {kind}:{item.get('name')}: {cleaned_key} is {_short(cleaned)!r} "
-                                        f"but cleaning {'the recorded ' + raw_key if isinstance(raw, str) else 'it'} "
-                                        f"gives {_short(expected)!r}")
-    return problems
 
 
 def harness_problems(submission: Mapping[str, Any]) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from privasis_bench.leaderboard.escaping import escape, md_cell
+from privasis_bench.leaderboard.escaping import escape, fixed, md_table
 from privasis_bench.leaderboard.family_api import family_named
 
 __all__ = ["standing_text", "row_id", "crosstask_html", "crosstask_markdown"]
@@ -47,9 +47,7 @@ def _keys(board: Any) -> list[str]:
 
 def _value(e: dict[str, Any]) -> str:
     board = family_named(e.get("family")).board
-    values = [e.get(k) for k in _keys(board)]
-    return " / ".join("–" if not isinstance(v, (int, float)) or isinstance(v, bool) else f"{v:.{board.digits}f}"
-                      for v in values)
+    return " / ".join(fixed(e.get(k), board.digits) for k in _keys(board))
 
 
 def _headline(entries: list[dict[str, Any]], task: str) -> str:
@@ -91,10 +89,7 @@ def crosstask_markdown(entries: list[dict[str, Any]]) -> str:
     if not entries:
         return ""
     tasks, lines = _matrix(entries)
-    out = ["## Per entry, across tasks\n\nEach cell: the task family's headline and where the entry stands in its "
-           "group (· : no entry on that task).\n\n",
-           "| entry | track | " + " | ".join(md_cell(t) for t in tasks) + " |\n", "|---|---|" + "---|" * len(tasks) + "\n"]
-    for (name, track), cells in sorted(lines.items()):
-        vals = [f"{_value(cells[t])} ({standing_text(cells[t])})" if t in cells else "·" for t in tasks]
-        out.append("| " + " | ".join(md_cell(c) for c in (name, track, *vals)) + " |\n")
-    return "".join(out) + "\n"
+    rows = [[name, track, *(f"{_value(cells[t])} ({standing_text(cells[t])})" if t in cells else "·" for t in tasks)]
+            for (name, track), cells in sorted(lines.items())]
+    return ("## Per entry, across tasks\n\nEach cell: the task family's headline and where the entry stands in its "
+            "group (· : no entry on that task).\n\n" + md_table(["entry", "track", *tasks], rows) + "\n")

@@ -1,12 +1,9 @@
 """Where the verifier reads a task's records: the shipped files, or a local copy of a pinned hub dataset.
 
-CI runs offline, so a task whose records live on the hub (Privasis-Zero, pinned to a dataset commit in the task
-YAML) is verified from a local copy: ``<data dir>/<task name>.jsonl`` (or ``.json``/``.parquet``), one row per
-record exactly as the pinned dataset revision holds them. The data directory is ``--data-dir`` or the environment
-variable ``PRIVASIS_BENCH_DATA_DIR`` (default ``data/verify`` under the working directory). The copy is accepted only
-when the sha256 over its ordered record ids *and* the content hash over every record's scored fields
-(:mod:`.data_pin`) equal the hashes pinned in ``pinned_data.json`` for that task and revision, so a stale or edited
-copy (same ids, other targets) never stands in for the real records; an edited record is named.
+CI is offline, so a hub task (Privasis-Zero, pinned to a dataset commit) is verified from ``<data dir>/<task>.jsonl``
+(or ``.json``/``.parquet``; ``--data-dir``, else ``$PRIVASIS_BENCH_DATA_DIR``, else ``data/verify``), accepted only
+when both its record-id hash and its content hash (:mod:`.data_pin`) are the ones ``pinned_data.json`` holds for that
+revision; an edited record is named (docs/publishing.md, *Privasis-Zero entries in CI*).
 """
 
 from __future__ import annotations
@@ -44,12 +41,14 @@ def data_dir(explicit: str | Path | None = None) -> Path:
     return Path(explicit or os.environ.get(DATA_DIR_ENV) or DEFAULT_DATA_DIR)
 
 
-def _local_file(task: TaskConfig, directory: Path) -> Path | None:
-    for suffix in _SUFFIXES:
-        path = directory / f"{task.task}{suffix}"
-        if path.is_file():
-            return path
-    return None
+def _local_file(task: TaskConfig, directory: str | Path | None) -> Path:
+    """The local copy of a hub task's dataset (raises :class:`DataUnavailable` naming where to place it)."""
+    where = data_dir(directory)
+    found = next((p for p in (where / f"{task.task}{s}" for s in _SUFFIXES) if p.is_file()), None)
+    if found is None:
+        raise DataUnavailable(f"no local copy of {task.dataset.describe()}: place it as {where / task.task}.jsonl "
+                              f"(docs/publishing.md, 'Privasis-Zero entries in CI')")
+    return found
 
 
 def task_records(task: TaskConfig, *, limit: int | None, directory: str | Path | None = None) -> tuple[LoadedRecords, int]:
@@ -65,11 +64,7 @@ def task_records(task: TaskConfig, *, limit: int | None, directory: str | Path |
     if pin is None or pin.get("revision") != task.dataset.revision:
         raise DataUnavailable(f"task {task.task!r} (dataset revision {task.dataset.revision!r}) has no pinned record-id "
                               "hash in privasis_bench/leaderboard/pinned_data.json")
-    where = data_dir(directory)
-    path = _local_file(task, where)
-    if path is None:
-        raise DataUnavailable(f"no local copy of {task.dataset.describe()}: place it as {where / task.task}.jsonl "
-                              f"(docs/publishing.md, 'Privasis-Zero entries in CI')")
+    path = _local_file(task, directory)
     local = with_data_files(task, [str(path)])
     full = load_records(local)
     if not pin.get("ids_hash"):
@@ -92,9 +87,5 @@ def local_pin(task: TaskConfig, directory: str | Path | None = None) -> dict[str
     """The ``pinned_data.json`` entry for the local copy of a hub task (for a maintainer who checked the copy)."""
     if task.dataset.data_files:
         raise DataUnavailable(f"task {task.task!r} reads shipped data files; only hub tasks are pinned")
-    where = data_dir(directory)
-    path = _local_file(task, where)
-    if path is None:
-        raise DataUnavailable(f"no local copy of {task.dataset.describe()}: place it as {where / task.task}.jsonl")
-    full = load_records(with_data_files(task, [str(path)]))
+    full = load_records(with_data_files(task, [str(_local_file(task, directory))]))
     return pin(list(full.records), task.dataset.revision, full.ids_hash)

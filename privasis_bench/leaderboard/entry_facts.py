@@ -1,14 +1,7 @@
-"""What the board must say about a verified entry beyond its numbers: partial, rankable, custom inputs, tolerances.
-
-Each fact is derived by the verifier, never taken from a flag the submitter sets:
-
-* ``partial``: the entry scores fewer records than the shipped task holds (a ``--limit`` run); never ranked with
-  full runs.
-* ``rankable``: false for a model that reads gold labels. Derived from the model spec: a shipped provider whose
-  adapter reads labels (``reference``, ``mask-targets``) can never rank, whatever the files say.
-* ``custom_inputs``: files of the user's own (task file, data files, judge prompts); such entries are self-reported.
-* ``tolerated``: every condition the run was allowed to pass with (failed outputs scored as empty, off-label judge
-  answers, cut model outputs or judge answers, a custom testee prompt).
+"""What the board must say about a verified entry beyond its numbers, each fact derived by the verifier, never taken
+from a flag the submitter sets: ``partial`` (fewer records than the shipped task: never ranked with full runs),
+``rankable`` (false for a model that reads gold labels, decided from its spec: ``reference``, ``mask-targets``),
+``custom_inputs`` (files of the user's own: self-reported) and ``tolerated`` (every condition the run passed with).
 """
 
 from __future__ import annotations
@@ -20,15 +13,21 @@ from privasis_bench.leaderboard.judge_cuts import recorded_cut_answers
 from privasis_bench.protocol.testee_prompt import custom_testee_prompt
 
 
+def adapter_attribute(spec: Any, name: str, default: Any) -> Any:
+    """An attribute of the shipped adapter class a recorded model spec names; ``default`` for a plugin (what it does
+    is beyond the verifier: docs/publishing.md, "cannot know") or a back-end not installed here."""
+    provider = spec.get("provider") if isinstance(spec, Mapping) else None
+    if provider not in BUILTIN_PROVIDERS:
+        return default
+    try:
+        return getattr(load_adapter_class(provider), name, default)
+    except Exception:  # noqa: BLE001 - an optional back-end that is not installed still names a known provider
+        return default
+
+
 def spec_reads_gold(spec: Any) -> bool:
     """True when the spec names a shipped provider whose adapter reads the gold labels (never rankable)."""
-    provider = spec.get("provider") if isinstance(spec, dict) else None
-    if provider not in BUILTIN_PROVIDERS:
-        return False  # a plugin: what it does is beyond the verifier (see docs/publishing.md, "cannot know")
-    try:
-        return not bool(load_adapter_class(provider).rankable)
-    except Exception:  # noqa: BLE001 - a back-end that is not installed still names a known provider
-        return False
+    return not bool(adapter_attribute(spec, "rankable", True))
 
 
 def rankable(results: Mapping[str, Any]) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from typing import Any, Iterable
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>!|~&$@])")
 _AUTOLINK = re.compile(r"(?i)(www)\.|:(?=//)")
@@ -32,3 +32,20 @@ def md_cell(value: Any) -> str:
         return ""
     text = _CONTROL.sub("", _BREAKS.sub(" ", str(value))).strip()
     return _AUTOLINK.sub(lambda m: f"{m.group(1)}\\." if m.group(1) else "\\:", _SPECIAL.sub(r"\\\1", text))
+
+
+def md_table(header: list[str], rows: Iterable[list[Any]]) -> str:
+    """A GitHub table whose every cell (header included) goes through :func:`md_cell`."""
+    lines = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def number(value: Any) -> float | None:
+    """A submitted value as a number to draw or compare (None for anything else, a bool or a numeric text included)."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def fixed(value: Any, digits: int = 2, missing: str = "–") -> str:
+    """A number shown with ``digits`` decimals (``missing`` for anything that is not a number)."""
+    return missing if number(value) is None else f"{value:.{digits}f}"

@@ -8,19 +8,23 @@
   counts. The generic verifier records the verdict on the entry; family code never changes the entry.
 * :class:`BoardParts`: a family's own parts of the board pages (charts, published figures), each with a position so
   that parts of several families interleave in a fixed order.
+
+It also holds the small helpers the generic verifier and the families' verifiers share (:func:`leaf_differences`,
+:func:`short`, :func:`bootstrap_settings`, :func:`config_hash_problem`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
+from privasis_bench.leaderboard.escaping import number
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES, FamilySpec
 
-#: Positions of :class:`BoardParts` pieces: right after the ranked tables, a family's charts, then published figures.
-AFTER_TABLES, CHARTS, PUBLISHED = 10, 20, 30
+#: Positions of :class:`BoardParts` pieces: a family's charts, then published figures.
+CHARTS, PUBLISHED = 20, 30
 
 
 @dataclass(frozen=True)
@@ -85,3 +89,37 @@ def family_named(name: str | None) -> FamilySpec:
 def board_families() -> list[FamilySpec]:
     """Every registered family, in registration order."""
     return [FAMILIES.get(name) for name in FAMILIES.names()]
+
+
+def leaf_differences(stored: Any, derived: Any, path: str, tolerance: float) -> Iterator[tuple[str, Any, Any]]:
+    """(path, stored, derived) of every leaf where two JSON trees differ; numbers within ``tolerance`` agree."""
+    if isinstance(stored, Mapping) and isinstance(derived, Mapping):
+        for key in sorted(set(stored) | set(derived), key=str):
+            yield from leaf_differences(stored.get(key), derived.get(key), f"{path}.{key}", tolerance)
+    elif isinstance(stored, list) and isinstance(derived, list) and len(stored) == len(derived):
+        for i, (a, b) in enumerate(zip(stored, derived)):
+            yield from leaf_differences(a, b, f"{path}[{i}]", tolerance)
+    elif not (stored == derived or (number(stored) is not None and number(derived) is not None
+                                    and abs(stored - derived) <= tolerance)):
+        yield path, stored, derived
+
+
+def short(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters (a problem line quotes a submitted value without repeating it)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def bootstrap_settings(results: Mapping[str, Any]) -> dict[str, Any]:
+    """The recorded bootstrap settings as a scorer's keyword arguments (verify checked they are the task's)."""
+    boot = results["metrics"]["bootstrap"]
+    return {"bootstrap_samples": boot["samples"], "seed": boot["seed"], "confidence": boot["confidence"]}
+
+
+def config_hash_problem(entry: EntryInput) -> list[str]:
+    """The config-hash check of an entry made with a shipped task (none for one with inputs of its own)."""
+    res, task = entry.results, entry.task
+    if entry.custom or res["task"].get("config_hash") == task.config_hash():
+        return []
+    return [f"{entry.folder / 'results.json'}: task.config_hash {short(res['task'].get('config_hash'))} is not the "
+            f"hash of the shipped task {task.task!r} ({task.config_hash()})"]

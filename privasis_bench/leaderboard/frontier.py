@@ -11,15 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from privasis_bench.leaderboard.escaping import escape
+from privasis_bench.leaderboard.escaping import escape, number
 from privasis_bench.tasks.family import BoardSpec
 
 #: Plot box, label column and line height of the chart (SVG user units).
 W, H, M, GUTTER, LINE = 420, 380, 48, 250, 15
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def spread(wanted: list[float], low: float, high: float, gap: float = LINE) -> list[float]:
@@ -49,7 +45,7 @@ def frontier_chart(rows: list[dict[str, Any]], board: BoardSpec) -> str:
     """The group's frontier chart ('' when fewer than two rows have both numbers)."""
     (xk, xb), (yk, yb) = board.rank_by[:2]
     titles = dict(board.columns)
-    points = [(e, _number(e.get(xk)), _number(e.get(yk))) for e in rows]
+    points = [(e, number(e.get(xk)), number(e.get(yk))) for e in rows]
     points = [(e, x, y) for e, x, y in points if x is not None and y is not None]
     if len(points) < 2:
         return ""

@@ -1,38 +1,14 @@
 """Judge answers cut at the answer budget, counted from the samples rows and checked against results.json.
 
-Each target and keep entry of a samples row written by this harness lists, in ``cut_answers``, the names of its
-judge answers whose call ended at the token budget (``finish_reason`` "length"). The per-record count is:
-
-    cut judge answers = the number of names in ``cut_answers`` over every target and keep entry of every
-    non-excluded row,
-
-that is, one per place a cut answer is recorded. An answer recorded in several places (a guess on the original
-record reused from the response cache by several rows, or by several runs) counts once in each row that records
-it, so the count is a pure function of the rows and never depends on the order calls were made in.
-
-``results.json`` records something else: ``usage.judge.truncated`` (summed over every invocation in
-``usage_cumulative``) counts *fresh* calls whose answer was cut; a cached answer is not counted there. The two are
-related by what the same usage records (``asked``, ``cached``, ``failed``) and by the number of judge answers the
-rows hold:
-
-* every fresh cut answer is recorded in a row unless the run asked more than the rows hold, so
-  ``truncated <= flagged + (asked - failed - answers in the rows)``;
-* when no answer came from the cache (``cached`` 0) and every answered question is recorded once
-  (``asked - failed`` equals the answers in the rows), the two counts are equal.
-
-:func:`cut_problems` checks both when no invocation was killed. Nothing switches the checks off silently:
-
-* rows that record judge answers without ``cut_answers`` are refused (:func:`flag_problems`, naming the record);
-* a judged run whose usage lacks ``asked``, ``cached``, ``failed`` or ``truncated`` is refused (every run records
-  them);
-* ``killed_invocations`` must be the number of invocations listed with ``ended`` "killed"; with a killed
-  invocation the usage is incomplete, so the two relations are not applied and the board says the count is
-  self-reported (:func:`self_reported`).
-
-What the verifier can know: both the rows and the usage are the submitter's files, so agreeing counts only show
-the files are consistent. The re-judge (:mod:`.rejudge`) is the independent check: for every attribute it re-asks it
-compares the answers the pinned judge cuts at the budget with the row's ``cut_answers``, and a difference counts as a
-disagreement. Outside that sample the cut flags stay self-reported, and the board says so.
+docs/publishing.md (*Cut judge answers*) states the rule. The rows' count is the number of names in ``cut_answers``
+over every target and keep entry of every non-excluded row (one per place a cut answer is recorded, so it depends on
+the rows alone); ``results.json``'s ``usage.judge.truncated`` counts *fresh* calls cut over every invocation. With
+the same usage's ``asked``, ``cached`` and ``failed``: ``truncated <= flagged + (asked - failed - answers in the
+rows)``, with equality when nothing came from the cache and every answered question is recorded once
+(:func:`cut_problems`). Nothing switches the checks off silently: rows without ``cut_answers`` are refused
+(:func:`flag_problems`), so is a judged run whose usage lacks a count; with a killed invocation the usage is
+incomplete, the relations are not applied and the board says the count is self-reported (:func:`self_reported`).
+The re-judge (:mod:`.rejudge`) is the independent check on the re-asked sample.
 """
 
 from __future__ import annotations

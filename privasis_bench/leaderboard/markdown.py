@@ -8,26 +8,15 @@ gives a meaning to is backslash-escaped, which CommonMark and GitHub render as t
 from __future__ import annotations
 
 from itertools import groupby
-from typing import Any, Iterable
+from typing import Any
 
 from privasis_bench.leaderboard.crosstask import crosstask_markdown
-from privasis_bench.leaderboard.escaping import md_cell
+from privasis_bench.leaderboard.escaping import fixed, md_cell, md_table
 from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
 from privasis_bench.leaderboard.rejudge_report import REPORT_NAME, summary
 from privasis_bench.leaderboard.rows import group_title
 
 __all__ = ["md_cell", "md_table", "markdown_board", "readme", "rank_text", "header", "ranked_by", "board_intro"]
-
-
-def md_table(header: list[str], rows: Iterable[list[Any]]) -> str:
-    """A GitHub table whose every cell (header included) goes through :func:`md_cell`."""
-    lines = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
-def _num(value: Any, digits: int = 2) -> str:
-    return "–" if not isinstance(value, (int, float)) or isinstance(value, bool) else f"{value:.{digits}f}"
 
 
 def ranked_by(board: Any) -> str:
@@ -90,8 +79,8 @@ def _row_cells(e: dict[str, Any]) -> list[Any]:
              if e.get("frontier") is not None else rank_text(e))
     cells: list[Any] = [first, e.get("name"), e.get("records")]
     d = board.digits
-    cells += [_num(e.get(k), d) if e.get(f"{k}_low") is None and e.get(f"{k}_high") is None and e.get(k) is not None
-              else f"{_num(e.get(k), d)} ({_num(e.get(f'{k}_low'), d)}–{_num(e.get(f'{k}_high'), d)})" for k, _ in board.columns]
+    cells += [fixed(e.get(k), d) if e.get(f"{k}_low") is None and e.get(f"{k}_high") is None and e.get(k) is not None
+              else f"{fixed(e.get(k), d)} ({fixed(e.get(f'{k}_low'), d)}–{fixed(e.get(f'{k}_high'), d)})" for k, _ in board.columns]
     if board.counts is not None:
         cells.append(" / ".join("–" if e.get(k) is None else str(e[k]) for k in board.counts.keys))
     cells.append("; ".join(str(n) for n in notes if n))

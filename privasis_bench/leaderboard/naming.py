@@ -1,14 +1,11 @@
 """Entry names: the one-to-one, reversible name <-> folder mapping, and the folded form names are compared in.
 
-* ``ORG/MODEL`` lives in ``ORG__MODEL``; ``:`` and ``+`` (allowed in the model part) are written ``%3A`` and
-  ``%2B``, so no two names share a folder and :func:`name_of_folder` gives the name back. A part may not contain
-  ``__`` nor start or end with ``_`` (that would make the split ambiguous).
-* Two names are the same entry when their :func:`folded` forms are equal: Unicode NFKC, every punctuation mark
-  removed within each part, then a confusable skeleton and case folding (``Org/Model-1``, ``org/model_1``,
-  ``ORG/MODEL.1`` and ``org/model-l`` are one name). Names are ASCII by their pattern, so the skeleton is Unicode
-  UTS #39's confusable mapping restricted to ASCII, applied after case folding (``rn``/``m``, ``vv``/``w``,
-  ``cl``/``d``, ``0``/``o``, ``1``/``i``/``l``, ``8``/``B``, ``6``/``b``, ``5``/``S``, ``2``/``Z``); wider look-alikes (Cyrillic, Greek, fullwidth) cannot pass the pattern, and NFKC folds
-  fullwidth forms first. A library for the full table (confusable_homoglyphs) was not worth a dependency here.
+* ``ORG/MODEL`` lives in ``ORG__MODEL`` (``:`` and ``+`` of the model part written ``%3A``, ``%2B``; a part may not
+  contain ``__`` nor start or end with ``_``), so no two names share a folder and :func:`name_of_folder` inverts it.
+* Two names are one entry when their :func:`folded` forms are equal: NFKC, punctuation removed within each part, case
+  folded, then UTS #39's confusable skeleton restricted to ASCII (names are ASCII by their pattern; wider look-alikes
+  cannot pass it, and NFKC folds fullwidth forms first), so ``Org/Model-1``, ``org/model_1`` and ``org/model-l`` are
+  one name. A library for the full confusables table was not worth a dependency here.
 """
 
 from __future__ import annotations
@@ -23,7 +20,11 @@ _ESCAPES = ((":", "%3A"), ("+", "%2B"))
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 
 
-class EntryNameError(PrivasisError):
+class SubmissionError(PrivasisError):
+    """A run cannot be submitted as it is."""
+
+
+class EntryNameError(SubmissionError):
     """An entry name that cannot be used (bad characters, or an ambiguous folder)."""
 
 

@@ -1,27 +1,18 @@
-"""Who owns a board entry, decided only by what the repository already holds.
+"""Who owns a board entry, decided only by what the repository already holds (docs/publishing.md, *Ownership*).
 
-* A submission of ``ORG/MODEL`` on task ``T`` lives in ``submissions/<folder of ORG/MODEL>/T/`` (the mapping of
-  :mod:`.naming`, one-to-one and reversible); any other folder is rejected.
-* **A name belongs to whoever first added any task under it.** Names are compared folded (NFKC, punctuation, ASCII
-  confusables, case; :func:`.naming.folded`), across every task and family. The name's owner is the ``owner`` of
-  the first submission the base branch added under it (:func:`.naming.owner_of`); every entry under that folded
-  name must have that owner and that exact spelling. With no entry on the base branch, every new entry under the
-  name must agree on both, else all are rejected. The owner and spelling are read from the base branch's blob
-  (:mod:`.base_branch`), never from the change's copy. In CI, ``$PRIVASIS_BENCH_SUBMITTER`` (the pull request's
-  author) must be the owner of every entry that is not on the base branch yet, and of every entry the change edits,
-  renames or deletes (:mod:`.updates`).
-* **Content identity ignores padding**: two entries whose *scored content* is equal (:mod:`.scored_content`:
-  outputs and the answers verdicts come from, or masks; never unknown fields or bytes) are one set of outputs. The
-  same outputs under two tasks of one name (a TAB run scored again for replacement quality) are that name's own.
-* **Precedence follows when the content reached the base branch** (:mod:`.precedence`): of a set of outputs, the
-  entry whose folder held it first on the base branch keeps it; a folder that takes it in a later update, and every
-  contender not on the base branch, is rejected; two new contenders are both rejected.
+* The folder is the name's (:mod:`.naming`'s one-to-one mapping); any other folder is rejected.
+* A name (compared folded: :func:`.naming.folded`, across every task and family) belongs to the owner of the first
+  submission the base branch added under it, read from the base branch's blob (:mod:`.base_branch`), never the
+  change's copy; every entry under it must have that owner and exact spelling. With none on the base branch, new
+  entries under one name must agree on both, else all are rejected. In CI, ``$PRIVASIS_BENCH_SUBMITTER`` must own
+  every new entry and every base entry the change edits, renames or deletes (:mod:`.updates`).
+* Two entries with equal *scored content* (:mod:`.scored_content`) are one set of outputs (one name's own outputs
+  under several tasks excepted); the folder that held it first on the base branch keeps it (:mod:`.precedence`),
+  every other contender is rejected, and two new contenders both are.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from pathlib import Path
 from typing import Any, Iterable, Protocol
@@ -33,7 +24,7 @@ from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
 from privasis_bench.leaderboard.updates import change_problems, held_content_problems, withdrawals
 
 SUBMITTER_ENV = "PRIVASIS_BENCH_SUBMITTER"
-__all__ = ["BASE_REF_ENV", "SUBMITTER_ENV", "content_digest", "folder_problems", "ownership_problems"]
+__all__ = ["BASE_REF_ENV", "SUBMITTER_ENV", "folder_problems", "ownership_problems"]
 
 
 class _Entry(Protocol):
@@ -43,26 +34,11 @@ class _Entry(Protocol):
     content: str | None
 
 
-def content_digest(rows: Iterable[dict[str, Any]]) -> str:
-    """sha256 of the rows as canonical JSON (sorted keys, no spaces, one row a line): the same rows, the same digest.
-    (Entries are compared by :mod:`.scored_content`, which reads only the scored fields.)"""
-    digest = hashlib.sha256()
-    for row in rows:
-        digest.update(json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
-        digest.update(b"\n")
-    return digest.hexdigest()
-
-
-def expected_folder(name: str, task: str) -> tuple[str, str]:
-    """(entry folder, task folder) a submission named ``name`` on ``task`` must live in."""
-    return submission_dir_name(name), task
-
-
 def folder_problems(folder: Path, submission: dict[str, Any]) -> list[str]:
     """Why ``folder`` is not the place of the entry its submission.json names (empty when it is)."""
     name, task = submission.get("name"), (submission.get("task") or {}).get("name")
     try:
-        entry_dir, task_dir = expected_folder(str(name), str(task))
+        entry_dir, task_dir = submission_dir_name(str(name)), str(task)
     except Exception as exc:  # an invalid name: the same one line submit gives
         return [f"{folder / SUBMISSION_NAME}: name: {exc}"]
     if (folder.parent.name, folder.name) != (entry_dir, task_dir):

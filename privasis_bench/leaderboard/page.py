@@ -13,7 +13,7 @@ from itertools import groupby
 from typing import Any
 
 from privasis_bench.leaderboard.crosstask import crosstask_html, row_id
-from privasis_bench.leaderboard.escaping import escape
+from privasis_bench.leaderboard.escaping import escape, fixed, number
 from privasis_bench.leaderboard.family_api import BoardParts, board_families, family_named
 from privasis_bench.leaderboard.frontier import frontier_chart
 from privasis_bench.leaderboard.markdown import board_intro, rank_text, ranked_by
@@ -42,10 +42,6 @@ def fill(text: str, **parts: str) -> str:
     return text
 
 
-def _num(value: float | None, digits: int = 2) -> str:
-    return "–" if not isinstance(value, (int, float)) or isinstance(value, bool) else f"{value:.{digits}f}"
-
-
 def _counts_cell(e: dict[str, Any], counts: CountsColumn) -> str:
     parts = [e.get(k) if isinstance(e.get(k), int) and not isinstance(e.get(k), bool) else None for k in counts.keys]
     total = sum(p or 0 for p in parts)
@@ -65,18 +61,15 @@ def detail_line(e: dict[str, Any], pattern: str) -> str:
     return pattern.format_map(_Blank({k: str(v) for k, v in e.items() if not isinstance(v, (dict, list))}))
 
 
-def _agreement(e: dict[str, Any]) -> str | None:
-    got = e.get("rejudge_agreement")
+def _agreement(got: Any) -> tuple[str | None, str]:
+    """A row's re-judge badge (text, class); nothing re-asked is no agreement, and the badge says so."""
     if isinstance(got, dict) and got.get("judge") is not None:
-        if not got.get("asked"):
-            return None  # nothing re-asked is no agreement: the badge would claim what was never checked
-        return f"re-judge {got.get('agreed')}/{got.get('asked')} agree"
-    if isinstance(got, dict) and isinstance(got.get("rate"), (int, float)):
+        return ((f"re-judge {got.get('agreed')}/{got.get('asked')} agree", "tag ok") if got.get("asked")
+                else ("re-judge: nothing re-asked", "tag warn"))
+    if isinstance(got, dict) and number(got.get("rate")) is not None:
         asked = f" of {got['asked']}" if got.get("asked") is not None else ""
-        return f"re-judge agreement {got['rate']:.1f}%{asked}"
-    if isinstance(got, (int, float)) and not isinstance(got, bool):
-        return f"re-judge agreement {got:.1f}%"
-    return None
+        return f"re-judge agreement {got['rate']:.1f}%{asked}", "tag ok"
+    return (f"re-judge agreement {got:.1f}%" if number(got) is not None else None), "tag ok"
 
 
 def _entry_cell(e: dict[str, Any]) -> str:
@@ -90,18 +83,15 @@ def _entry_cell(e: dict[str, Any]) -> str:
     if e.get("dominated_by"):
         names = [str(n) for n in e["dominated_by"]]
         tags.append((f"dominated by {names[0]}" if len(names) == 1 else f"dominated by {len(names)} entries", "tag"))
-    tags.append((_agreement(e), "tag ok"))
-    about = f"<div class='sub about'>{escape(str(e['about']))}</div>" if e.get("about") else ""
     got = e.get("rejudge_agreement")
-    if isinstance(got, dict) and got.get("judge") is not None and not got.get("asked"):
-        tags.append(("re-judge: nothing re-asked", "tag warn"))
+    tags.append(_agreement(got))
+    about = f"<div class='sub about'>{escape(str(e['about']))}</div>" if e.get("about") else ""
     tags += [(f"scoring: {e['scoring_preset']}" if e.get("scoring_preset") else None, "tag"),
              (e.get("outputs") if str(e.get("outputs")).startswith("outputs reproduced") else None, "tag ok"),
              (e.get("rejudge_note"), "tag warn")]
     notes = " ".join(f"<span class='{cls}'>{escape(str(text))}</span>" for text, cls in tags if text)
     tolerated = "".join(f"<li>{escape(t)}</li>" for t in e.get("tolerated") or [])
     version = f" · harness {escape(str(e['harness_version']))}" if e.get("harness_version") else ""
-    got = e.get("rejudge_agreement")
     rejudged = (f"<div class='sub rejudge'>{escape(summary(got))}</div>"
                 if isinstance(got, dict) and got.get("judge") is not None and got.get("asked") else "")
     what = escape(detail_line(e, family_named(e.get("family")).board.detail))
@@ -153,10 +143,10 @@ def _row(e: dict[str, Any]) -> str:
         cells.append(_counts_cell(e, board.counts))
     for key, title in board.columns:
         v, lo, hi = e.get(key), e.get(f"{key}_low"), e.get(f"{key}_high")
-        v = v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+        v = number(v)
         ci = ("" if lo is None and hi is None and v is not None  # a measure without an interval (NMI)
-              else f"<div class='ci'>[{_num(lo, board.digits)}, {_num(hi, board.digits)}]</div>")
-        cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{_num(v, board.digits)}{ci}</td>")
+              else f"<div class='ci'>[{fixed(lo, board.digits)}, {fixed(hi, board.digits)}]</div>")
+        cells.append(f"<td data-label='{escape(title)}' data-v='{'' if v is None else v}'>{fixed(v, board.digits)}{ci}</td>")
     cells.append(_links_cell(e))
     kind = "degenerate" if e.get("degenerate") else "unranked" if rank is None and not e.get("frontier") else "ranked"
     if board.frontier and e.get("frontier") is False:
@@ -238,7 +228,8 @@ def verified_heading(families: set[str] | None = None) -> str:
     return "Verified: " + " or ".join(parts)
 
 
-def _options(values: list[str]) -> str:
+def options(values: list[str]) -> str:
+    """The ``<option>`` list of a filter: "all", then each value (escaped)."""
     return "<option value=''>all</option>" + "".join(f"<option value='{escape(v)}'>{escape(v)}</option>" for v in values)
 
 
@@ -268,12 +259,12 @@ def render_board(entries: list[dict[str, Any]], built: dict[str, Any], parts: Bo
         links=links,
         family_downloads=(f"<p class='sub downloads'>Download every entry of a family (one row per entry, task and "
                           f"metric): {family_links}</p>" if family_links else ""),
-        family_options=_options(sorted(f.name for f in families)),
-        judge_options=_options(sorted({str(e["judge"]) for e in entries if e.get("judge")})),
+        family_options=options(sorted(f.name for f in families)),
+        judge_options=options(sorted({str(e["judge"]) for e in entries if e.get("judge")})),
         built=f"Built {escape(str(built['date']))} (newest submission) by privasis-bench "
               f"{escape(str(built['harness_version']))}{_rejudge_note(built.get('rejudge'))}",
-        task_options=_options(sorted({e["task"] for e in entries})),
-        track_options=_options(sorted({e["track"] for e in entries if e["track"]})),
+        task_options=options(sorted({e["task"] for e in entries})),
+        track_options=options(sorted({e["track"] for e in entries if e["track"]})),
         tables=_tracks(entries),
         crosstask=crosstask_html(entries),
         sections="".join(html for _, html in parts.html),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Collection
 
 from privasis_bench.leaderboard.bounds import MAX_JSON_BYTES, MAX_SAMPLES_BYTES
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
@@ -21,10 +21,10 @@ _BASE_CANDIDATES = ("origin/HEAD", "origin/main", "main", "master")
 MAX_VERSIONS = 2000
 
 
-def git(args: list[str], cwd: Path, *, binary: bool = False) -> Any:
-    """stdout of ``git args`` in ``cwd`` (text, or bytes with ``binary``), or None when git fails."""
+def git(args: list[str], cwd: Path) -> str | None:
+    """stdout of ``git args`` in ``cwd``, or None when git fails."""
     try:
-        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=not binary, timeout=120, check=False)
+        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout if out.returncode == 0 else None
@@ -39,26 +39,33 @@ def base_ref(cwd: Path) -> str | None:
     return None
 
 
-def _root_and_ref(folders: list[Path]) -> tuple[Path, str] | None:
-    if not folders:
-        return None
-    cwd = folders[0] if folders[0].is_dir() else Path.cwd()
-    top, ref = git(["rev-parse", "--show-toplevel"], cwd), base_ref(cwd)
-    return None if top is None or ref is None else (Path(top.strip()).resolve(), ref)
-
-
-def _rel(folder: Path, root: Path) -> str | None:
+def read_objects(root: Path, names: list[str], limit: int = MAX_JSON_BYTES) -> dict[str, bytes | None]:
+    """The bytes of each git object name (a blob id or ``commit:path``) in one ``git cat-file --batch``; None for a
+    missing object or one over ``limit`` bytes."""
+    names = list(dict.fromkeys(n for n in names if n and "\n" not in n))
+    if not names:
+        return {}
     try:
-        return folder.resolve().relative_to(root).as_posix()
-    except ValueError:
-        return None
+        out = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input="".join(n + "\n" for n in names).encode(),
+                             capture_output=True, timeout=300, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {n: None for n in names}
+    found: dict[str, bytes | None] = {}
+    pos = 0
+    for name in names:
+        end = out.find(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) != 3:  # "<name> missing"
+            found[name] = None
+            continue
+        size = int(header[2])
+        data, pos = out[pos:pos + size], pos + size + 1
+        found[name] = data if size <= limit else None
+    return found
 
 
-def _blob(root: Path, commit: str, path: str, limit: int) -> str | None:
-    size = git(["cat-file", "-s", f"{commit}:{path}"], root)
-    if size is None or not size.strip().isdigit() or int(size) > limit:
-        return None
-    data = git(["show", f"{commit}:{path}"], root, binary=True)
+def _text(data: bytes | None) -> str | None:
     try:
         return None if data is None else data.decode("utf-8")
     except UnicodeDecodeError:
@@ -80,29 +87,60 @@ def version_digest(samples: str, results_text: str | None) -> str | None:
         return None
 
 
-def content_history(folders: list[Path]) -> dict[Path, dict[str, int]]:
-    """For each folder on the base branch: content digest -> the position (in base-branch history, oldest first) of
-    the first commit where that folder's samples held that content."""
-    found_root = _root_and_ref(folders)
-    if found_root is None:
-        return {}
-    root, ref = found_root
-    wanted = {rel: folder for folder in folders if (rel := _rel(folder, root)) is not None}
-    log = git(["log", ref, "--reverse", "--format=@%H", "--name-only", "--diff-filter=AM", "--", "."], root) or ""
-    history: dict[Path, dict[str, int]] = {}
-    position, commit, versions = 0, None, 0
+def sample_versions(root: Path, ref: str, *, renames: bool = True,
+                    folders: Collection[str] | None = None) -> list[tuple[int, str, str]]:
+    """(position of its commit in ``ref``'s history, commit, folder) of every version of a samples file the history
+    adds or changes, oldest first: the first :data:`MAX_VERSIONS` (of ``folders`` only, when given)."""
+    log = git(["log", ref, "--reverse", "--format=@%H", "--name-only", "--diff-filter=AM",
+               *(() if renames else ("--no-renames",)), "--", "."], root) or ""
+    found: list[tuple[int, str, str]] = []
+    position, commit = 0, None
     for line in log.splitlines():
         if line.startswith("@"):
             commit, position = line[1:], position + 1
-            continue
-        if not line.endswith("/" + SAMPLES_NAME) or commit is None:
-            continue
-        rel = line[: -len(SAMPLES_NAME) - 1]
-        if rel not in wanted or versions >= MAX_VERSIONS:
-            continue
-        versions += 1
-        samples = _blob(root, commit, line, MAX_SAMPLES_BYTES)
-        digest = None if samples is None else version_digest(samples, _blob(root, commit, f"{rel}/{RESULTS_NAME}", MAX_JSON_BYTES))
+        elif line.endswith("/" + SAMPLES_NAME) and commit is not None and len(found) < MAX_VERSIONS:
+            rel = line[: -len(SAMPLES_NAME) - 1]
+            if folders is None or rel in folders:
+                found.append((position, commit, rel))
+    return found
+
+
+def version_digests(root: Path, versions: list[tuple[int, str, str]]) -> dict[tuple[str, str], str]:
+    """(commit, folder) -> the scored-content digest of that samples version (one that cannot be read is left out)."""
+    samples = read_objects(root, [f"{c}:{rel}/{SAMPLES_NAME}" for _, c, rel in versions], MAX_SAMPLES_BYTES)
+    results = read_objects(root, [f"{c}:{rel}/{RESULTS_NAME}" for _, c, rel in versions], MAX_JSON_BYTES)
+    found = {}
+    for _, commit, rel in versions:
+        text = _text(samples.get(f"{commit}:{rel}/{SAMPLES_NAME}"))
+        digest = None if text is None else version_digest(text, _text(results.get(f"{commit}:{rel}/{RESULTS_NAME}")))
         if digest is not None:
-            history.setdefault(wanted[rel], {}).setdefault(digest, position)
+            found[(commit, rel)] = digest
+    return found
+
+
+def content_history(folders: list[Path]) -> dict[Path, dict[str, int]]:
+    """For each folder on the base branch: content digest -> the position (in base-branch history, oldest first) of
+    the first commit where that folder's samples held that content."""
+    if not folders:
+        return {}
+    cwd = folders[0] if folders[0].is_dir() else Path.cwd()
+    top, ref = git(["rev-parse", "--show-toplevel"], cwd), base_ref(cwd)
+    if top is None or ref is None:
+        return {}
+    root = Path(top.strip()).resolve()
+    wanted = {rel: folder for folder in folders if (rel := relative(folder, root)) is not None}
+    versions = sample_versions(root, ref, folders=wanted)
+    digests = version_digests(root, versions)
+    history: dict[Path, dict[str, int]] = {}
+    for position, commit, rel in versions:
+        if (commit, rel) in digests:
+            history.setdefault(wanted[rel], {}).setdefault(digests[(commit, rel)], position)
     return history
+
+
+def relative(folder: Path, root: Path) -> str | None:
+    """``folder`` relative to the repository ``root`` (None when it lies outside)."""
+    try:
+        return folder.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None

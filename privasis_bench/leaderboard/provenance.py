@@ -20,7 +20,6 @@ from privasis_bench.tasks.paths import file_sha256, shipped_ref
 
 SUBMISSION_NAME = "submission.json"
 SUBMISSION_FORMAT = "privasis-bench/submission/1"
-SCHEMA_VERSIONS = {"results": "results-1", "samples": "samples-row-1", "submission": "submission-1"}
 TRACKS: tuple[str, ...] = ("verified", "self-reported")
 
 

@@ -1,20 +1,11 @@
 """Where ``leaderboard verify --regenerate K`` may call a model it cannot run itself, and how it compares the answers.
 
-The maintainer writes the endpoints file (``--regenerate-endpoints FILE``); nothing in it ever comes from a
-submission. It is YAML::
-
-    endpoints:
-      - model: openai:gpt-4o-mini            # the submitted model spec (provider:model) or model label it serves
-        spec: openai:gpt-4o-mini             # the model spec the verifier calls
-        args: {api_key_env: REGEN_OPENAI_KEY, timeout: 120}   # the spec's arguments (base_url, timeout, ...)
-        rule: similarity                     # or exact
-        threshold: 0.8                       # similarity only: the per-record minimum
-
-A key is never written in the file: ``args.api_key`` is refused, and ``api_key_env`` names the environment variable
-the adapter reads it from (only that name reaches the report). The similarity rule (:func:`similarity`) compares the
-regenerated output with the row's ``output`` after normalising both: Unicode NFKC, case folded, every run of white
-space made one space, then rapidfuzz's normalised Indel similarity (``fuzz.ratio / 100``, 1 for equal texts). A
-record is reproduced when its similarity is at least the threshold; an endpoint call that fails reproduces nothing.
+The maintainer writes the endpoints file (``--regenerate-endpoints FILE``, YAML; docs/publishing.md, *Endpoints the
+maintainer configures*, shows one); nothing in it ever comes from a submission. Each endpoint names the submitted
+``model`` (spec or label) it stands for, the ``spec`` and ``args`` the verifier calls, and its ``rule``: ``exact``,
+or ``similarity`` with a per-record ``threshold`` (:func:`similarity`: both texts NFKC, case folded, white space
+collapsed, then rapidfuzz's normalised Indel similarity). A key is never written in the file: ``args.api_key`` is
+refused, and ``api_key_env`` names the variable the adapter reads it from (only that name reaches the report).
 """
 
 from __future__ import annotations

@@ -1,30 +1,14 @@
 """Reproduced outputs: re-run a submission's model on a seeded sample of its records and compare the outputs.
 
-No re-judge can say which model wrote an entry's outputs; running the model again can. ``leaderboard verify
---regenerate K`` does it where the verifier can run the submitted model spec itself:
-
-* **Which models.** A local llama.cpp model the harness pins by name (``llamacpp:smollm2``, ``llamacpp:gemma3-270m``:
-  the GGUF file inside a pinned package), alone or inside a wrapper that calls only it (``intact:llamacpp:smollm2``,
-  ``decomp:...``), is run from the verifier's own copy, and the sha256 of that file is recorded with the outcome
-  (:func:`model_file_sha256`). A ``.gguf`` path is run only when ``results.json`` records the file's sha256
-  (``model.file_sha256``) and the verifier's file at that path has it. A model the maintainer configured an endpoint
-  for (``--regenerate-endpoints FILE``, :mod:`.regen_endpoints`: never read from a submission) is called there.
-  Anything else (a plugin, a model file the verifier does not hold) is *not regenerated*: its outputs stay "as
-  submitted".
-* **Which records.** ``K`` records drawn with a seeded generator from the entry's records with a model output,
-  in record-id order (:func:`sample_ids`), so the draw is repeatable and does not follow the rows' order.
-* **Same request.** The task's own template and answer cue (an entry with a testee prompt of its own is not
-  regenerated), the recorded instruction variant and the recorded generation settings (temperature, output budget).
-* **Comparison rule.** Greedy decoding (temperature 0) of a local model is deterministic for one llama.cpp build
-  and thread/slot setting (the in-process engine pins one thread and one slot): the regenerated output, cleaned by
-  the protocol's post-processing, must equal the row's ``output`` exactly. Sampled decoding (temperature > 0) is not
-  regenerated locally: there is no exact answer to compare with. An endpoint's answers are compared by its configured
-  rule: exact, or a per-record similarity threshold (see :mod:`.regen_endpoints`; the rule and threshold are recorded
-  in the outcome and shown in the mark).
-
-The outcome (:class:`Regeneration`) is "outputs reproduced (k/K)" when all K agree, else "outputs as submitted" with
-the reason (not regenerable here, or which records differ); ``--regenerate-report FILE`` writes it per entry, and
-the board marks entries from the committed report (:func:`board_mark`).
+``leaderboard verify --regenerate K`` (docs/publishing.md, *Spans derived, not claimed; outputs reproduced* and
+*Endpoints the maintainer configures*, states which models, the comparison rules and what a mark means). Here:
+:func:`regenerable` decides whether the verifier runs the model itself (a llama.cpp model the harness pins by name,
+alone or in a wrapper whose every call goes to it, or a ``.gguf`` whose recorded sha256 the verifier's copy has;
+greedy decoding, the task's own prompt), :func:`plan_for` prefers an endpoint the maintainer configured
+(:mod:`.regen_endpoints`), :func:`sample_ids` draws the K records (seeded, in id order), and
+:func:`regenerate_entry` sends the run's own requests and compares each cleaned output with the row's (exactly, or
+by the endpoint's similarity rule). The outcome (:class:`Regeneration`) is "outputs reproduced (k/K)" only when all
+K agree; the board marks entries from the committed report (:func:`board_mark`).
 """
 
 from __future__ import annotations
@@ -38,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from privasis_bench.errors import PrivasisError
+from privasis_bench.protocol.testee_prompt import custom_testee_prompt
 
 #: The board-data name of the committed regeneration report (beside rejudge.json).
 REPORT_NAME = "regenerate.json"
@@ -122,7 +107,7 @@ def regenerable(results: Mapping[str, Any]) -> tuple[Path | None, str]:
         return None, f"provider {str(provider)[:40]!r} is not a local model the verifier runs"
     if generation.get("temperature") not in (0, 0.0):
         return None, "sampled decoding (temperature > 0): no exact output to compare with"
-    if testee_prompt_is_own(results):
+    if custom_testee_prompt(dict(results)):
         return None, "a testee prompt of the submission's own"
     from privasis_bench.adapters.llamacpp_adapter import NAMED_MODELS, resolve_model_path
 
@@ -135,13 +120,6 @@ def regenerable(results: Mapping[str, Any]) -> tuple[Path | None, str]:
         if not isinstance(claimed, str) or claimed != model_file_sha256(path):
             return None, "a .gguf path without a recorded file_sha256 the verifier's file has"
     return path, "exact: greedy local decoding, output equal after the protocol's post-processing"
-
-
-def testee_prompt_is_own(results: Mapping[str, Any]) -> bool:
-    """True when the run's testee prompt is not the shipped one (from the recorded digest, not the ``shipped`` claim)."""
-    from privasis_bench.protocol.testee_prompt import custom_testee_prompt
-
-    return custom_testee_prompt(dict(results))
 
 
 def sample_ids(rows: list[Mapping[str, Any]], k: int, seed: int) -> list[str]:
@@ -157,7 +135,7 @@ def plan_for(results: Mapping[str, Any], endpoints: Mapping[str, Any] | None = N
 
     endpoint = endpoint_for(results, endpoints or {})
     if endpoint is not None:
-        if testee_prompt_is_own(results):
+        if custom_testee_prompt(dict(results)):
             return "a testee prompt of the submission's own"
         return _Plan(endpoint.spec, dict(endpoint.args), endpoint.describe_rule(),
                      None if endpoint.rule == "exact" else endpoint.threshold, endpoint=endpoint.spec)
@@ -260,14 +238,20 @@ def _generate_remote(adapter: Any, spec: Any, requests: list[Any], retry: Any) -
 
 def write_report(path: Path, outcomes: list[Regeneration]) -> None:
     """Write the regeneration report (entries by their folder, sorted); an existing report's other entries are kept."""
-    try:
-        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
-        old = {}
+    old = _read_report(path)
     kept = old.get("entries") if isinstance(old, dict) and old.get("format") == REPORT_FORMAT else None
     entries = {**(kept if isinstance(kept, dict) else {}), **{o.entry: o.as_dict() for o in outcomes}}
     body = {"format": REPORT_FORMAT, "entries": dict(sorted(entries.items()))}
     path.write_text(json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _read_report(path: Path) -> dict[str, Any]:
+    """A regeneration report's JSON ({} when it is missing or cannot be read)."""
+    try:
+        body = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+    return body if isinstance(body, dict) else {}
 
 
 def entry_key(folder: Path) -> str:
@@ -278,12 +262,7 @@ def entry_key(folder: Path) -> str:
 def board_mark(report_dir: Path, entry: str) -> str:
     """The board's regeneration mark for ``entry`` (:func:`entry_key`) from the committed report in ``report_dir``:
     "outputs reproduced (k/K)", else "outputs as submitted"."""
-    path = report_dir / REPORT_NAME
-    try:
-        body = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
-        body = {}
-    item = (body.get("entries") or {}).get(entry) if isinstance(body, dict) else None
+    item = (_read_report(report_dir / REPORT_NAME).get("entries") or {}).get(entry)
     if isinstance(item, dict) and item.get("asked") and item.get("reproduced") == item.get("asked") \
             and isinstance(item.get("asked"), int):
         threshold = item.get("threshold")

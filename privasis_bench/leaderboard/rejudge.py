@@ -1,31 +1,15 @@
-"""The verified track's re-judge: re-ask the pinned judge about a fresh random sample of recorded judge decisions.
+"""The verified track's re-judge: re-ask the pinned judge about a seeded, stratified sample of recorded decisions.
 
-Error model (docs/publishing.md states it with the numbers). A *forged* decision is one the submitter recorded but
-the pinned judge, asked again, firmly does not give. Let *p* be the share of an entry's judged attributes that are
-forged. The verifier re-asks *n* of them, drawn with a seed nobody knows in advance (fresh on every run, printed so
-the check can be repeated with ``--seed``). A re-asked decision agrees when the judge gives the recorded verdict
-*and* cuts the same answers at their budget (``cut_answers``). Each disagreement is re-asked twice more with fresh
-calls (never from the answer memo): when the three answers are the same the disagreement is *firm* and the entry is
-rejected; when they differ the judge itself is unstable on that decision and the disagreement is *excused*, up to
-``--max-disagreements`` of them. So the allowance never lets a decision through that the judge answers the same way
-every time, and a forgery passes one run only when no forged decision is drawn: P = (1 - p)^n. *n* is the smallest
-size with (1 - 5%)^n <= 1%: 90. Drawing without replacement from a finite pool only lowers that probability; a pool
-of *n* or fewer attributes is re-asked whole (then any firm disagreement, more than *c* excused ones, or 10% or more
-differing, rejects).
-
-The sample is stratified by decision kind (each judged leak tier, sanitized, retained, lost): every non-empty kind
-gets at least one draw and otherwise its share of *n* rounded up, so a forger cannot hide rewritten decisions in a
-rare kind (per-kind draws at least proportional can only catch more).
-Each chosen attribute is judged again on its own (the record reduced to that one attribute, the submitted output
-text, the shipped prompts and the *task's* answer budgets), through the same :class:`~privasis_bench.protocol.judge.Judge`
-a run uses. :class:`AnswerMemo` keeps every answer of one verify command in memory, so re-asking the same attributes
-(the committed report's check, :mod:`.rejudge_report`) costs no second judge call.
-
-Bounded work: an entry whose outputs are longer than :data:`REJUDGE_CHARS_PER_TOKEN` characters per token of the
-task's output budget is not re-judged at all and fails closed (:func:`work_problems`), so a padded entry cannot make
-every question the slowest possible; each re-asked attribute costs at most three questions, each answer is capped at
-the task's answer budgets, and only the first ``max_disagreements + 1`` disagreements are re-asked (the others count
-as firm).
+The rule and its error model are stated with their numbers in docs/publishing.md (*Re-judge rule and what it
+costs*): :func:`sample_size` is the smallest *n* with (1 - RATE)^n <= 1 - POWER; a re-asked decision agrees when the
+judge gives the recorded verdict and cuts the same answers (``cut_answers``); a disagreement the judge repeats on
+:data:`REASKS` fresh calls is firm and rejects the entry, one it does not repeat is excused as the judge's own
+instability (up to ``max_disagreements``); a pool of *n* or fewer is re-asked whole (:attr:`Agreement.passed`).
+Every decision kind gets at least one draw and its share of *n* rounded up (:func:`draw`). Each chosen attribute is
+judged again alone, through the same :class:`~privasis_bench.protocol.judge.Judge` a run uses, with the *task's*
+budgets; :class:`AnswerMemo` keeps one verify command's answers, so checking the committed report costs no second
+call. An entry whose outputs are longer than the re-judge sends (:data:`REJUDGE_CHARS_PER_TOKEN`) is not re-judged
+and fails closed (:func:`work_problems`).
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
 """The committed re-judge report (``leaderboards/rejudge.json``): read strictly, shown on the board, checked in CI.
 
-``leaderboard verify --report leaderboards/rejudge.json`` (a maintainer, with the pinned judge) writes each entry's
-re-judge agreement; ``leaderboard build`` reads it as an input it keeps, and puts each entry's agreement (judge,
-seed, sample size, pool, asked, agreed, per kind) into the board. The build never re-judges, so the board is a pure
-function of ``submissions/`` and this file.
-
-The file is untrusted like every submitted one: it is read with the project's bounded, strict JSON reader, every
-field is type- and range-checked, every agreement must be internally consistent (per-kind counts add up, the rate
-and the pass rule are what the counts give) and must name an entry on the board that the verifier can re-ask (never
-one with inputs of its own), else :class:`ReportError` says so in one line naming the file and the entry. Each entry
-carries the seed it was re-judged with: ``verify PATHS --report FILE`` on an existing report replaces the entries it
-verified and keeps the others (:func:`merged`), so a submitter's own verify reaches the board. Whether the numbers
-are *true* is what ``verify --check-report`` checks: it re-asks the judge with each entry's own seed and compares
-(:func:`difference`), and fails for a verified entry the report leaves out.
+``leaderboard verify --report`` writes each entry's re-judge agreement (:func:`merged` keeps the entries it did not
+verify, each with its own seed); ``leaderboard build`` reads it as an input and puts each agreement on the board
+(:func:`apply_to_board`), so the board is a pure function of ``submissions/`` and this file. The file is untrusted
+like every submitted one: bounded strict JSON, every field type- and range-checked, every agreement consistent (per-kind
+counts add up, rate and pass rule are what the counts give) and naming an entry on the board the verifier can
+re-ask, else one :class:`ReportError` line naming the file and entry. Whether the numbers are *true* is
+``verify --check-report``'s question: it re-asks with each entry's seed and compares (:func:`difference`).
 """
 
 from __future__ import annotations
@@ -22,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.bounds import MAX_JSON_BYTES, parse_json, read_text
+from privasis_bench.leaderboard.bounds import read_json
 from privasis_bench.leaderboard.family_api import board_families, family_named
 from privasis_bench.leaderboard.rejudge import KINDS, Agreement
 
@@ -155,8 +149,7 @@ def read_report(path: str | Path) -> RejudgeReport:
     """The report at ``path``, read with the bounded strict reader and checked; :class:`ReportError` otherwise."""
     path = Path(path)
     problems: list[str] = []
-    text = read_text(path, MAX_JSON_BYTES, problems)
-    data = parse_json(text, str(path), problems) if text is not None else None
+    data = read_json(path, problems)
     if problems:
         raise ReportError(problems[0])
     try:
@@ -244,9 +237,7 @@ def merged(previous: dict[str, Any] | None, fresh: dict[str, Any]) -> dict[str, 
 def read_raw(path: str | Path) -> dict[str, Any]:
     """A committed report's JSON after :func:`read_report` accepted it (what :func:`merged` builds on)."""
     read_report(path)
-    problems: list[str] = []
-    text = read_text(Path(path), MAX_JSON_BYTES, problems)
-    return parse_json(text or "", str(path), problems)
+    return read_json(Path(path), [])
 
 
 def summary(agreement: dict[str, Any]) -> str:

@@ -1,30 +1,20 @@
 """Where each board row may rank: comparable groups, ranks and group headings, for every family alike.
 
-A row is a plain JSON-ready dict drawn by its family (``FamilySpec.row``; the board's ``privasis.json`` holds them
-as they are). Rows are comparable only within one task, track and record set, and the row fields the family's board
-spec names in ``group_keys`` (replacement quality: its estimators); a partial run lands in its own group, and a row
-that may not rank (it reads gold labels, or is a reference) is shown without a rank.
-
-Ranks follow the family's ``rank_by`` keys on the numbers the row shows, which are the verifier's recomputed ones,
-rounded to the family's displayed ``digits``: entries that show the same numbers tie (they share a rank, shown as
-``1=``), whatever lies below the last shown digit. So a difference too small to see, such as 1e-9 added to a
-submitted number, can never order two entries.
-
-A rank is shown only where one order means something:
-
-* a *degenerate baseline* (a row with a ``degenerate`` reason: it deletes everything, or changes nothing) is never
-  ranked; it is listed apart with its reason, so it can never sit above a real system;
-* a group whose ranked rows all show the same headline gets no rank at all (``no_order`` says why): "1=" for
-  everyone says nothing;
-* a family whose board spec declares a ``frontier`` (two measures pulling apart, such as privacy against utility)
-  gets no single order: each row says whether it is on the group's Pareto frontier and, if not, which entries
-  dominate it (:func:`pareto`).
+A row is a plain JSON-ready dict drawn by its family (``FamilySpec.row``). Rows are comparable only within one task,
+track and record set and the fields the family's ``group_keys`` name (replacement quality: its estimators); a partial
+run lands in its own group, and a row that reads gold labels or is a reference has no rank. Ranks follow the family's
+``rank_by`` keys on the numbers as shown (the verifier's, rounded to the family's ``digits``): entries that show the
+same numbers share a rank (``1=``), so a difference too small to see never orders two entries. No rank is shown where
+an order says nothing: a *degenerate baseline* (deletes everything, changes nothing) is listed apart with its reason;
+a group whose ranked rows all show the same headline gets ``no_order``; a ``frontier`` family's group marks each row
+on the Pareto frontier or the entries that dominate it (:func:`pareto`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable
 
+from privasis_bench.leaderboard.escaping import number
 from privasis_bench.leaderboard.family_api import family_named
 
 OVERALL = "overall"
@@ -51,7 +41,7 @@ def standing(row: dict[str, Any], order: tuple[tuple[str, str], ...], digits: in
     out = []
     for key, better in order:
         value = row.get(key)
-        value = round(float(value), digits) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        value = None if number(value) is None else round(float(value), digits)
         out.append(float("inf") if value is None else (value if better == "lower" else -value))
     return tuple(out)
 
@@ -98,7 +88,7 @@ def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         groups.setdefault(group_key(row), []).append(row)
     out: list[dict[str, Any]] = []
-    for number, key in enumerate(sorted(groups, key=lambda k: _group_order(k, groups[k])), start=1):
+    for position_of_group, key in enumerate(sorted(groups, key=lambda k: _group_order(k, groups[k])), start=1):
         board = family_named(groups[key][0].get("family")).board
         place = lambda r, b=board: standing(r, b.rank_by, b.digits)  # noqa: E731
         for row in groups[key]:  # a degenerate baseline is listed apart, never ranked
@@ -123,7 +113,7 @@ def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             if no_order and row["rank"] is not None:
                 row["rank"], row["no_order"] = None, no_order
             row["tied"] = row["rank"] is not None and sum(r["rank"] == row["rank"] for r in members) > 1
-            row["group"] = number
+            row["group"] = position_of_group
             out.append(row)
     return out
 

@@ -1,18 +1,11 @@
 """Content identity: the digest of what the board scores, never of the bytes a submitter wrote around it.
 
-Two entries are one set of outputs when these digests are equal (:mod:`.ownership`). Only the fields scoring reads
-go in, each family its own (``FamilySpec.content``), so an unknown field, a reordered key, a padding string or a row
-order cannot make a copy "new content":
-
-* Privasis: per record (in record-id order) the model output, whether it failed, and every judge answer the
-  verdicts are derived from (target guesses and comparisons, keep inclusion answers), by attribute name.
-* span-scored families: see ``leaderboard/families/spans.py`` (built on :func:`digest`).
-
-Every text goes in **normalised** (:func:`normal_text`: Unicode NFKC, case folded, every white-space character
-removed), so cosmetic edits do not make new content: one whitespace doubled per output, a space put inside a
-placeholder (``<PER SON>``), a line break moved, a letter's case changed. Nothing the judge or TAB's alignment reads
-differently is hidden by it (the alignment compares case-folded tokens and ignores white space; a judge's verdicts on
-two outputs that differ only so are the copied ones).
+Two entries are one set of outputs when these digests are equal (:mod:`.ownership`). Only the fields scoring reads go
+in, each family its own (``FamilySpec.content``; Privasis: per record in id order the output, whether it failed and
+every judge answer its verdicts come from, by attribute name), so an unknown field, a key order, padding or a row
+order cannot make a copy "new content". Every text goes in **normalised** (:func:`normal_text`: NFKC, case folded,
+no white space), so a doubled space, a space inside a placeholder, a moved line break or a changed case is the same
+content; the judge and TAB's alignment read such outputs alike.
 """
 
 from __future__ import annotations

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import read_text
 from privasis_bench.leaderboard import naming
-from privasis_bench.leaderboard.claims import DerivedCounts, why_not_passed
+from privasis_bench.leaderboard.claims import DerivedCounts, finished, why_not_passed
 from privasis_bench.leaderboard.entry_facts import rankable
+from privasis_bench.leaderboard.naming import SubmissionError
 from privasis_bench.leaderboard.preverify import unverifiable
 from privasis_bench.leaderboard.provenance import (
     SUBMISSION_NAME,
@@ -35,23 +35,11 @@ from privasis_bench.results.files import (
 )
 
 
-class SubmissionError(PrivasisError):
-    """A run cannot be submitted as it is."""
-
-
-def submission_dir_name(name: str) -> str:
-    """``org/model`` -> ``org__model``: the folder under ``submissions/`` (see :mod:`.naming`)."""
-    try:
-        return naming.submission_dir_name(name)
-    except naming.EntryNameError as exc:
-        raise SubmissionError(str(exc)) from None
-
-
 def refuse_name_collisions(root: Path, name: str) -> None:
     """Refuse a name another entry under ``root`` already holds, compared folded (case, punctuation, Unicode)."""
     if not root.is_dir():
         return
-    mine, folder = naming.folded(name), submission_dir_name(name)
+    mine, folder = naming.folded(name), naming.submission_dir_name(name)
     for other in sorted(p for p in root.iterdir() if p.is_dir()):
         other_name = naming.name_of_folder(other.name)
         if other.name == folder or other_name is None:
@@ -84,12 +72,8 @@ def check_submittable(task_dir: Path, results: dict, *, track: str, reference: b
     counts, checks = results.get("counts") or {}, results.get("checks") or {}
     derived = DerivedCounts(int(counts.get("failed_outputs") or 0), int(counts.get("unjudged") or 0),
                             int(counts.get("off_label") or 0))
-    scored_as_empty = checks.get("failed_outputs") == "scored_as_empty"
-    limit = checks.get("max_off_label", 0)
-    unfinished = (derived.unjudged or (derived.failed_outputs and not scored_as_empty)
-                  or (isinstance(limit, int) and derived.off_label > limit))
-    if unfinished or results.get("complete") is not True or checks.get("passed") is not True:
-        raise SubmissionError(f"{where}: refusing an unfinished run ({why_not_passed(derived, scored_as_empty, limit)})")
+    if not finished(derived, checks)[1] or results.get("complete") is not True or checks.get("passed") is not True:
+        raise SubmissionError(f"{where}: refusing an unfinished run ({why_not_passed(derived, checks)})")
     if not rankable(results) and not reference:
         raise SubmissionError(f"{where}: model {results['model'].get('label')!r} reads gold labels (not rankable); "
                               "submit it with --reference to show it as a reference row")
@@ -141,12 +125,9 @@ def submit_run(run_dir: str | Path, name: str, *, track: str = "self-reported", 
     """
     if track not in TRACKS:
         raise SubmissionError(f"--track must be one of {', '.join(TRACKS)}, not {track!r}")
-    folder = Path(root) / submission_dir_name(name)
+    folder = Path(root) / naming.submission_dir_name(name)
     refuse_name_collisions(Path(root), name)
-    try:
-        naming.check_owner(owner)
-    except naming.EntryNameError as exc:
-        raise SubmissionError(str(exc)) from None
+    naming.check_owner(owner)
     refuse_other_owner(folder, name, owner)
     staged: list[_Staged] = []
     for task_dir in task_dirs(run_dir):

@@ -1,12 +1,7 @@
-"""Updates, renames and deletions of entries the base branch holds, judged against the base branch only.
-
-* **Only the owner changes an entry.** Every change under a folder the base branch holds (a file edited, added or
-  removed, the folder renamed or deleted) is allowed only to the owner of that folder's name *as the base branch's
-  blob records it* (:meth:`.base_branch.BaseView.holder`). In CI, ``$PRIVASIS_BENCH_SUBMITTER`` (the pull request's
-  author) is who changes it; outside CI nobody can know who pushed, so these checks need it.
-* **Outputs stay held.** A set of outputs (content digest, :mod:`.scored_content`) that any folder of another name
-  held at some point of the base branch's history cannot be submitted under a new name, even after the holder was
-  deleted or updated to other outputs: precedence is not lost with the folder or the version.
+"""Updates, renames and deletions of entries the base branch holds, judged against the base branch only
+(docs/publishing.md, *Ownership*): only the owner the base branch's blob records for a name may change, rename or
+delete its folders (``$PRIVASIS_BENCH_SUBMITTER`` in CI), and outputs any folder of another name held at any point of
+the base branch's history stay held, also after that folder was deleted or updated.
 """
 
 from __future__ import annotations
@@ -15,12 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Protocol
 
-from privasis_bench.leaderboard.base_branch import BaseView, parse_submission, read_objects
-from privasis_bench.leaderboard.bounds import MAX_JSON_BYTES, MAX_SAMPLES_BYTES
+from privasis_bench.leaderboard.base_branch import BaseView, parse_submission
 from privasis_bench.leaderboard.naming import folded
-from privasis_bench.leaderboard.precedence import MAX_VERSIONS, git, version_digest
+from privasis_bench.leaderboard.precedence import read_objects, sample_versions, version_digests
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
-from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
+from privasis_bench.results.files import SAMPLES_NAME
 
 
 class _Entry(Protocol):
@@ -52,8 +46,7 @@ def change_problems(entries: Iterable[_Entry], view: BaseView, submitter: str | 
         held = view.held(entry.path)
         if held is None or not view.changed(entry.path):
             continue
-        holder = view.holder(held.name)
-        owner = holder.owner if holder is not None else held.owner
+        owner = view.owner(held)
         if not _same(owner, submitter):
             entry.problems.append(f"{entry.path / SUBMISSION_NAME}: this change edits an entry the base branch holds "
                                   f"({held.rel}), which only its owner {owner!r} may change; the submitter is "
@@ -65,8 +58,7 @@ def withdrawals(view: BaseView, scope: Iterable[Path], submitter: str | None) ->
     and is not the owner the base branch records for it."""
     out = []
     for held in view.deleted(scope):
-        holder = view.holder(held.name)
-        owner = holder.owner if holder is not None else held.owner
+        owner = view.owner(held)
         problem = None
         if submitter and not _same(owner, submitter):
             problem = (f"{view.root / held.rel}: this change deletes (or renames away) the entry {held.name!r} the base "
@@ -77,31 +69,14 @@ def withdrawals(view: BaseView, scope: Iterable[Path], submitter: str | None) ->
 
 def _historical_holders(view: BaseView) -> dict[str, list[tuple[str, str]]]:
     """content digest -> [(folded name, folder)] of every samples version the base branch's history holds."""
-    log = git(["log", view.ref, "--reverse", "--format=@%H", "--name-only", "--diff-filter=AM", "--no-renames", "--",
-               "."], view.root) or ""
-    versions: list[tuple[str, str]] = []
-    commit = ""
-    for line in log.splitlines():
-        if line.startswith("@"):
-            commit = line[1:]
-        elif line.endswith("/" + SAMPLES_NAME):
-            versions.append((commit, line[: -len(SAMPLES_NAME) - 1]))
-    versions = versions[:MAX_VERSIONS]
-    names = [f"{c}:{rel}/{f}" for c, rel in versions for f in (SUBMISSION_NAME, RESULTS_NAME)]
-    small = read_objects(view.root, names, MAX_JSON_BYTES)
-    samples = read_objects(view.root, [f"{c}:{rel}/{SAMPLES_NAME}" for c, rel in versions], MAX_SAMPLES_BYTES)
+    versions = sample_versions(view.root, view.ref, renames=False)
+    digests = version_digests(view.root, versions)
+    subs = read_objects(view.root, [f"{c}:{rel}/{SUBMISSION_NAME}" for _, c, rel in versions])
     held: dict[str, list[tuple[str, str]]] = {}
-    for commit, rel in versions:
-        data, results = samples.get(f"{commit}:{rel}/{SAMPLES_NAME}"), small.get(f"{commit}:{rel}/{RESULTS_NAME}")
-        name = parse_submission(small.get(f"{commit}:{rel}/{SUBMISSION_NAME}")).get("name")
-        if data is None or name is None:
-            continue
-        try:
-            digest = version_digest(data.decode("utf-8"), results.decode("utf-8") if results is not None else None)
-        except UnicodeDecodeError:
-            continue
-        if digest is not None:
-            held.setdefault(digest, []).append((folded(str(name)), rel))
+    for _, commit, rel in versions:
+        name = parse_submission(subs.get(f"{commit}:{rel}/{SUBMISSION_NAME}")).get("name")
+        if name is not None and (commit, rel) in digests:
+            held.setdefault(digests[(commit, rel)], []).append((folded(str(name)), rel))
     return held
 
 

@@ -30,22 +30,23 @@ from privasis_bench.leaderboard.bounds import (
 )
 from privasis_bench.leaderboard.claims import harness_problems, label_problems, transport_problems
 from privasis_bench.leaderboard.entry_facts import board_facts, rankable
-from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict, UnknownFamily, family_of
+from privasis_bench.leaderboard.family_api import (
+    EntryInput,
+    FamilyVerdict,
+    UnknownFamily,
+    family_of,
+    leaf_differences,
+    short,
+)
 from privasis_bench.leaderboard.ownership import folder_problems, ownership_problems
 from privasis_bench.leaderboard.provenance import SUBMISSION_NAME
 from privasis_bench.leaderboard.scan import scan_text
-from privasis_bench.leaderboard.schema import BUILTIN, schema_errors
 from privasis_bench.leaderboard.task_source import UnknownTask, custom_inputs, shipped_task
 from privasis_bench.leaderboard.text_bounds import free_text_problems
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
+from privasis_bench.results.schema import BUILTIN, schema_errors
 from privasis_bench.tasks.config import TASK_NAME
-from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES
-
-
-def reference_tasks() -> dict[str, str]:
-    """Per family, the shipped task whose limits (budgets, bootstrap settings) bind an entry made with a task file
-    of its own (each family's ``reference_task``)."""
-    return {name: FAMILIES.get(name).reference_task for name in FAMILIES.names()}
+from privasis_bench.tasks.family import DEFAULT_FAMILY
 
 #: Fields submission.json repeats from results.json: (submission path, results path).
 _MIRRORED = (
@@ -54,7 +55,8 @@ _MIRRORED = (
     ("model.label", "model.label"), ("model.spec", "model.spec"), ("model.rankable", "model.rankable"),
     ("judge.mode", "judge.mode"), ("judge.key", "judge.key"), ("judge.spec", "judge.spec"),
     ("judge.prompt_hashes", "judge.prompt_hashes"), ("parse_mode", "parse_mode"), ("instruction", "instruction"),
-    ("testee_prompt", "testee_prompt"), ("scoring_preset", "scoring_preset"),
+    ("testee_prompt", "testee_prompt"), ("scoring_preset", "scoring_preset"), ("judge.label", "judge.label"),
+    ("model.backend", "model.backend"),  # the board shows these two: never free text of submission.json's own
 )
 
 
@@ -96,19 +98,8 @@ def get(data: Any, dotted: str) -> Any:
 def number_differences(stored: Any, derived: Any, path: str = "metrics", tolerance: float = 1e-9) -> list[str]:
     """Every leaf where two metric trees differ, as ``path: results.json says X, samples.jsonl gives Y`` (numbers
     within ``tolerance`` agree)."""
-    if isinstance(stored, dict) and isinstance(derived, dict):
-        out = []
-        for key in sorted(set(stored) | set(derived), key=str):
-            out += number_differences(stored.get(key), derived.get(key), f"{path}.{key}", tolerance)
-        return out
-    if isinstance(stored, list) and isinstance(derived, list) and len(stored) == len(derived):
-        out = []
-        for i, (a, b) in enumerate(zip(stored, derived)):
-            out += number_differences(a, b, f"{path}[{i}]", tolerance)
-        return out
-    same = stored == derived or (isinstance(stored, (int, float)) and isinstance(derived, (int, float))
-                                 and not isinstance(stored, bool) and abs(stored - derived) <= tolerance)
-    return [] if same else [f"{path}: results.json says {stored!r}, samples.jsonl gives {derived!r}"]
+    return [f"{where}: results.json says {a!r}, samples.jsonl gives {b!r}"
+            for where, a, b in leaf_differences(stored, derived, path, tolerance)]
 
 
 def _rows_schema_errors(rows: list[dict[str, Any]], version: str, where: Path, schema_dir: str) -> list[str]:
@@ -133,8 +124,8 @@ def _file_checks(folder: Path, sub: dict[str, Any], texts: dict[str, str], probl
 def _provenance_checks(folder: Path, sub: dict[str, Any], res: dict[str, Any], problems: list[str]) -> None:
     for sub_path, res_path in _MIRRORED:
         if get(sub, sub_path) != get(res, res_path):
-            problems.append(f"{folder / SUBMISSION_NAME}: {sub_path} is {get(sub, sub_path)!r} but results.json "
-                            f"{res_path} is {get(res, res_path)!r}")
+            problems.append(f"{folder / SUBMISSION_NAME}: {sub_path} is {short(get(sub, sub_path))} but results.json "
+                            f"{res_path} is {short(get(res, res_path))}")
     if not rankable(res) and not sub.get("reference"):
         problems.append(f"{folder / SUBMISSION_NAME}: model reads gold labels (its spec or rankable false) but "
                         "reference is not set")
@@ -281,28 +272,3 @@ def verify_report(outcomes: Iterable[Verified], seed: int | None) -> dict[str, A
                         "task": (v.submission.get("task") or {}).get("name"), "track": v.submission.get("track"),
                         "ok": v.ok, "problems": v.problems, **(v.facts() if v.results else {})})
     return {"format": "privasis-bench/verify-report/1", "rejudge_seed": seed, "entries": entries}
-
-
-def apply_report(outcomes: Iterable[Verified], report: dict[str, Any], base: str | Path = ".") -> None:
-    """Set each outcome's ``agreement`` from a ``verify --report`` file (matched by path relative to ``base``).
-
-    ``leaderboard build`` verifies again without re-judging; a report of the re-judging run carries the agreement
-    into the board data. An entry the report rejected gets that problem, so it stays off the board.
-    """
-    by_path = {str(e.get("path")): e for e in report.get("entries") or [] if isinstance(e, dict)}
-    for v in outcomes:
-        for key in (v.path.as_posix(), _relative_to(v.path, Path(base))):
-            entry = by_path.get(key)
-            if entry is None:
-                continue
-            v.agreement = entry.get("agreement") if isinstance(entry.get("agreement"), dict) else None
-            if entry.get("ok") is False and v.ok:
-                v.problems.append(f"{v.path}: rejected by the verify report ({len(entry.get('problems') or [])} problem(s))")
-            break
-
-
-def _relative_to(path: Path, base: Path) -> str:
-    try:
-        return path.resolve().relative_to(base.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()

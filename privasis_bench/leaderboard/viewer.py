@@ -18,7 +18,7 @@ from privasis_bench.data.loading import load_records, with_data_files
 from privasis_bench.data.records import Record
 from privasis_bench.errors import PrivasisError
 from privasis_bench.leaderboard.escaping import escape
-from privasis_bench.leaderboard.page import fill, template
+from privasis_bench.leaderboard.page import fill, options, template
 from privasis_bench.protocol.matching import value_items
 from privasis_bench.results.files import atomic_write_text, load_results, load_sample_rows
 from privasis_bench.tasks.registry import load_task
@@ -188,10 +188,6 @@ def _record(row: dict[str, Any], record: Record | None, variant: str) -> str:
             f"{escape(row.get('record_type') or '')}</span></h3>{body}</article>")
 
 
-def _options(values: list[str]) -> str:
-    return "<option value=''>all</option>" + "".join(f"<option value='{escape(v)}'>{escape(v)}</option>" for v in values)
-
-
 def back_link(href: str | None) -> str:
     """The link back to the board a board's viewer page carries ('' for a page written on its own)."""
     return f"<p class='back'><a href='{escape(href)}'>← back to the board</a></p>" if href else ""
@@ -217,9 +213,9 @@ def render_viewer(task_dir: str | Path, title: str | None = None, back: str | No
         meta=escape(f"model {results['model']['label']} · judge {results['judge']['label']} · parse mode "
                     f"{results.get('parse_mode')} · {len(rows)} records"),
         summary=escape(summary),
-        tier_options=_options([t for t in TIER_TITLES if any(t == x.get("tier") for r in rows for x in r.get("targets") or [])]),
-        category_options=_options(sorted({r.get("category") or "" for r in rows} - {""})),
-        outcome_options=_options(sorted({_outcome(r) for r in rows})),
+        tier_options=options([t for t in TIER_TITLES if any(t == x.get("tier") for r in rows for x in r.get("targets") or [])]),
+        category_options=options(sorted({r.get("category") or "" for r in rows} - {""})),
+        outcome_options=options(sorted({_outcome(r) for r in rows})),
         records="".join(_record(r, originals.get(str(r["record_id"])), variant) for r in rows),
     )
 

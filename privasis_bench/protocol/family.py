@@ -35,13 +35,13 @@ FAMILY = FamilySpec(
     scorer='privasis_bench.protocol.scorer:PrivasisScorer',
     verifier="privasis_bench.leaderboard.families.privasis:verify",
     row="privasis_bench.leaderboard.families.privasis:board_row",
-    content="privasis_bench.leaderboard.families.privasis:content",
-    viewer="privasis_bench.leaderboard.families.privasis:write_viewer",
+    content="privasis_bench.leaderboard.scored_content:privasis_content",
+    viewer="privasis_bench.leaderboard.viewer:write_viewer",
     rejudge='privasis_bench.leaderboard.families.privasis:rejudge',
     report='privasis_bench.protocol.commands:print_report',
     record_outcome="privasis_bench.protocol.family:record_outcome",
     overall='privasis_bench.leaderboard.families.privasis:overall_row',
-    sections="privasis_bench.leaderboard.families.privasis:sections",
+    sections="privasis_bench.leaderboard.families.privasis_board:sections",
 )
 
 

@@ -314,13 +314,13 @@ def test_every_hub_task_pins_a_dataset_commit_and_verify_reads_a_checked_local_c
 
 
 def test_a_verify_report_carries_agreement_into_the_board_data(subs, monkeypatch, tmp_path):
-    from privasis_bench.leaderboard.verify import apply_report
+    from privasis_bench.leaderboard.rejudge_report import apply_to_board, read_report
 
     monkeypatch.setattr(runner_mod, "build_adapter", lambda spec: PinnedNameJudge(spec.model))
     report = tmp_path / "report.json"
     invoke("leaderboard", "verify", str(subs), "--seed", "5", "--report", str(report))
     outcomes = verify_paths([subs])
-    apply_report(outcomes, _json(report))
+    apply_to_board(read_report(report), outcomes)
     facts = {v.submission["name"]: v.facts() for v in outcomes}
     assert facts["baselines/regex-scrubber"]["agreement"]["seed"] == 5 and facts["baselines/identity"]["agreement"] is None
 

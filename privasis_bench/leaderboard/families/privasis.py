@@ -11,46 +11,43 @@ hash, the pinned judge and every record and attribute against the task's data. T
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Mapping
 
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.claims import answer_problems, claim_problems, derive_counts
+from privasis_bench.leaderboard.claims import claim_problems, derive_counts
 from privasis_bench.leaderboard.data_source import task_records
-from privasis_bench.leaderboard.families.privasis_board import sections  # noqa: F401 - the family's target
 from privasis_bench.leaderboard.families.privasis_row import entry_row, pooled_row
 from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
 from privasis_bench.leaderboard.judge_cuts import flag_problems
-from privasis_bench.leaderboard.parse_pin import parse_mode_problems
 from privasis_bench.leaderboard.provenance import judge_pin_problems
 from privasis_bench.leaderboard.records_check import record_problems
 from privasis_bench.leaderboard.rejudge import Agreement, settings_for, work_problems
 from privasis_bench.leaderboard.rejudge import rejudge as rejudge_sample
 from privasis_bench.leaderboard.rows import OVERALL
-from privasis_bench.leaderboard.scored_content import privasis_content
-from privasis_bench.leaderboard.setting_claims import setting_problems
 from privasis_bench.leaderboard.task_source import shipped_task
-from privasis_bench.leaderboard.viewer import write_viewer  # noqa: F401 - the family's target
 from privasis_bench.protocol.judge_prompts import JudgePrompts
 from privasis_bench.protocol.metrics import compute_metrics
+from privasis_bench.protocol.presets import preset_problems
+from privasis_bench.protocol.row_checks import answer_cleaning_problems
 from privasis_bench.protocol.testee_prompt import expected_config_hash
 from privasis_bench.protocol.verdicts import SCORED_STATUSES
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME, load_sample_rows, verdicts_from_rows
 from privasis_bench.results.rescore import rescore_task
+from privasis_bench.tasks.config import TaskConfig
 
 FAMILY = "privasis"
 #: The role the re-judge re-asks.
 ROLE = "judge"
-content = privasis_content
 
 
 def verify(entry: EntryInput) -> FamilyVerdict:
     """The Privasis verifier steps (see the module docstring) after the shared checks."""
-    folder, res, sub, rows = entry.folder, entry.results, entry.submission, entry.rows
+    folder, res, rows = entry.folder, entry.results, entry.rows
     counts = derive_counts(rows)
     problems = [f"{folder / RESULTS_NAME}: {p}" for p in claim_problems(res, counts)]
-    problems += [f"{folder / SAMPLES_NAME}: {p}" for p in answer_problems(rows) + flag_problems(rows)]
-    problems += setting_problems(folder, sub, res)  # preset, mirrored labels, label bound (see setting_claims)
+    problems += [f"{folder / SAMPLES_NAME}: {p}" for p in answer_cleaning_problems(rows) + flag_problems(rows)]
+    problems += [f"{folder / RESULTS_NAME}: {p}" for p in preset_problems(res)]  # a claimed preset, held whole
     every = None
     if not entry.custom:
         every = _task_checks(entry, problems)
@@ -78,6 +75,22 @@ def _task_checks(entry: EntryInput, problems: list[str]) -> int | None:
         return None
     problems += record_problems(folder / SAMPLES_NAME, entry.rows, loaded, dict(res))
     return every
+
+
+def parse_mode_problems(task: TaskConfig, results: Mapping[str, Any]) -> list[str]:
+    """One line per place ``results`` records a judge-answer parse mode other than the task's ``judge.parse_mode``: it
+    decides which answers count and how, so it is the task's setting, never the run's choice (the re-judge reads
+    answers in the task's mode too: :func:`~privasis_bench.leaderboard.rejudge.settings_for`)."""
+    pinned = task.judge.parse_mode
+    judge = results.get("judge") if isinstance(results.get("judge"), Mapping) else {}
+    found = []
+    for where, value in (("parse_mode", results.get("parse_mode")), ("judge.parse_mode", judge.get("parse_mode"))):
+        if where == "judge.parse_mode" and "parse_mode" not in judge:
+            continue  # older results record it at the top level only
+        if value != pinned:
+            found.append(f"{where} is {str(value)[:40]!r} but task {task.task!r} pins {pinned!r} (the parse mode is "
+                         "the task's setting, not the run's: re-run without --parse-mode)")
+    return found
 
 
 def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:

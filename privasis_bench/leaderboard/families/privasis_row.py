@@ -1,7 +1,7 @@
 """The Privasis family's board row: what an entry scored (recomputed), what it tolerated, its counts, and the
-``overall`` row pooling an entry's tasks. Facts a verifier derives (``Verified.facts()``: ``partial``, ``rankable``,
-``agreement``, ``records_of_task``, ``custom_inputs``) are used when present and derived here when absent; the
-tolerated conditions are counted from the run's cumulative counts (a resume never hides a cut answer).
+``overall`` row pooling an entry's tasks, from a :class:`~privasis_bench.leaderboard.verify.Verified` entry and the
+facts its verifier derived; the tolerated conditions are counted from the run's cumulative counts (a resume never
+hides a cut answer).
 """
 
 from __future__ import annotations
@@ -9,13 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import lru_cache
-from typing import Any
+from typing import Any, Mapping
 
 from privasis_bench.adapters.registry import load_adapter_class
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.board_claims import board_claims
 from privasis_bench.leaderboard.data_source import task_records
-from privasis_bench.leaderboard.judge_cuts import recorded_cut_answers
+from privasis_bench.leaderboard.judge_cuts import recorded_cut_answers, self_reported
 from privasis_bench.leaderboard.provenance import pinned_judge
 from privasis_bench.leaderboard.task_source import shipped_task
 from privasis_bench.protocol.family import BOARD
@@ -29,29 +28,6 @@ def _text(value: Any) -> str | None:
     if value is None or (isinstance(value, float) and value != value):
         return None
     return str(value)
-
-
-#: Other names a verifier may use for the same facts (``Verified.facts()``).
-_ALIASES = {"rejudge_agreement": ("rejudge_agreement", "agreement"), "task_records": ("task_records", "records_of_task")}
-
-
-def _facts(v: Any) -> dict[str, Any]:
-    """The verifier's per-entry facts (``Verified.facts()`` when the verifier provides it, else nothing)."""
-    facts = getattr(v, "facts", None)
-    if callable(facts) and v.results:
-        got = facts()
-        return got if isinstance(got, dict) else {}
-    return {}
-
-
-def _extra(v: Any, key: str) -> Any:
-    """A fact the verifier derived (its facts, or an attribute of the verification), never a submitted file's field."""
-    facts = _facts(v)
-    for name in _ALIASES.get(key, (key,)):
-        for value in (facts.get(name), getattr(v, name, None)):
-            if value is not None and not callable(value):
-                return value
-    return None
 
 
 @lru_cache(maxsize=None)
@@ -84,10 +60,7 @@ def cut_counts(v: Any) -> tuple[int, int]:
     Counts the verifier re-derived from per-record fields (``output_cut``, ``cut_answers``) win; otherwise the run's
     cumulative usage (every invocation), never the last invocation's alone.
     """
-    counts = v.counts
-    derived_out = next((getattr(counts, n) for n in ("cut_outputs", "cut_model_outputs")
-                        if getattr(counts, n, None) is not None), None) if counts else None
-    derived_judge = getattr(counts, "cut_judge_answers", None) if counts else None
+    derived_out, derived_judge = getattr(v.counts, "cut_outputs", None), getattr(v.counts, "cut_judge_answers", None)
     res = v.results or {}
     judge = derived_judge if derived_judge is not None else recorded_cut_answers(res)
     model = derived_out if derived_out is not None else int((res.get("counts") or {}).get("truncated_outputs") or 0)
@@ -121,14 +94,22 @@ def health(v: Any) -> dict[str, Any]:
     if cut_judge:
         tolerated.append(f"judge answers cut at the token budget: {cut_judge}")
     tolerated += [m for m in marks if m.startswith("custom")]
-    custom = _extra(v, "custom_inputs")
-    if isinstance(custom, (list, tuple)):
-        tolerated += [f"input of the user's own: {c}" for c in custom]
+    tolerated += [f"input of the user's own: {c}" for c in v.custom]
     return {
         "failed_outputs": failed, "unjudged": counts.unjudged if counts else None, "off_label": off_label,
         "cut_model_outputs": cut_out, "cut_judge_answers": cut_judge, "tolerated": tolerated, "marks": marks,
         "harness_version": _text((v.submission.get("harness") or {}).get("version")),
     }
+
+
+def board_claims(v: Any, submission: Mapping[str, Any]) -> dict[str, Any]:
+    """What a row says about an entry's claims beyond its numbers: ``scoring_preset`` (``paper`` for a run with
+    ``--preset paper``, which verify checked, else ``harness``), ``rejudge_note`` (why the build shows no re-judge
+    agreement; None when it shows one) and ``self_reported`` (what the files alone state: :func:`.judge_cuts.self_reported`)."""
+    preset = submission.get("scoring_preset")
+    return {"scoring_preset": preset if isinstance(preset, str) else "harness",
+            "rejudge_note": v.rejudge_note if isinstance(v.rejudge_note, str) else None,
+            "self_reported": self_reported(v.results or {})}
 
 
 def _model_label(model: dict[str, Any]) -> str:
@@ -143,13 +124,12 @@ def entry_row(v: Any, task: str, metrics: dict[str, Any], viewer: str | None) ->
     """The board row of one verified task folder (``task`` is ``overall`` for a pooled row)."""
     sub, res = v.submission, v.results
     loaded = (res.get("dataset") or {}).get("records_loaded")
-    full = _extra(v, "task_records")
-    full = full if isinstance(full, int) else task_record_count(sub["task"]["name"])
+    facts = v.facts() if v.results else {}
+    full = v.task_records if isinstance(v.task_records, int) else task_record_count(sub["task"]["name"])
     limit = sub["dataset"].get("limit")
     short = (loaded < full) if isinstance(loaded, int) and full is not None else limit is not None
-    partial = bool(_extra(v, "partial")) or short  # the verifier's word can add the mark, never remove it
+    partial = bool(facts.get("partial")) or short  # the verifier's word can add the mark, never remove it
     gold = reads_gold(res.get("model") or sub.get("model") or {})
-    rankable = _extra(v, "rankable")
     row: dict[str, Any] = {
         "name": _text(sub["name"]), "label": _text(sub.get("label")), "track": _text(sub["track"]),
         "rejudged": sub["track"] == "verified", "reference": bool(sub.get("reference")), "task": task,
@@ -158,8 +138,8 @@ def entry_row(v: Any, task: str, metrics: dict[str, Any], viewer: str | None) ->
         "records": metrics["scored_records"], "records_loaded": loaded, "task_records": full,
         "limit": sub["dataset"].get("limit"), "record_set": _text(sub["dataset"].get("ids_hash")),
         "partial": bool(partial), "gold_reading": gold,
-        "rankable": (rankable is not False) and not gold and not sub.get("reference"),
-        "rejudge_agreement": _extra(v, "rejudge_agreement"), "viewer": viewer,
+        "rankable": (facts.get("rankable") is not False) and not gold and not sub.get("reference"),
+        "rejudge_agreement": v.agreement, "viewer": viewer,
         **board_claims(v, sub),  # scoring preset, why not re-judged, what stays self-reported (see board_claims)
     }
     for key, _ in HEADLINE:

@@ -1,44 +1,25 @@
 """The replacement-quality family (``scorer: tab_replacement``) on the shared board: recompute an entry's TPS, TRIR
 and NMI, and TAB's detection measures beside them, from its outputs and the data the verifier holds.
 
-Nothing an entry derives is taken as given:
-
-* **Documents, ids, spans, scored or not** are checked as for TAB (:mod:`.spans`): every document of the task
-  has exactly one row; a span masker's reported spans (``reports_spans``: the de-identification tools, ``intact:``)
-  must describe its output, every other row is aligned afresh; the verifier decides what is scored.
-* **Estimators**: the verifier scores with the shipped task's own settings (information content, similarity model,
-  background knowledge, attacker, clustering) and loads them itself; ``results.json``'s ``scorer`` section must be
-  what they describe (package versions aside), so a run cannot record an estimator it did not use, and
-  ``metrics.estimator_key`` must be theirs (numbers under different keys are never ranked together).
-* **Numbers**: every row's pairs, information content, TPS, attacker guess and TAB counts, and every pooled
-  measure with its bootstrap interval, are recomputed and compared; model-derived numbers (sentence embeddings)
-  within the family's ``tolerance`` (:mod:`privasis_bench.replacement.family`) of each other are equal, since float32 inference differs in its last bits between CPUs.
-
-The verifier loads the models once per task and process (:func:`prepared_scorer`): verifying several entries of
-one task fits the attacker and loads the embedding model once.
+Documents, ids, spans and what is scored are checked as for TAB (:mod:`.spans`). The verifier scores with the shipped
+task's own estimators (information content, similarity model, background, attacker, clustering), loaded once per task
+and process (:func:`prepared_scorer`): ``results.json``'s ``scorer`` section must be what they describe (package
+versions aside) and ``metrics.estimator_key`` theirs (numbers under different keys are never ranked together). Every
+row's pairs, information content, TPS, attacker guess and TAB counts, and every pooled measure with its interval, are
+recomputed and compared; model-derived numbers within the family's ``tolerance`` agree (float32 inference differs in
+its last bits between CPUs).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.errors import PrivasisError
-from privasis_bench.leaderboard.families.replacement_board import sections  # noqa: F401 - the family's target
-from privasis_bench.leaderboard.families.span_viewer import write_span_viewer
-from privasis_bench.leaderboard.families.spans import (
-    SELF_REPORTED_FACTS,
-    check_counts,
-    derived_spans,
-    index_rows,
-    span_content,
-    span_masker,
-    span_row,
-    span_verdict,
-)
-from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
+from privasis_bench.leaderboard.families.spans import SpanRun, derived_spans, span_row, span_verify
+from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict, leaf_differences, short
 from privasis_bench.replacement.family import BOARD
 from privasis_bench.tab.shown import reported_spans
 from privasis_bench.tasks.config import TaskConfig
@@ -47,7 +28,6 @@ TOLERANCE = BOARD.tolerance
 #: Decimals of a percentage the board data keeps: no finer than the tolerance (1e-6 of a fraction is 1e-4 percent),
 #: so a number recomputed on another CPU (float32 embeddings differ in their last bits) shows the same.
 DECIMALS = round(-math.log10(TOLERANCE * 100))
-content = span_content
 
 #: Fields of ``results.json``'s ``scorer`` section that name a package version, not an estimator.
 _VERSION_KEYS = ("version", "package_version", "spacy_version", "spacy_pipeline_version", "transformers_version",
@@ -69,25 +49,6 @@ def prepared_scorer(task: TaskConfig, limit: int | None) -> Any:
         _PREPARED.clear()  # one task's models at a time
         _PREPARED[key] = scorer
     return _PREPARED[key]
-
-
-def leaf_differences(stored: Any, derived: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
-    """(path, stored, derived) of every leaf where two JSON trees differ; numbers within :data:`TOLERANCE` agree."""
-    if isinstance(stored, Mapping) and isinstance(derived, Mapping):
-        for key in sorted(set(stored) | set(derived), key=str):
-            yield from leaf_differences(stored.get(key), derived.get(key), f"{path}.{key}")
-    elif isinstance(stored, list) and isinstance(derived, list) and len(stored) == len(derived):
-        for i, (a, b) in enumerate(zip(stored, derived)):
-            yield from leaf_differences(a, b, f"{path}[{i}]")
-    elif not (stored == derived or (isinstance(stored, (int, float)) and isinstance(derived, (int, float))
-                                    and not isinstance(stored, bool) and not isinstance(derived, bool)
-                                    and abs(stored - derived) <= TOLERANCE)):
-        yield path, stored, derived
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def without_versions(data: Any) -> Any:
@@ -123,56 +84,41 @@ def row_differences(submitted: Mapping[str, dict[str, Any]], derived: list[dict[
     for row in derived:
         got = submitted.get(row["id"]) or {}
         for key in sorted(row):
-            first = next(leaf_differences(got.get(key), row[key], key), None)
+            first = next(leaf_differences(got.get(key), row[key], key, TOLERANCE), None)
             if first:
-                problems.append(f"document {row['id']}: {first[0]} is {_short(first[1])}, but its output gives "
-                                f"{_short(first[2])} (re-derived from the output, the document and the task's estimators)")
+                problems.append(f"document {row['id']}: {first[0]} is {short(first[1])}, but its output gives "
+                                f"{short(first[2])} (re-derived from the output, the document and the task's estimators)")
         if len(problems) >= limit:
             return problems[:limit] + ["(more row differences not shown)"]
     return problems
 
 
 def verify(entry: EntryInput) -> FamilyVerdict:
-    """Recompute one replacement entry (see the module docstring)."""
-    return span_verdict(entry, *_recompute(entry))
-
-
-def _recompute(entry: EntryInput) -> tuple[list[str], dict[str, Any] | None, dict[str, Any], int | None]:
+    """Recompute one replacement entry (see the module docstring); its estimator key is a board fact."""
     from privasis_bench.replacement.summary import summarize_rows
 
-    res, task, rows = entry.results, entry.task, entry.rows
-    boot = res["metrics"]["bootstrap"]
-    settings = {"bootstrap_samples": boot["samples"], "seed": boot["seed"], "confidence": boot["confidence"]}
-    if entry.custom:  # data or estimators of the user's own: re-pooled from the rows only (self-reported)
-        facts = {**SELF_REPORTED_FACTS, "estimator_key": res["metrics"].get("estimator_key")}
-        return [], summarize_rows(rows, res["metrics"], **settings), facts, None
-    indexed = index_rows(task, res, rows)
-    if isinstance(indexed, list):
-        return indexed, None, {}, None
-    every, docs, by_id = indexed
-    limit = (res.get("dataset") or {}).get("limit")
-    masker = span_masker(res)
-    failed_as_empty = (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty"
-    outputs, problems = _outputs(docs, by_id, masker, failed_as_empty)
+    verdict = span_verify(entry, summarize_rows, _score)
+    if verdict.metrics is None:
+        return verdict
+    return dataclasses.replace(verdict, facts={**verdict.facts, "estimator_key": verdict.metrics.get("estimator_key")})
+
+
+def _score(entry: EntryInput, run: SpanRun) -> tuple[list[str], dict[str, Any] | None, list[str]]:
+    task, limit = entry.task, (entry.results.get("dataset") or {}).get("limit")
+    outputs, problems = _outputs(run.docs, run.by_id, run.masker, run.failed_as_empty)
     if problems:
-        return problems, None, {}, None
+        return problems, None, []
     try:
         scorer = prepared_scorer(task, limit if isinstance(limit, int) and limit > 0 else None)
     except PrivasisError as exc:
-        return [f"task {task.task!r}: cannot load its estimators or background here ({exc})"], None, {}, None
-    metrics, derived = scorer.score(outputs, failed_as_empty=failed_as_empty, **settings)
-    described = scorer.describe()
-    problems += [f"results.json {path} is {_short(a)} but the task's estimators, as the verifier loads them, give "
-                 f"{_short(b)} (an entry records the estimators that made its numbers)"
-                 for path, a, b in leaf_differences(without_versions(res.get("scorer")), without_versions(described),
-                                                    "scorer")]
-    problems += row_differences(by_id, derived)
-    scored = [r["id"] for r in derived if r.get("scored")]
-    failed = sum(not (isinstance(by_id[d].get("output"), str) and by_id[d].get("error") is None) for d in docs)
-    counted, facts = check_counts(res, every=len(every), loaded=len(docs), scored_ids=scored, failed=failed,
-                                  failed_as_empty=failed_as_empty, masker=masker)
-    facts["estimator_key"] = metrics.get("estimator_key")
-    return problems + counted, metrics, facts, len(every)
+        return [f"task {task.task!r}: cannot load its estimators or background here ({exc})"], None, []
+    metrics, derived = scorer.score(outputs, failed_as_empty=run.failed_as_empty, **run.settings)
+    problems += [f"results.json {path} is {short(a)} but the task's estimators, as the verifier loads them, give "
+                 f"{short(b)} (an entry records the estimators that made its numbers)"
+                 for path, a, b in leaf_differences(without_versions(entry.results.get("scorer")),
+                                                    without_versions(scorer.describe()), "scorer", TOLERANCE)]
+    problems += row_differences(run.by_id, derived)
+    return problems, metrics, [r["id"] for r in derived if r.get("scored")]
 
 
 def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
@@ -184,12 +130,6 @@ def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
     row.update(estimator_key=str(v.facts().get("estimator_key") or m.get("estimator_key")),
                estimators=estimator_summary(scorer), trir_attacker=trir.get("attacker"))
     return row
-
-
-def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None,
-                 metrics: dict[str, Any] | None = None) -> Path:
-    """The per-document page of one replacement task folder (masked and missed spans, as for TAB)."""
-    return write_span_viewer(task_dir, out, title=title, back=back, metrics=metrics)
 
 
 def estimator_summary(scorer: Mapping[str, Any]) -> str:

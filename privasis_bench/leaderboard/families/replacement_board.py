@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any
 
-from privasis_bench.leaderboard.escaping import escape, md_cell
+from privasis_bench.leaderboard.escaping import escape, md_cell, md_table
 from privasis_bench.leaderboard.family_api import CHARTS, PUBLISHED, BoardParts
 
 FAMILY = "tab_replacement"
@@ -60,15 +60,13 @@ def section_markdown(entries: list[dict[str, Any]], reported: dict[str, Any]) ->
     replacement entry)."""
     if not replacement_groups(entries):
         return ""
-    header = ["method", *(f"{t} (%)" for _, t in PUBLISHED_COLUMNS)]
-    lines = ["| " + " | ".join(md_cell(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join([md_cell(r["method"]), *(f"{r[k]:.1f}" for k, _ in PUBLISHED_COLUMNS)]) + " |"
-              for r in reported["rows"]]
+    table = md_table(["method", *(f"{t} (%)" for _, t in PUBLISHED_COLUMNS)],
+                     ([r["method"], *(f"{r[k]:.1f}" for k, _ in PUBLISHED_COLUMNS)] for r in reported["rows"]))
     return ("## Replacement quality as published, not reproduced here\n\n"
             f"{md_cell(reported['source'])}: {md_cell(reported['setting'])}. These figures were not computed by this\n"
             "harness (other estimators, the full TAB test set) and are never ranked with the entries above; the\n"
             "privacy-utility scatter of the verified entries (TRIR against TPS) is in `index.html`.\n\n"
-            + "\n".join(lines) + "\n\n")
+            + table + "\n")
 
 
 def sections(entries: list[dict[str, Any]]) -> BoardParts:

@@ -1,27 +1,36 @@
-"""What the span-scored families (TAB, replacement quality) share on the board: checking an entry's rows against the
-documents the verifier holds, its counts, its board row's shared fields and the digest of its scored content.
+"""What the span-scored families (TAB, replacement quality) share on the board: the verifier's skeleton
+(:func:`span_verify`: rows matched with the shipped documents, counts checked), the board row's shared fields and the
+digest of the scored content.
 
 * **Spans** are re-derived from each output and the document text (:func:`privasis_bench.tab.alignment.masked_spans`).
-  Reported spans count only when the model spec names a span masker (an adapter class with ``reports_spans``:
-  ``regex-scrubber``, ``presidio``); they must then be in bounds, sorted, disjoint, and agree with the output text:
-  every stretch of the document outside the spans appears in the output, in order, and no span's original text is
-  left in its replacement. Even then a reported span counts only where the output no longer shows its words
-  (:func:`privasis_bench.tab.shown.scored_spans`, the scorer's own rule): a span over the whole document counts what
-  the output changed, no more. Any other row's ``masked_spans`` must equal the alignment of its output.
+  Reported spans count only for a span masker (an adapter class with ``reports_spans``); they must be in bounds,
+  sorted, disjoint and agree with the output (every stretch outside them appears in it, in order; no span's text is
+  left in its replacement), and even then count only where the output no longer shows their words
+  (:func:`privasis_bench.tab.shown.scored_spans`, the scorer's own rule). Any other row's ``masked_spans`` must
+  equal the alignment of its output.
 * **Scored or not** follows from the row's output (a text and no error; a failed output only under
-  ``--score-failed-as-empty``), never from its ``scored`` flag.
-* **Partial**: every document of the task is scored, or the run is partial (fewer documents scored, or a
-  ``--limit``) and ranks only with runs over the same documents.
+  ``--score-failed-as-empty``), never from its ``scored`` flag; a run that scores fewer documents than the task, or
+  used ``--limit``, is partial and ranks only with runs over the same documents.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
 
-from privasis_bench.adapters.registry import BUILTIN_PROVIDERS, load_adapter_class
 from privasis_bench.errors import PrivasisError
+from privasis_bench.leaderboard.entry_facts import adapter_attribute
+from privasis_bench.leaderboard.escaping import number
+from privasis_bench.leaderboard.family_api import (
+    EntryInput,
+    FamilyVerdict,
+    bootstrap_settings,
+    config_hash_problem,
+    family_named,
+)
 from privasis_bench.leaderboard.scored_content import digest, normal_text
+from privasis_bench.results.files import SAMPLES_NAME
 from privasis_bench.tab.alignment import masked_spans
 from privasis_bench.tab.loading import load_documents
 from privasis_bench.tab.records import TabDocument
@@ -34,14 +43,8 @@ MAX_DOCUMENTS = 20000
 
 def span_masker(results: Mapping[str, Any]) -> bool:
     """True when the recorded model spec names a shipped span-masking adapter (``reports_spans``)."""
-    spec = ((results.get("model") or {}) if isinstance(results.get("model"), Mapping) else {}).get("spec")
-    provider = spec.get("provider") if isinstance(spec, Mapping) else None
-    if provider not in BUILTIN_PROVIDERS:
-        return False  # a plugin's claim to report spans is beyond the verifier: its rows are aligned instead
-    try:
-        return bool(getattr(load_adapter_class(provider), "reports_spans", False))
-    except Exception:  # noqa: BLE001 - an optional back-end not installed here: aligned like any rewrite
-        return False
+    model = results.get("model") if isinstance(results.get("model"), Mapping) else {}
+    return bool(adapter_attribute(model.get("spec"), "reports_spans", False))  # a plugin's rows are aligned instead
 
 
 def span_problems(text: str, spans: Any, output: Any) -> str | None:
@@ -191,25 +194,52 @@ def span_row(v: Any, task: str, viewer: str | None, columns: tuple[tuple[str, st
 def _scaled(value: Any, scale: float | None, decimals: int) -> Any:
     if scale is None:
         return value
-    return None if not isinstance(value, (int, float)) or isinstance(value, bool) else round(scale * float(value), decimals)
+    return None if number(value) is None else round(scale * float(value), decimals)
 
 
-def config_hash_problem(entry: Any) -> list[str]:
-    """The config-hash check of an entry made with a shipped task (none for one with inputs of its own)."""
-    res, task = entry.results, entry.task
-    if entry.custom or res["task"].get("config_hash") == task.config_hash():
-        return []
-    return [f"{entry.folder / 'results.json'}: task.config_hash {res['task'].get('config_hash')!r} is not the hash of "
-            f"the shipped task {task.task!r} ({task.config_hash()})"]
+@dataclass(frozen=True)
+class SpanRun:
+    """A span-scored entry's rows matched with the shipped documents within its limit (what a family scores)."""
+
+    docs: dict[str, TabDocument]
+    by_id: dict[str, dict[str, Any]]
+    masker: bool  # the model is a span masker (its reported spans count, checked)
+    failed_as_empty: bool
+    settings: dict[str, Any]  # the recorded bootstrap settings, as keyword arguments
 
 
-def span_verdict(entry: Any, problems: list[str], metrics: dict[str, Any] | None, facts: dict[str, Any],
-                 every: int | None) -> Any:
-    """A span-scored family's verdict: the task-hash problem, each recompute problem named by the samples file, the
-    recomputed metrics and facts, and how many records the task holds."""
-    from privasis_bench.leaderboard.family_api import FamilyVerdict
-    from privasis_bench.results.files import SAMPLES_NAME
-
+def span_verify(entry: EntryInput, rescore_own: Callable[..., dict[str, Any]],
+                score: Callable[[EntryInput, SpanRun], tuple[list[str], dict[str, Any] | None, list[str]]]) -> FamilyVerdict:
+    """A span-scored family's verifier. An entry with inputs of its own is re-pooled from its rows by
+    ``rescore_own(rows, metrics, **settings)`` (self-reported); any other is matched with the shipped documents
+    (:func:`index_rows`) and recomputed by ``score``, which returns its problems, the metrics (None: none) and the
+    scored document ids; then its counts are checked (:func:`check_counts`). Each problem is named by the samples
+    file, after the task-hash problem."""
+    res = entry.results
+    settings = bootstrap_settings(res)
+    problems: list[str] = []
+    metrics, facts, every = None, {}, None
+    if entry.custom:
+        metrics, facts = rescore_own(entry.rows, res["metrics"], **settings), dict(SELF_REPORTED_FACTS)
+    elif isinstance(indexed := index_rows(entry.task, res, entry.rows), list):
+        problems = indexed
+    else:
+        docs, by_id = indexed[1], indexed[2]
+        failed_as_empty = (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty"
+        run = SpanRun(docs, by_id, span_masker(res), failed_as_empty, settings)
+        problems, metrics, scored = score(entry, run)
+        if metrics is not None:
+            every = len(indexed[0])
+            failed = sum(not (isinstance(by_id[d].get("output"), str) and by_id[d].get("error") is None) for d in docs)
+            counted, facts = check_counts(res, every=every, loaded=len(docs), scored_ids=scored, failed=failed,
+                                          failed_as_empty=failed_as_empty, masker=run.masker)
+            problems = problems + counted
     where = entry.folder / SAMPLES_NAME
     return FamilyVerdict(problems=tuple(config_hash_problem(entry) + [f"{where}: {p}" for p in problems]),
                          metrics=metrics, facts=facts, task_records=every)
+
+
+def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
+    """The board row of one verified entry of a span-scored family: the shared fields, then the family's columns of
+    the recomputed metrics with their intervals."""
+    return span_row(v, task, viewer, family_named(v.family).board.columns, v.recomputed)

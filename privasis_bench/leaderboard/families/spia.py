@@ -20,10 +20,11 @@ from typing import Any, Callable, Mapping
 
 from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.leaderboard.families.spans import SELF_REPORTED_FACTS
 from privasis_bench.leaderboard.families.spia_board import sections  # noqa: F401 - the family's target
 from privasis_bench.leaderboard.families.spia_replay import read_steps, replay, row_problems
 from privasis_bench.leaderboard.families.spia_viewer import write_viewer  # noqa: F401 - the family's target
-from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
+from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict, bootstrap_settings, config_hash_problem
 from privasis_bench.leaderboard.rejudge import REASKS, REJUDGE_CHARS_PER_TOKEN, Agreement, draw
 from privasis_bench.leaderboard.scored_content import digest, normal_text
 from privasis_bench.leaderboard.task_source import shipped_task
@@ -37,8 +38,6 @@ from privasis_bench.spia.scorer import SpiaScorer
 
 #: Most documents one SPIA entry may hold rows for.
 MAX_DOCUMENTS = 5000
-#: The facts of an entry made with documents of the user's own (re-pooled from its stored scores, self-reported).
-SELF_REPORTED_FACTS = {"partial": True, "records_of_task": None, "scored_records": None}
 
 
 def content(rows: list[dict[str, Any]], results: Mapping[str, Any] | None = None) -> str:
@@ -47,17 +46,12 @@ def content(rows: list[dict[str, Any]], results: Mapping[str, Any] | None = None
     return digest(sorted([str(r.get("id")), normal_text(r.get("output"))] for r in rows))
 
 
-def _settings(results: Mapping[str, Any]) -> dict[str, Any]:
-    boot = results["metrics"]["bootstrap"]
-    return {"bootstrap_samples": boot["samples"], "seed": boot["seed"], "confidence": boot["confidence"]}
-
-
 def verify(entry: EntryInput) -> FamilyVerdict:
     """Recompute one SPIA entry from its recorded answers (see the module docstring)."""
     res, rows, where = entry.results, entry.rows, entry.folder / SAMPLES_NAME
     if entry.custom:  # documents of the user's own: no gold here; the stored scores are re-pooled, self-reported
-        return FamilyVerdict(metrics=SpiaScorer.rescore(rows, {}, **_settings(res)), facts=dict(SELF_REPORTED_FACTS))
-    problems = _hash_problem(entry)
+        return FamilyVerdict(metrics=SpiaScorer.rescore(rows, {}, **bootstrap_settings(res)), facts=dict(SELF_REPORTED_FACTS))
+    problems = config_hash_problem(entry)
     scorer = SpiaScorer(entry.task)
     limit = (res.get("dataset") or {}).get("limit")
     every = list(scorer.documents.values())
@@ -85,20 +79,12 @@ def verify(entry: EntryInput) -> FamilyVerdict:
         rederived.append({"id": doc_id, "scored": got.unscored is None, "subjects": got.subjects})
         if got.unscored is None:
             scored_ids.append(doc_id)
-    metrics = SpiaScorer.rescore(rederived, {}, **_settings(res))
+    metrics = SpiaScorer.rescore(rederived, {}, **bootstrap_settings(res))
     problems += _count_problems(res, scored=len(scored_ids), failed=failed, loaded=len(docs))
     facts = {"partial": len(scored_ids) < len(every), "records_of_task": len(every), "scored_records": len(scored_ids),
              "failed_outputs": failed,
              "record_set": hashlib.sha256("\n".join(sorted(scored_ids)).encode("utf-8")).hexdigest()}
     return FamilyVerdict(problems=tuple(problems), metrics=metrics, facts=facts, task_records=len(every))
-
-
-def _hash_problem(entry: EntryInput) -> list[str]:
-    res, task = entry.results, entry.task
-    if res["task"].get("config_hash") == task.config_hash():
-        return []
-    return [f"{entry.folder / RESULTS_NAME}: task.config_hash {str(res['task'].get('config_hash'))[:80]!r} is not the "
-            f"hash of the shipped task {task.task!r} ({task.config_hash()})"]
 
 
 def _count_problems(res: Mapping[str, Any], *, scored: int, failed: int, loaded: int) -> list[str]:

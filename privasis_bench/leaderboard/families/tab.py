@@ -8,55 +8,32 @@ and the board shows and ranks those recomputed numbers.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Mapping
 
-from privasis_bench.leaderboard.families.span_viewer import write_span_viewer
 from privasis_bench.leaderboard.families.spans import (
-    SELF_REPORTED_FACTS,
-    check_counts,
+    SpanRun,
     derived_spans,
-    index_rows,
-    span_content,
-    span_masker,
-    span_row,
-    span_verdict,
+    span_verify,
     tagger_claim_problems,
 )
 from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
-from privasis_bench.tab.family import BOARD
 from privasis_bench.tab.metrics import pooled, tally_document
 from privasis_bench.tab.scorer import rescore_rows, summarize
 from privasis_bench.tab.tokens import spacy_ignore_map
 
-content = span_content
-
 
 def verify(entry: EntryInput) -> FamilyVerdict:
     """Recompute one TAB entry (see the module docstring)."""
-    return span_verdict(entry, *_recompute(entry))
+    return span_verify(entry, rescore_rows, _score)
 
 
-def _recompute(entry: EntryInput) -> tuple[list[str], dict[str, Any] | None, dict[str, Any], int | None]:
-    res, task, rows = entry.results, entry.task, entry.rows
-    boot = res["metrics"]["bootstrap"]
-    if entry.custom:  # documents of the user's own: the verifier holds no gold; numbers are re-pooled from the rows
-        return [], rescore_rows(rows, res["metrics"], bootstrap_samples=boot["samples"], seed=boot["seed"],
-                                confidence=boot["confidence"]), dict(SELF_REPORTED_FACTS), None
-    indexed = index_rows(task, res, rows)
-    if isinstance(indexed, list):
-        return indexed, None, {}, None
-    every, docs, by_id = indexed
-    problems: list[str] = []
-    masker = span_masker(res)
-    failed_as_empty = (res.get("checks") or {}).get("failed_outputs") == "scored_as_empty"
-    ignore = spacy_ignore_map(task.scorer_args.get("spacy_model"))
-    problems += tagger_claim_problems(res, ignore.description)
-    tallies, failed, scored_ids = [], 0, []
-    for doc_id, doc in docs.items():
-        row = by_id[doc_id]
-        spans, bad = derived_spans(doc, row, masker, failed_as_empty)
-        failed += not (isinstance(row.get("output"), str) and row.get("error") is None)
+def _score(entry: EntryInput, run: SpanRun) -> tuple[list[str], dict[str, Any], list[str]]:
+    ignore = spacy_ignore_map(entry.task.scorer_args.get("spacy_model"))
+    problems = tagger_claim_problems(entry.results, ignore.description)
+    tallies, scored_ids = [], []
+    for doc_id, doc in run.docs.items():
+        row = run.by_id[doc_id]
+        spans, bad = derived_spans(doc, row, run.masker, run.failed_as_empty)
         if bad:
             problems.append(f"document {doc_id}: {bad}")
             continue
@@ -69,12 +46,10 @@ def _recompute(entry: EntryInput) -> tuple[list[str], dict[str, Any] | None, dic
         tallies.append(tally)
         scored_ids.append(doc_id)
         problems += _row_differences(doc_id, row, spans, tally)
-    metrics = summarize(tallies, bootstrap_samples=boot["samples"], seed=boot["seed"], confidence=boot["confidence"])
-    metrics["documents"] = len(docs)
-    metrics["annotators"] = sorted({a for d in docs.values() for a in d.annotators})
-    counted, facts = check_counts(res, every=len(every), loaded=len(docs), scored_ids=scored_ids, failed=failed,
-                                  failed_as_empty=failed_as_empty, masker=masker)
-    return problems + counted, metrics, facts, len(every)
+    metrics = summarize(tallies, **run.settings)
+    metrics["documents"] = len(run.docs)
+    metrics["annotators"] = sorted({a for d in run.docs.values() for a in d.annotators})
+    return problems, metrics, scored_ids
 
 
 def _row_differences(doc_id: str, row: Mapping[str, Any], spans: list, tally: Any) -> list[str]:
@@ -94,13 +69,3 @@ def _rounded(values: dict[str, Any]) -> dict[str, Any]:
     return {k: ({k2: round(v2, 3) for k2, v2 in v.items()} if isinstance(v, dict) else round(v, 3))
             for k, v in values.items()}
 
-
-def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
-    """The board row of one verified TAB entry: the shared fields plus TAB's recomputed columns and intervals."""
-    return span_row(v, task, viewer, BOARD.columns, v.recomputed)
-
-
-def write_viewer(task_dir: Path, out: Path, title: str | None = None, back: str | None = None,
-                 metrics: dict[str, Any] | None = None) -> Path:
-    """The per-document page of one TAB task folder (masked and missed spans)."""
-    return write_span_viewer(task_dir, out, title=title, back=back, metrics=metrics)

@@ -11,8 +11,8 @@ import pytest
 from attack_tools import claim
 from leaderboard_fakes import TASK, identity_dir, invoke, made, scrubber_dir, subs  # noqa: F401 (fixtures)
 
-from privasis_bench.leaderboard.setting_claims import MAX_LABEL_CHARS
 from privasis_bench.leaderboard.submit import SubmissionError, submit_run
+from privasis_bench.leaderboard.text_bounds import BOUNDS
 from privasis_bench.leaderboard.verify import verify_submission
 
 
@@ -43,7 +43,7 @@ def test_the_harness_version_is_matched_whole(subs, version, ok):
 def test_a_million_character_label_is_refused(subs):
     folder = identity_dir(subs)
     claim(folder, edit_sub=lambda s: s.update(label="x" * 1_000_000))
-    assert any(f"label has 1000000 characters, more than the {MAX_LABEL_CHARS}" in p
+    assert any(f"label has 1000000 characters, more than the {BOUNDS['label']}" in p
                for p in verify_submission(folder).problems)
 
 

@@ -9,7 +9,7 @@ import copy
 
 from adversarial_kit import REPO, problems, read_json, rewrite, rows_of
 
-from privasis_bench.leaderboard.parse_pin import parse_mode_problems
+from privasis_bench.leaderboard.families.privasis import parse_mode_problems
 from privasis_bench.leaderboard.rejudge import judged_attributes, settings_for
 from privasis_bench.protocol.judge_prompts import parse_compare, parse_inclusion
 from privasis_bench.protocol.metrics import headline_metrics, scored
