@@ -117,7 +117,7 @@ def apply_preset(opts: Any, *, max_tokens: int | None = None, temperature: float
 
 def preset_judge_settings(choice: Any, opts: Any) -> Any:
     """The judge choice with the preset's judge temperature (not a command-line option; the task's otherwise)."""
-    if opts.preset is None or choice.spec is None:
+    if opts.preset is None or choice is None or choice.spec is None:
         return choice
     choice.settings = replace(choice.settings, temperature=preset_values(opts.preset)["judge.temperature"])
     return choice

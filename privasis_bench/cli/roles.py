@@ -1,4 +1,5 @@
-"""``--role ROLE=SPEC``: the models of the roles a task family asks besides the model under test.
+"""``--role ROLE=SPEC``: the models of the roles a task family asks besides the model under test; and a task's set-up
+as every command does it (:func:`task_setup`).
 
 A family declares its roles (``FamilySpec.roles``: ``judge`` for the Privasis protocol, none for TAB, e.g.
 ``attacker``); each is given on the command line as ``--role ROLE=provider:model[,k=v...]``, ``--judge`` being the
@@ -10,8 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.cli.options import split_multi
+from privasis_bench.cli.preset import preset_judge_settings
 from privasis_bench.errors import PrivasisError
-from privasis_bench.pipeline.scorers import family_of
+from privasis_bench.pipeline.scorers import family_of, setup_task
 
 
 def role_specs(opts: Any, tasks: list[Any]) -> dict[str, str]:
@@ -38,30 +41,33 @@ def role_specs(opts: Any, tasks: list[Any]) -> dict[str, str]:
     return given
 
 
-def role_models(task: Any, opts: Any, given: dict[str, str]) -> dict[str, ModelSpec]:
-    """The model of every role the task's family declares (the judge from ``--judge``); one line for a missing role."""
-    family = family_of(task)
+def role_models(setup: Any, opts: Any, given: dict[str, str]) -> dict[str, ModelSpec]:
+    """The model of every role the task's family declares: a judge its scorer resolved from the task (``setup.choice``:
+    the task's own unless ``--judge`` named another; none with ``--judge none``), else ``--judge`` / ``--role``; one
+    line for a missing role."""
+    if setup.choice is not None:
+        return {"judge": setup.choice.spec} if setup.choice.spec is not None else {}
+    family = family_of(setup.task)
     specs: dict[str, ModelSpec] = {}
     for role in family.roles:
         spec = opts.judge if role == "judge" else given.get(role)
         if role == "judge" and spec in (None, "none"):
-            continue  # the judged protocol resolves its own judge (the task's, or none)
+            continue
         if not spec:
-            raise PrivasisError(f"task {task.task} (family {family.name}) asks the {role} role: pass "
+            raise PrivasisError(f"task {setup.task.task} (family {family.name}) asks the {role} role: pass "
                                 f"--role {role}=provider:model")
         specs[role] = ModelSpec.parse(spec, opts.judge_args if role == "judge" else None)
     return specs
 
 
-def role_engines(task: Any, opts: Any, session: Any, given: dict[str, str]) -> dict[str, Any]:
-    """One engine per role the task's family declares, built by the command's session (see :func:`role_models`)."""
-    return {role: session.engine(spec, role) for role, spec in role_models(task, opts, given).items()}
+def task_roles(setup: Any, opts: Any, session: Any, given: dict[str, str]) -> dict[str, Any]:
+    """One engine per role of the task (see :func:`role_models`), built by the command's session."""
+    return {role: session.engine(spec, role) for role, spec in role_models(setup, opts, given).items()}
 
 
-def task_roles(task: Any, opts: Any, session: Any, given: dict[str, str], choice: Any = None) -> dict[str, Any]:
-    """The engines of a task's roles; a protocol judged in the flow brings its resolved judge (``choice``: the task's
-    own judge unless ``--judge`` named another; none with ``--judge none``)."""
-    if choice is None:
-        return role_engines(task, opts, session, given)
-    judge = session.engine(choice.spec, "judge")
-    return {"judge": judge} if judge is not None else {}
+def task_setup(task: Any, opts: Any, **how: Any) -> Any:
+    """A task as the command runs it (its scorer's ``setup``, ``--data-files`` and the testee prompt options applied;
+    ``how``: ``load``, ``stream``, ``all_records``), with ``--preset``'s judge temperature."""
+    setup = setup_task(task, opts, split_multi(opts.data_files) if getattr(opts, "data_files", None) else None, **how)
+    preset_judge_settings(setup.choice, opts)
+    return setup

@@ -1,58 +1,14 @@
-"""The per-task pieces ``run``, ``evaluate`` and ``sanitize`` take from a task's family when its scorer scores finished
-outputs (``scorer: tab``, a plug-in family ...): the task as given with its scorer, the scorer's predictions format,
-and its results table."""
+"""The default family report of ``run``, ``evaluate`` and ``rescore`` (``FamilySpec.report``): one table of measures
+per task."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
-from privasis_bench.cli.options import Opts, split_multi
-from privasis_bench.data.loading import with_data_files
-from privasis_bench.errors import PrivasisError
-from privasis_bench.pipeline.lock import task_dir_read_lock
-from privasis_bench.pipeline.scorers import family_of, own_records, span_scorer
-
 console = Console()
-
-
-def span_task(task: Any, opts: Opts) -> tuple[Any, Any]:
-    """The task with ``--data-files`` applied, and its scorer when it reads its own documents (else None: the task's
-    rows are loaded by the command)."""
-    if not own_records(task):
-        return task, None
-    judge = getattr(opts, "judge", None)
-    judge = judge if judge != "none" and "judge" not in family_of(task).roles else None
-    for flag, value in (("--judge", judge), ("--instruction", opts.instruction)):
-        if value:
-            raise PrivasisError(f"{flag} does not apply to task {task.task} (scorer {task.scorer}: no judge, one "
-                                "instruction per document); drop it")
-    task = with_data_files(task, split_multi(opts.data_files)) if getattr(opts, "data_files", None) else task
-    if getattr(opts, "prompt_template", None) or getattr(opts, "answer_cue", None):
-        from privasis_bench.protocol.testee_prompt import with_testee_prompt
-
-        task = with_testee_prompt(task, opts.prompt_template, opts.answer_cue)
-    scorer = span_scorer(task)
-    if scorer is not None and not task.dataset.data_files:  # found through the scorer's data folder: record which file
-        task = with_data_files(task, scorer.data_files())
-        scorer = span_scorer(task)
-    return task, scorer
-
-
-def scorer_predictions(scorer: Any, predictions: Path, model_label: str | None) -> tuple[Any, Any, frozenset[str]]:
-    """A predictions file in the scorer's own format (TAB: ``{doc_id: [[start, end], ...]}``): outputs, the model
-    section of the results, and no record left out here (the scorer marks what the file omits in its rows)."""
-    with task_dir_read_lock(predictions.parent, "evaluate", create=False):  # a run's own files: not while it writes
-        outputs = scorer.read_predictions(str(predictions))
-    label = model_label or f"predictions:{predictions.name}"
-    model_info = {"label": label, "key": label, "spec": None, "rankable": None, "generation": None,
-                  "predictions": {"path": predictions.name,
-                                  "format": getattr(scorer, "predictions_format", f"{scorer.name}-masked-spans"),
-                                  "documents": len(outputs)}}
-    return outputs, model_info, frozenset()
 
 
 def print_span_results(results: list[dict[str, Any]]) -> None:
