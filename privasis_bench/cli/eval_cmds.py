@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, ContextManager, List, Optional
+from typing import Any, Callable, ContextManager, List, Optional
 
 import typer
 from rich.console import Console
@@ -189,18 +189,15 @@ def run(
             temp = task.generation.temperature if temperature is None else temperature
             task_dir = output / task.task
             roles = task_roles(setup, opts, session, given)  # a role without batches (--batch ROLE) is said
-            with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:  # before a ledger is written
-                say_killed(spend)
-                _task_policies(opts, task, model_engine, *roles.values())
-                if ray_opts is not None:  # --executor ray: fills the files below; the local pass then reuses them
-                    _distributed(setup, task_dir, ray_opts, session, roles, model=(spec, model_engine),
-                                 instruction=variant, max_tokens=mt, temperature=temp)
-                journal = OutputJournal(task, model_engine, task_dir / SANITIZED_NAME, instruction=variant,
-                                        max_tokens=mt, temperature=temp)
-                outcomes.append(evaluate_task(_job(
-                    setup, opts, OutputPlan(model_engine, journal), task_dir, roles, started, spend,
-                    model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
-                    engines=list(session.engines.values()))))
+            ray = None if ray_opts is None else dict(ray=ray_opts, model=(spec, model_engine), instruction=variant,
+                                                       max_tokens=mt, temperature=temp)
+            outcomes.append(_evaluate("run", setup, opts, session, task_dir, roles, lambda: OutputPlan(
+                                          model_engine, OutputJournal(task, model_engine, task_dir / SANITIZED_NAME,
+                                                                      instruction=variant, max_tokens=mt, temperature=temp)),
+                                      ray=ray,
+                                      asked=(model_engine, *roles.values()), started=started,
+                                      model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
+                                      engines=list(session.engines.values())))
     finally:
         if profile:
             print_profile(clock, list(session.engines.values()))
@@ -253,14 +250,11 @@ def evaluate(
                 predictions, loaded, setup, opts, format=prediction_format, model_label=model_label,
                 postprocess=postprocess, missing_as_empty=score_missing_as_empty))
         roles = task_roles(setup, opts, session, roles_given)
-        _task_policies(opts, task, *roles.values())
-        task_dir = output / task.task
-        with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
-            say_killed(spend)
-            if ray_opts is not None:  # --executor ray: fills judged.jsonl; the local pass reuses it
-                _distributed(setup, task_dir, ray_opts, session, roles, outputs=given)
-            outcome = evaluate_task(_job(setup, opts, OutputPlan(given=given, left_out=left_out), task_dir, roles,
-                                         started, spend, model_info=model_info, engines=list(roles.values())))
+        outcome = _evaluate("evaluate", setup, opts, session, output / task.task, roles,
+                            lambda: OutputPlan(given=given, left_out=left_out),
+                            ray=None if ray_opts is None else dict(ray=ray_opts, outputs=given),  # fills judged.jsonl
+                            asked=tuple(roles.values()), started=started, model_info=model_info,
+                            engines=list(roles.values()))
     finally:
         session.close()
     _finish([outcome])
@@ -285,21 +279,29 @@ def _saved(predictions: Path, loaded: Any, setup: Any, opts: Opts, *, format: st
     return dict(preds), model_info, frozenset() if missing_as_empty else frozenset(preds.report.missing)
 
 
-def _job(setup: Any, opts: Opts, plan: OutputPlan, task_dir: Path, roles: dict[str, Any], started: str, spend: Any,
-         **kw: Any) -> TaskJob:
-    """The runner's job for one task set up by its scorer."""
-    return TaskJob(setup.task, setup.scorer, setup.records, plan, task_dir, choice=setup.choice, roles=roles,
-                   instruction=setup.instruction, limit=opts.limit, bootstrap_samples=opts.bootstrap_samples,
-                   seed=opts.seed, started=started, checks=_checks(opts, setup.task), spend=spend, preset=opts.preset,
-                   **kw)
+def _evaluate(command: str, setup: Any, opts: Opts, session: Session, task_dir: Path, roles: dict[str, Any],
+              plan: Callable[[], OutputPlan], *, ray: dict[str, Any] | None, asked: tuple[Any, ...],
+              **kw: Any) -> EvalOutcome:
+    """One task through the runner, whatever the command: its directory locked, this invocation's spend recorded, the
+    task's answer policies given to the engines it asks (``asked``), with --executor ray the Ray pass first (``ray``:
+    its arguments; the local pass then reuses what it wrote), then the job (``plan``: where the outputs come from)."""
+    with task_dir_lock(task_dir, command), session.spend(task_dir, command) as spend:  # before a ledger is written
+        say_killed(spend)
+        _task_policies(opts, setup.task, *asked)
+        if ray is not None:
+            _distributed(setup, task_dir, session, roles, **ray)
+        return evaluate_task(TaskJob(
+            setup.task, setup.scorer, setup.records, plan(), task_dir, choice=setup.choice, roles=roles,
+            instruction=setup.instruction, limit=opts.limit, bootstrap_samples=opts.bootstrap_samples, seed=opts.seed,
+            checks=_checks(opts, setup.task), spend=spend, preset=opts.preset, **kw))
 
 
-def _distributed(setup: Any, task_dir: Path, ray_opts: Any, session: Session, roles: dict[str, Any], **kw: Any) -> None:
+def _distributed(setup: Any, task_dir: Path, session: Session, roles: dict[str, Any], **kw: Any) -> None:
     """The Ray executor's pass over one task (privasis_bench.distributed), imported only when asked for."""
     from privasis_bench.distributed.evaluation import distributed_evaluation
 
-    distributed_evaluation(setup.task, setup.records.scored, setup.choice, task_dir, ray=ray_opts,
-                           options=session.options, judge_engine=roles.get("judge"), **kw)
+    distributed_evaluation(setup.task, setup.records.scored, setup.choice, task_dir, options=session.options,
+                           judge_engine=roles.get("judge"), **kw)
 
 
 def register(app: typer.Typer) -> None:
