@@ -39,8 +39,7 @@ def inspect(
     """Load each task's records and print their statistics."""
     check_data_files(data_files)
     for task in resolve_tasks(split_multi(tasks), include_path):
-        setup = setup_task(task, Opts(limit=limit, skip_invalid=skip_invalid), split_multi(data_files or []),
-                           all_records=True)
+        setup = setup_task(task, Opts(limit=limit, skip_invalid=skip_invalid, data_files=data_files), all_records=True)
         task, stats, invalid = setup.task, setup.scorer.stats(), setup.records.invalid
         source = setup.records.source
         if as_json:

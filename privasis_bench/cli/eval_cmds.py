@@ -32,8 +32,9 @@ from privasis_bench.cli.outcome_report import finish as _finish
 from privasis_bench.cli.outcome_report import print_profile
 from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
 from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, refuse_unreproducible
-from privasis_bench.cli.roles import role_specs, task_roles, task_setup
+from privasis_bench.cli.roles import role_specs, task_roles
 from privasis_bench.cli.value_checks import check_choice, check_finite, check_input_path, check_label
+from privasis_bench.data.records import INSTRUCTION_VARIANTS
 from privasis_bench.engine.cache import open_response_cache
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import fault_summary
@@ -51,7 +52,9 @@ from privasis_bench.pipeline.run import (
     model_description,
     now,
 )
+from privasis_bench.pipeline.scorers import setup_task
 from privasis_bench.pipeline.spend import InvocationSpend, recorded_spend
+from privasis_bench.protocol.judge_prompts import PARSE_MODES
 from privasis_bench.protocol.judging import spec_label
 from privasis_bench.tasks.registry import resolve_tasks
 
@@ -113,9 +116,9 @@ def say_killed(spend: InvocationSpend) -> None:
 
 
 def _setup(task: Any, opts: Opts, **how: Any) -> Any:
-    """Per task: its scorer's set-up (see :func:`~privasis_bench.cli.roles.task_setup`); every row skipped with
+    """Per task: its scorer's set-up (:func:`~privasis_bench.pipeline.scorers.setup_task`); every row skipped with
     --skip-invalid is named, not only counted."""
-    setup = task_setup(task, opts, **how)
+    setup = setup_task(task, opts, **how)
     for bad in setup.records.invalid:
         console.print(f"[yellow]{escape(setup.task.task)}: skipped invalid row {bad.row_number} (record "
                       f"{escape(bad.record_id)}): {escape(bad.field)}: {escape(bad.message)}[/]", highlight=False,
@@ -137,8 +140,8 @@ def _task_policies(opts: Opts, task: Any, *engines: Engine | None) -> None:
 
 
 def _check_opts(opts: Opts) -> None:
-    check_choice("--instruction", opts.instruction, ("base", "smoothed"))
-    check_choice("--parse-mode", opts.parse_mode, ("official", "strict"))
+    check_choice("--instruction", opts.instruction, INSTRUCTION_VARIANTS)
+    check_choice("--parse-mode", opts.parse_mode, PARSE_MODES)
 
 
 @with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, PRESET_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS,
@@ -175,7 +178,7 @@ def run(
         raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
     batch_options(opts)  # --batch values checked before anything is written
     for task in task_list:  # a scorer's bad settings (scorer_args, a judge) are said before anything is written
-        task_setup(task, opts, load=False)
+        setup_task(task, opts, load=False)
     session = Session(opts, rpm=rpm)
     outcomes: list[EvalOutcome] = []
     try:
@@ -288,20 +291,15 @@ def _evaluate(command: str, setup: Any, opts: Opts, session: Session, task_dir: 
     with task_dir_lock(task_dir, command), session.spend(task_dir, command) as spend:  # before a ledger is written
         say_killed(spend)
         _task_policies(opts, setup.task, *asked)
-        if ray is not None:
-            _distributed(setup, task_dir, session, roles, **ray)
+        if ray is not None:  # privasis_bench.distributed, imported only when asked for
+            from privasis_bench.distributed.evaluation import distributed_evaluation
+
+            distributed_evaluation(setup.task, setup.records.scored, setup.choice, task_dir, options=session.options,
+                                   judge_engine=roles.get("judge"), **ray)
         return evaluate_task(TaskJob(
             setup.task, setup.scorer, setup.records, plan(), task_dir, choice=setup.choice, roles=roles,
             instruction=setup.instruction, limit=opts.limit, bootstrap_samples=opts.bootstrap_samples, seed=opts.seed,
             checks=_checks(opts, setup.task), spend=spend, preset=opts.preset, **kw))
-
-
-def _distributed(setup: Any, task_dir: Path, session: Session, roles: dict[str, Any], **kw: Any) -> None:
-    """The Ray executor's pass over one task (privasis_bench.distributed), imported only when asked for."""
-    from privasis_bench.distributed.evaluation import distributed_evaluation
-
-    distributed_evaluation(setup.task, setup.records.scored, setup.choice, task_dir, options=session.options,
-                           judge_engine=roles.get("judge"), **kw)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,5 +1,4 @@
-"""``--role ROLE=SPEC``: the models of the roles a task family asks besides the model under test; and a task's set-up
-as every command does it (:func:`task_setup`).
+"""``--role ROLE=SPEC``: the models of the roles a task family asks besides the model under test.
 
 A family declares its roles (``FamilySpec.roles``: ``judge`` for the Privasis protocol, none for TAB, e.g.
 ``attacker``); each is given on the command line as ``--role ROLE=provider:model[,k=v...]``, ``--judge`` being the
@@ -11,10 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.cli.options import split_multi
-from privasis_bench.cli.preset import preset_judge_settings
 from privasis_bench.errors import PrivasisError
-from privasis_bench.pipeline.scorers import family_of, setup_task
+from privasis_bench.pipeline.scorers import family_of
 
 
 def role_specs(opts: Any, tasks: list[Any]) -> dict[str, str]:
@@ -64,10 +61,3 @@ def task_roles(setup: Any, opts: Any, session: Any, given: dict[str, str]) -> di
     """One engine per role of the task (see :func:`role_models`), built by the command's session."""
     return {role: session.engine(spec, role) for role, spec in role_models(setup, opts, given).items()}
 
-
-def task_setup(task: Any, opts: Any, **how: Any) -> Any:
-    """A task as the command runs it (its scorer's ``setup``, ``--data-files`` and the testee prompt options applied;
-    ``how``: ``load``, ``stream``, ``all_records``), with ``--preset``'s judge temperature."""
-    setup = setup_task(task, opts, split_multi(opts.data_files) if getattr(opts, "data_files", None) else None, **how)
-    preset_judge_settings(setup.choice, opts)
-    return setup

@@ -26,13 +26,14 @@ from privasis_bench.cli.options import (
 )
 from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
 from privasis_bench.cli.preset import SANITIZE_PRESET_OPTIONS, apply_preset
-from privasis_bench.cli.roles import task_setup
 from privasis_bench.cli.value_checks import check_choice, check_finite
+from privasis_bench.data.records import INSTRUCTION_VARIANTS
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import ensure_dir
 from privasis_bench.pipeline.flow import run_sanitize
 from privasis_bench.pipeline.lock import task_dir_lock
 from privasis_bench.pipeline.sanitize import summarize
+from privasis_bench.pipeline.scorers import setup_task
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -72,7 +73,7 @@ def sanitize(
     API (see docs/batch.md); --plan prints what the command would ask and cost, making no call.
     """
     max_tokens, temperature = apply_preset(opts, max_tokens=max_tokens, temperature=temperature)
-    check_choice("--instruction", opts.instruction, ("base", "smoothed"))
+    check_choice("--instruction", opts.instruction, INSTRUCTION_VARIANTS)
     check_finite("--temperature", temperature)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
@@ -80,7 +81,7 @@ def sanitize(
     batching = batch_options(opts, command="sanitize", lacks="judge")  # --batch values checked before anything is written
     if wants_plan(opts):  # --plan: counts and costs, no call, nothing written
         show_plan(opts, spec, task_list, out_dir, max_tokens=max_tokens, temperature=temperature,
-                  setup=lambda task: task_setup(task, opts, all_records=all_records), all_records=all_records)
+                  setup=lambda task: setup_task(task, opts, all_records=all_records), all_records=all_records)
         return
     session = Session(opts, rpm=rpm, batch=batching)  # the cache before the adapter: a wrapper (decomp:) caches in it
     any_failed = any_cut = budget = 0
@@ -89,7 +90,7 @@ def sanitize(
         broker = session.brokers[("model", spec.key())]
         out_dir = ensure_dir(out_dir, "--output")
         for task in task_list:
-            setup = task_setup(task, opts, all_records=all_records)
+            setup = setup_task(task, opts, all_records=all_records)
             task, loaded = setup.task, setup.records
             if engine.adapter.cacheable:  # the task's answer_policy, unless an option says otherwise (as `run` does)
                 engine.answers = answer_policy(opts, "model", task=task)

@@ -53,12 +53,6 @@ class RolePlan:
         return (price.cost(self.prompt_tokens, self.output_tokens, batched=False),
                 price.cost(self.prompt_tokens, self.output_tokens, batched=True))
 
-    def to_dict(self, prices: dict[str, Price] | None = None) -> dict[str, Any]:
-        live, batched = self.costs(prices)
-        return {"role": self.role, "model": self.label, "requests": self.requests, "upper_bound": self.upper_bound,
-                "already_answered": self.answered, "prompt_tokens": self.prompt_tokens,
-                "max_output_tokens": self.output_tokens, "cost_live": live, "cost_batched": batched}
-
 
 def estimate_tokens(request: ChatRequest) -> int:
     """About how many prompt tokens a request is (characters / :data:`CHARS_PER_TOKEN`, rounded up)."""

@@ -23,9 +23,10 @@ def family_of(task: TaskConfig) -> FamilySpec:
         raise TaskConfigError(task.source_file or task.task, "scorer", str(exc)) from None
 
 
-def setup_task(task: TaskConfig, opts: Any, data_files: list[str] | None = None, **how: Any) -> Setup:
-    """One task as a command runs it: ``data_files`` (``--data-files``) and the testee prompt options of ``opts``
-    applied, then set up by its scorer (``how``: ``load``, ``stream``, ``all_records``)."""
-    task = with_data_files(task, data_files) if data_files else task
+def setup_task(task: TaskConfig, opts: Any, **how: Any) -> Setup:
+    """One task as a command runs it: ``opts.data_files`` (``--data-files``, comma-separated or repeated) and the
+    testee prompt options applied, then set up by its scorer (``how``: ``load``, ``stream``, ``all_records``)."""
+    files = [f.strip() for value in getattr(opts, "data_files", None) or [] for f in value.split(",") if f.strip()]
+    task = with_data_files(task, files) if files else task
     task = with_testee_prompt(task, getattr(opts, "prompt_template", None), getattr(opts, "answer_cue", None))
     return family_of(task).load("scorer").setup(task, opts, **how)

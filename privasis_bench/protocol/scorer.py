@@ -9,6 +9,7 @@ samples file and compact tallies), from which the metrics are computed. The judg
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -18,7 +19,7 @@ from privasis_bench.protocol.checkpoint import CHECKPOINT_NAME, output_hash, rea
 from privasis_bench.protocol.judge import Judge
 from privasis_bench.protocol.judging import JudgeStep, resolve_judge
 from privasis_bench.protocol.metrics import compute_metrics
-from privasis_bench.protocol.presets import withhold_inexact_metrics
+from privasis_bench.protocol.presets import preset_values, withhold_inexact_metrics
 from privasis_bench.protocol.sink import ResultSink
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.scoring import ScoredRun, Setup
@@ -39,8 +40,8 @@ class PrivasisScorer:
     def setup(cls, task: TaskConfig, opts: Any, *, load: bool = True, stream: bool = False,
               all_records: bool = False) -> Setup:
         """The task's dataset rows (``opts.limit``, ``opts.skip_invalid``; at least one scored unless
-        ``all_records``), its judge as the command's judge options override it (none for a command without them)
-        and the instruction variant."""
+        ``all_records``), its judge as the command's judge options override it (none for a command without them;
+        ``--preset`` sets its temperature) and the instruction variant."""
         def opt(name: str, default: Any = None) -> Any:
             return getattr(opts, name, default)
 
@@ -49,6 +50,9 @@ class PrivasisScorer:
             task, opt("judge", "none"), opt("judge_args"), prompts_dir=opt("judge_prompts"), parse_mode=opt("parse_mode"),
             guess_max_tokens=opt("judge_guess_max_tokens"), compare_max_tokens=opt("judge_compare_max_tokens"),
             empty_outputs=opt("empty_outputs"), inclusion_text=opt("inclusion_text"))
+        if opt("preset") is not None and scorer.choice.spec is not None:  # the preset's judge temperature (no option)
+            scorer.choice.settings = replace(scorer.choice.settings,
+                                             temperature=preset_values(opts.preset)["judge.temperature"])
         if load:
             scorer.loaded = load_records(task, skip_invalid=opt("skip_invalid", False), limit=opt("limit"),
                                          stream=stream).require(task.task, scored=not all_records)
