@@ -195,11 +195,6 @@ class PresidioAdapter(Adapter):
         """``text`` with every entity Presidio detects anonymized (chunked when longer than spaCy accepts)."""
         return self.deidentify(text)[0]
 
-    def anonymize_with_spans(self, text: str) -> tuple[str, list[tuple[int, int]]]:
-        """The anonymized text and the character spans of ``text`` Presidio replaced."""
-        out, spans, _ = self.deidentify(text)
-        return out, spans
-
     def deidentify(self, text: str) -> tuple[str, list[tuple[int, int]], list[str]]:
         """The anonymized text, the spans of ``text`` Presidio's anonymizer replaced (after its own conflict
         resolution) and what it wrote in each. The spans come from a run of the same results with Presidio's

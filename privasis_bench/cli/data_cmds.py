@@ -14,14 +14,13 @@ from privasis_bench.cli.options import (
     DataFilesOption,
     IncludePathOption,
     LimitOption,
+    Opts,
     SkipInvalidOption,
     TasksOption,
     check_data_files,
     split_multi,
 )
-from privasis_bench.data.loading import load_records, with_data_files
-from privasis_bench.data.stats import dataset_stats
-from privasis_bench.pipeline.scorers import span_scorer
+from privasis_bench.pipeline.scorers import setup_task
 from privasis_bench.tasks.registry import resolve_tasks
 
 data_app = typer.Typer(help="Inspect benchmark data.", no_args_is_help=True)
@@ -40,18 +39,9 @@ def inspect(
     """Load each task's records and print their statistics."""
     check_data_files(data_files)
     for task in resolve_tasks(split_multi(tasks), include_path):
-        if data_files:
-            task = with_data_files(task, split_multi(data_files))
-        scorer = span_scorer(task)
-        if scorer is not None:  # TAB and other span-scored tasks: their own schema, their own statistics
-            if not task.dataset.data_files:
-                task = with_data_files(task, scorer.data_files())
-                scorer = span_scorer(task)
-            scorer.records(limit=limit)
-            source, stats, invalid = ", ".join(task.dataset.data_files or []), scorer.stats(), []
-        else:
-            loaded = load_records(task, skip_invalid=skip_invalid, limit=limit)
-            source, stats, invalid = loaded.source, dataset_stats(loaded), loaded.invalid
+        setup = setup_task(task, Opts(limit=limit, skip_invalid=skip_invalid, data_files=data_files), all_records=True)
+        task, stats, invalid = setup.task, setup.scorer.stats(), setup.records.invalid
+        source = setup.records.source
         if as_json:
             typer.echo(json.dumps({"task": task.task, **stats}, indent=2, ensure_ascii=False))
             continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, ContextManager, List, Optional
+from typing import Any, Callable, ContextManager, List, Optional
 
 import typer
 from rich.console import Console
@@ -31,11 +31,10 @@ from privasis_bench.cli.options import (
 from privasis_bench.cli.outcome_report import finish as _finish
 from privasis_bench.cli.outcome_report import print_profile
 from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
-from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, preset_judge_settings, refuse_unreproducible
+from privasis_bench.cli.preset import PRESET_OPTIONS, apply_preset, refuse_unreproducible
 from privasis_bench.cli.roles import role_specs, task_roles
-from privasis_bench.cli.span_cmds import scorer_predictions, span_task
-from privasis_bench.cli.value_checks import check_finite, check_input_path, check_label
-from privasis_bench.data.loading import load_records, with_data_files
+from privasis_bench.cli.value_checks import check_choice, check_finite, check_input_path, check_label
+from privasis_bench.data.records import INSTRUCTION_VARIANTS
 from privasis_bench.engine.cache import open_response_cache
 from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import fault_summary
@@ -53,9 +52,10 @@ from privasis_bench.pipeline.run import (
     model_description,
     now,
 )
-from privasis_bench.pipeline.scorers import family_of
+from privasis_bench.pipeline.scorers import setup_task
 from privasis_bench.pipeline.spend import InvocationSpend, recorded_spend
-from privasis_bench.protocol.judging import resolve_judge, spec_label
+from privasis_bench.protocol.judge_prompts import PARSE_MODES
+from privasis_bench.protocol.judging import spec_label
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -63,22 +63,23 @@ console = Console()
 OutputOpt = typer.Option(..., "--output", "-o", help="Run directory; each task writes <dir>/<task>/{results.json,samples.jsonl}.")
 SeedOpt = SCORING_OPTIONS["seed"][1]
 
-def _check_choice(name: str, value: Optional[str], allowed: tuple[str, ...]) -> None:
-    if value is not None and value not in allowed:
-        raise PrivasisError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+class Session:
+    """Engines and cache shared by the tasks of one command (``run``, ``evaluate``, ``sanitize``), closed at the end.
 
+    ``batch``: the command's --batch settings (default: read from ``opts``); a command without judge options
+    (``sanitize``) builds model engines only."""
 
-class _Session:
-    """Engines and cache shared by the tasks of one command, closed at the end."""
-
-    def __init__(self, opts: Opts, rpm: Optional[float] = None) -> None:
+    def __init__(self, opts: Opts, rpm: Optional[float] = None, batch: Any = None) -> None:
         self.cache = open_response_cache(opts.cache_dir, opts.no_cache)
+        judged = hasattr(opts, "judge")
         self.options = EngineOptions(cache=self.cache, retry=retry_policy(opts), concurrency=opts.concurrency,
-                                     judge_concurrency=opts.judge_concurrency, progress=opts.progress, rpm=rpm,
-                                     judge_rpm=opts.judge_rpm, answers=answer_policy(opts, "model"),
-                                     judge_answers=answer_policy(opts, "judge"))
+                                     judge_concurrency=opts.judge_concurrency if judged else None, progress=opts.progress,
+                                     rpm=rpm, judge_rpm=opts.judge_rpm if judged else None,
+                                     answers=answer_policy(opts, "model"))
+        if judged:
+            self.options.judge_answers = answer_policy(opts, "judge")
         self.engines: dict[tuple[str, str], Engine] = {}
-        self.batch = batch_options(opts)  # --batch: provider batch APIs (privasis_bench.engine.batching)
+        self.batch = batch or batch_options(opts)  # --batch: provider batch APIs (privasis_bench.engine.batching)
         self.brokers: dict[tuple[str, str], Any] = {}
 
     def engine(self, spec: ModelSpec | None, role: str) -> Engine | None:
@@ -108,36 +109,21 @@ class _Session:
                 console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
 
 
-def _say_killed(spend: InvocationSpend) -> None:
+def say_killed(spend: InvocationSpend) -> None:
+    """Say what the spend ledger found of earlier invocations that were killed."""
     for line in spend.killed_lines():
         console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
 
 
-def _task_setup(task_name: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
-    """Per task: apply --data-files, resolve the judge, load the records, pick the instruction variant."""
-    from privasis_bench.protocol.testee_prompt import with_testee_prompt
-
-    task = with_data_files(task_name, split_multi(opts.data_files)) if opts.data_files else task_name
-    task = with_testee_prompt(task, opts.prompt_template, opts.answer_cue)
-    choice = resolve_judge(task, opts.judge, opts.judge_args, prompts_dir=opts.judge_prompts, parse_mode=opts.parse_mode,
-                           guess_max_tokens=opts.judge_guess_max_tokens, compare_max_tokens=opts.judge_compare_max_tokens,
-                           empty_outputs=opts.empty_outputs, inclusion_text=opts.inclusion_text)
-    choice = preset_judge_settings(choice, opts)
-    loaded = load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit, stream=True).require(task.task)
-    for bad in loaded.invalid:  # --skip-invalid: every skipped row is named, not only counted
-        console.print(f"[yellow]{escape(task.task)}: skipped invalid row {bad.row_number} (record {escape(bad.record_id)}): "
-                      f"{escape(bad.field)}: {escape(bad.message)}[/]", highlight=False, soft_wrap=True)
-    return task, choice, loaded, opts.instruction or task.prompt.instruction
-
-
-def _family_setup(task: Any, opts: Opts) -> tuple[Any, Any, Any, Any, str]:
-    """Per task, whatever its family: the task as given, its scorer, its records, the judge settings resolved from the
-    task (None for a scorer that reads its own documents) and the instruction variant."""
-    task, scorer = span_task(task, opts)
-    if scorer is not None:  # the scorer's own documents, one instruction each
-        return task, scorer, scorer.records(limit=opts.limit), None, "base"
-    task, choice, loaded, variant = _task_setup(task, opts)
-    return task, family_of(task).load("scorer")(task), loaded, choice, variant
+def _setup(task: Any, opts: Opts, **how: Any) -> Any:
+    """Per task: its scorer's set-up (:func:`~privasis_bench.pipeline.scorers.setup_task`); every row skipped with
+    --skip-invalid is named, not only counted."""
+    setup = setup_task(task, opts, **how)
+    for bad in setup.records.invalid:
+        console.print(f"[yellow]{escape(setup.task.task)}: skipped invalid row {bad.row_number} (record "
+                      f"{escape(bad.record_id)}): {escape(bad.field)}: {escape(bad.message)}[/]", highlight=False,
+                      soft_wrap=True)
+    return setup
 
 
 def _checks(opts: Opts, task: Any) -> RunChecks:
@@ -154,8 +140,8 @@ def _task_policies(opts: Opts, task: Any, *engines: Engine | None) -> None:
 
 
 def _check_opts(opts: Opts) -> None:
-    _check_choice("--instruction", opts.instruction, ("base", "smoothed"))
-    _check_choice("--parse-mode", opts.parse_mode, ("official", "strict"))
+    check_choice("--instruction", opts.instruction, INSTRUCTION_VARIANTS)
+    check_choice("--parse-mode", opts.parse_mode, PARSE_MODES)
 
 
 @with_options(DATA_OPTIONS, TESTEE_OPTIONS, JUDGE_OPTIONS, PRESET_OPTIONS, ENGINE_OPTIONS, SCORING_OPTIONS, CHECK_OPTIONS,
@@ -183,43 +169,38 @@ def run(
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
     given = role_specs(opts, task_list)
     if wants_plan(opts):  # --plan: counts and costs, no call, nothing written
-        show_plan(opts, spec, task_list, output, max_tokens=max_tokens, temperature=temperature, setup=_task_setup,
-                  roles=given)
+        show_plan(opts, spec, task_list, output, max_tokens=max_tokens, temperature=temperature,
+                  setup=lambda task: _setup(task, opts, stream=True), roles=given)
         return
     if output is None:
         raise PrivasisError("run needs -o/--output, the run directory results are written to (only --plan runs without it)")
     if ray_opts is not None and opts.batch:
         raise PrivasisError("--batch runs with the local executor only; drop --executor ray or --batch")
     batch_options(opts)  # --batch values checked before anything is written
-    for task in task_list:  # a span scorer's bad settings (scorer_args) are said before anything is written
-        span_task(task, opts)
-    session = _Session(opts, rpm=rpm)
+    for task in task_list:  # a scorer's bad settings (scorer_args, a judge) are said before anything is written
+        setup_task(task, opts, load=False)
+    session = Session(opts, rpm=rpm)
     outcomes: list[EvalOutcome] = []
     try:
         model_engine = session.engine(spec, "model")  # a bad model argument is said before anything is written
         ensure_dir(output, "--output")
         for task in task_list:
             started = now()
-            task, scorer, records, choice, variant = _family_setup(task, opts)
+            setup = _setup(task, opts, stream=True)
+            task, variant = setup.task, setup.instruction
             mt = max_tokens or task.generation.max_tokens
             temp = task.generation.temperature if temperature is None else temperature
             task_dir = output / task.task
-            roles = task_roles(task, opts, session, given, choice)  # a role without batches (--batch ROLE) is said
-            with task_dir_lock(task_dir, "run"), session.spend(task_dir, "run") as spend:  # before a ledger is written
-                _say_killed(spend)
-                _task_policies(opts, task, model_engine, *roles.values())
-                if ray_opts is not None:  # --executor ray: fills the files below; the local pass then reuses them
-                    _distributed(task, records if scorer.own_records else records.scored, choice, task_dir, ray_opts, session,
-                                 model=(spec, model_engine), judge_engine=roles.get("judge"), instruction=variant,
-                                 max_tokens=mt, temperature=temp)
-                journal = OutputJournal(task, model_engine, task_dir / SANITIZED_NAME, instruction=variant,
-                                        max_tokens=mt, temperature=temp)
-                outcomes.append(evaluate_task(TaskJob(
-                    task, scorer, records, OutputPlan(model_engine, journal), task_dir, choice=choice, roles=roles,
-                    model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
-                    instruction=variant, engines=list(session.engines.values()), limit=opts.limit,
-                    bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started, checks=_checks(opts, task),
-                    spend=spend, preset=opts.preset)))
+            roles = task_roles(setup, opts, session, given)  # a role without batches (--batch ROLE) is said
+            ray = None if ray_opts is None else dict(ray=ray_opts, model=(spec, model_engine), instruction=variant,
+                                                       max_tokens=mt, temperature=temp)
+            outcomes.append(_evaluate("run", setup, opts, session, task_dir, roles, lambda: OutputPlan(
+                                          model_engine, OutputJournal(task, model_engine, task_dir / SANITIZED_NAME,
+                                                                      instruction=variant, max_tokens=mt, temperature=temp)),
+                                      ray=ray,
+                                      asked=(model_engine, *roles.values()), started=started,
+                                      model_info=model_description(spec, model_engine, max_tokens=mt, temperature=temp),
+                                      engines=list(session.engines.values())))
     finally:
         if profile:
             print_profile(clock, list(session.engines.values()))
@@ -261,46 +242,37 @@ def evaluate(
         raise PrivasisError(f"--predictions belongs to one task; --tasks names {len(task_list)}")
     roles_given = role_specs(opts, task_list)
     ensure_dir(output, "--output")
-    session = _Session(opts)
+    session = Session(opts)
     try:
         started = now()
         check_input_path("--predictions", predictions)  # said before the scorer loads its estimators
-        task, scorer, records, choice, variant = _family_setup(task_list[0], opts)
-        if scorer.own_records:  # the scorer's own predictions format (TAB: {doc_id: [[start, end], ...]})
-            given, model_info, left_out = scorer_predictions(scorer, predictions, model_label)
-        else:
-            given, model_info, left_out = _judged_predictions(
-                predictions, records, task, variant, opts, format=prediction_format, model_label=model_label,
-                postprocess=postprocess, missing_as_empty=score_missing_as_empty)
-        roles = task_roles(task, opts, session, roles_given, choice)
-        _task_policies(opts, task, *roles.values())
-        task_dir = output / task.task
-        with task_dir_lock(task_dir, "evaluate"), session.spend(task_dir, "evaluate") as spend:
-            _say_killed(spend)
-            if ray_opts is not None and not scorer.own_records:  # --executor ray: fills judged.jsonl; the local pass
-                _distributed(task, records.scored, choice, task_dir, ray_opts, session, outputs=given,  # reuses it
-                             judge_engine=roles.get("judge"))
-            outcome = evaluate_task(TaskJob(
-                task, scorer, records, OutputPlan(given=given, left_out=left_out), task_dir, choice=choice,
-                roles=roles, model_info=model_info, instruction=variant, engines=list(roles.values()),
-                limit=opts.limit, bootstrap_samples=opts.bootstrap_samples, seed=opts.seed, started=started,
-                checks=_checks(opts, task), spend=spend, preset=opts.preset))
+        setup = _setup(task_list[0], opts, stream=True)
+        task = setup.task
+        with task_dir_read_lock(predictions.parent, "evaluate", create=False):  # not while a run writes them
+            given, model_info, left_out = setup.scorer.predictions(predictions, model_label, lambda loaded: _saved(
+                predictions, loaded, setup, opts, format=prediction_format, model_label=model_label,
+                postprocess=postprocess, missing_as_empty=score_missing_as_empty))
+        roles = task_roles(setup, opts, session, roles_given)
+        outcome = _evaluate("evaluate", setup, opts, session, output / task.task, roles,
+                            lambda: OutputPlan(given=given, left_out=left_out),
+                            ray=None if ray_opts is None else dict(ray=ray_opts, outputs=given),  # fills judged.jsonl
+                            asked=tuple(roles.values()), started=started, model_info=model_info,
+                            engines=list(roles.values()))
     finally:
         session.close()
     _finish([outcome])
 
 
-def _judged_predictions(predictions: Path, loaded: Any, task: Any, variant: str, opts: Opts, *, format: str,
-                        model_label: Optional[str], postprocess: str, missing_as_empty: bool) -> tuple[Any, Any, Any]:
-    """Saved outputs of the task's dataset rows (our formats, lm-eval, inspect): outputs, model section, the records
-    left out (no prediction)."""
+def _saved(predictions: Path, loaded: Any, setup: Any, opts: Opts, *, format: str, model_label: Optional[str],
+           postprocess: str, missing_as_empty: bool) -> tuple[Any, Any, Any]:
+    """Saved outputs of the task's loaded rows in the harness's formats (our JSONL, lm-eval, inspect, reference):
+    outputs, model section, the records left out (no prediction)."""
     from privasis_bench.pipeline.predictions import load_predictions
 
-    with task_dir_read_lock(predictions.parent, "evaluate", create=False):  # not while a run writes them
-        preds = load_predictions(predictions, loaded.scored, format=format, task=task, instruction=variant,
-                                 model=model_label, excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded},
-                                 postprocess=postprocess, missing="empty" if missing_as_empty else "leave_out",
-                                 null_as_empty=opts.preset is not None)
+    preds = load_predictions(predictions, loaded.scored, format=format, task=setup.task, instruction=setup.instruction,
+                             model=model_label, excluded={r.id: r.excluded_reason or "excluded" for r in loaded.excluded},
+                             postprocess=postprocess, missing="empty" if missing_as_empty else "leave_out",
+                             null_as_empty=opts.preset is not None)
     if opts.preset is not None:
         refuse_unreproducible(preds, opts.preset, predictions)
     models = sorted({o.model for o in preds.values() if o.model})
@@ -310,11 +282,24 @@ def _judged_predictions(predictions: Path, loaded: Any, task: Any, variant: str,
     return dict(preds), model_info, frozenset() if missing_as_empty else frozenset(preds.report.missing)
 
 
-def _distributed(task: Any, records: Any, choice: Any, task_dir: Path, ray_opts: Any, session: _Session, **kw: Any) -> None:
-    """The Ray executor's pass over one task (privasis_bench.distributed), imported only when asked for."""
-    from privasis_bench.distributed.evaluation import distributed_evaluation
+def _evaluate(command: str, setup: Any, opts: Opts, session: Session, task_dir: Path, roles: dict[str, Any],
+              plan: Callable[[], OutputPlan], *, ray: dict[str, Any] | None, asked: tuple[Any, ...],
+              **kw: Any) -> EvalOutcome:
+    """One task through the runner, whatever the command: its directory locked, this invocation's spend recorded, the
+    task's answer policies given to the engines it asks (``asked``), with --executor ray the Ray pass first (``ray``:
+    its arguments; the local pass then reuses what it wrote), then the job (``plan``: where the outputs come from)."""
+    with task_dir_lock(task_dir, command), session.spend(task_dir, command) as spend:  # before a ledger is written
+        say_killed(spend)
+        _task_policies(opts, setup.task, *asked)
+        if ray is not None:  # privasis_bench.distributed, imported only when asked for
+            from privasis_bench.distributed.evaluation import distributed_evaluation
 
-    distributed_evaluation(task, records, choice, task_dir, ray=ray_opts, options=session.options, **kw)
+            distributed_evaluation(setup.task, setup.records.scored, setup.choice, task_dir, options=session.options,
+                                   judge_engine=roles.get("judge"), **ray)
+        return evaluate_task(TaskJob(
+            setup.task, setup.scorer, setup.records, plan(), task_dir, choice=setup.choice, roles=roles,
+            instruction=setup.instruction, limit=opts.limit, bootstrap_samples=opts.bootstrap_samples, seed=opts.seed,
+            checks=_checks(opts, setup.task), spend=spend, preset=opts.preset, **kw))
 
 
 def register(app: typer.Typer) -> None:

@@ -48,15 +48,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-@lru_cache(maxsize=None)
-def module_commands(module: str) -> dict[str, Any]:
-    """The click commands one module registers, built by running its ``register`` on a scratch Typer app."""
-    scratch = typer.Typer(add_completion=False)
-    importlib.import_module(f"privasis_bench.cli.{module}").register(scratch)
-    group = typer.main.get_group(scratch)
-    return dict(group.commands)
-
-
 def family_commands() -> dict[str, tuple[str, str]]:
     """The commands registered task families add: name -> (``"module:function"``, the line ``--help`` shows).
 
@@ -81,19 +72,18 @@ def all_commands() -> dict[str, tuple[str, str]]:
 
 
 @lru_cache(maxsize=None)
-def function_command(name: str, target: str) -> Any:
-    """The click command of a family's Typer function ``target`` (``"module:function"``), named ``name``."""
+def load_command(name: str) -> Any:
+    """The real click command ``name``: its module's ``register`` (or a family's Typer function, ``"module:function"``)
+    run on a scratch Typer app, importing only that module."""
     from privasis_bench.registry import import_target
 
-    scratch = typer.Typer(add_completion=False)
-    scratch.command(name)(import_target(target))
-    return typer.main.get_group(scratch).commands[name]
-
-
-def load_command(name: str) -> Any:
-    """The real click command ``name`` (importing its module)."""
     where, _ = all_commands()[name]
-    return function_command(name, where) if ":" in where else module_commands(where)[name]
+    scratch = typer.Typer(add_completion=False)
+    if ":" in where:
+        scratch.command(name)(import_target(where))
+    else:
+        importlib.import_module(f"privasis_bench.cli.{where}").register(scratch)
+    return typer.main.get_group(scratch).commands[name]
 
 
 class LazyCommand(TyperCommand):

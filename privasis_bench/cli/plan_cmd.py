@@ -12,10 +12,9 @@ from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.cli.roles import role_models
-from privasis_bench.cli.span_cmds import span_task
 from privasis_bench.engine.cache import open_response_cache
 from privasis_bench.errors import PrivasisError
-from privasis_bench.pipeline.plan import RolePlan, plan_scored_task, plan_task
+from privasis_bench.pipeline.plan import RolePlan, plan_task
 from privasis_bench.pipeline.prices import Price, load_prices
 
 PLAN_OPTIONS: dict[str, tuple[Any, Any]] = {
@@ -52,29 +51,22 @@ def plan_line(plan: RolePlan, prices: dict[str, Price] | None) -> str:
 
 
 def show_plan(opts: Any, spec: ModelSpec, tasks: list[Any], output: Optional[Path], *, max_tokens: Optional[int],
-              temperature: Optional[float], setup: Callable[[Any, Any], tuple[Any, Any, Any, str]],
-              all_records: bool = False, roles: dict[str, str] | None = None) -> None:
-    """Print the plan of every task (``setup``: the command's own per-task set-up: task, judge, records, variant).
-
-    ``all_records``: the command also sends records that are never scored (``sanitize --all-records``).
-    """
+              temperature: Optional[float], setup: Callable[[Any], Any], all_records: bool = False,
+              roles: dict[str, str] | None = None) -> None:
+    """Print the plan of every task (``setup``: the command's own set-up of a task, a
+    :class:`~privasis_bench.tasks.scoring.Setup`; ``roles``: the ``--role`` values, None for a command that asks no
+    role). ``all_records``: the command also sends records that are never scored (``sanitize --all-records``)."""
     prices = load_prices(opts.prices) if opts.prices is not None else None
     cache = open_response_cache(opts.cache_dir, opts.no_cache)
     try:
         for task in tasks:
-            task, scorer = span_task(task, opts)
-            mt = max_tokens or task.generation.max_tokens
-            temp = task.generation.temperature if temperature is None else temperature
-            if scorer is not None:  # a scorer of finished outputs: the rewrite, then what it asks its roles
-                records = scorer.records(limit=opts.limit)
-                models = role_models(task, opts, roles or {}) if roles is not None else {}
-                plans = plan_scored_task(task, records, output / task.task if output is not None else None, model=spec, scorer=scorer, roles=models,
-                                         cache=cache, max_tokens=mt, temperature=temp)
-            else:
-                task, choice, loaded, variant = setup(task, opts)
-                records = list(loaded.records if all_records else loaded.scored)
-                plans = plan_task(task, records, output / task.task if output is not None else None, model=spec, choice=choice, cache=cache,
-                                  instruction=variant, max_tokens=mt, temperature=temp)
+            given = setup(task)
+            task = given.task
+            records = list(given.records.records if all_records else given.records.scored)
+            plans = plan_task(task, records, output / task.task if output is not None else None, model=spec,
+                              scorer=given.scorer, roles=role_models(given, opts, roles) if roles is not None else {},
+                              cache=cache, instruction=given.instruction, max_tokens=max_tokens or task.generation.max_tokens,
+                              temperature=task.generation.temperature if temperature is None else temperature)
             console.print(f"plan for {escape(task.task)} ({len(records)} records; no call made):", highlight=False)
             for plan in plans:
                 console.print(escape(plan_line(plan, prices)), highlight=False, soft_wrap=True)

@@ -9,7 +9,6 @@ given explicitly with another value is refused (exit 2) rather than silently ove
 from __future__ import annotations
 
 import importlib
-from dataclasses import replace
 from typing import Any, Optional
 
 import typer
@@ -113,14 +112,6 @@ def apply_preset(opts: Any, *, max_tokens: int | None = None, temperature: float
     max_tokens = _settle("--max-tokens", "max_tokens", max_tokens, values["--max-tokens"], opts.preset)
     temperature = _settle("--temperature", "temperature", temperature, values["--temperature"], opts.preset)
     return max_tokens, temperature
-
-
-def preset_judge_settings(choice: Any, opts: Any) -> Any:
-    """The judge choice with the preset's judge temperature (not a command-line option; the task's otherwise)."""
-    if opts.preset is None or choice.spec is None:
-        return choice
-    choice.settings = replace(choice.settings, temperature=preset_values(opts.preset)["judge.temperature"])
-    return choice
 
 
 def refuse_unreproducible(outputs: Any, preset: str, where: Any) -> None:

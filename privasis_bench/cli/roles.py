@@ -38,30 +38,26 @@ def role_specs(opts: Any, tasks: list[Any]) -> dict[str, str]:
     return given
 
 
-def role_models(task: Any, opts: Any, given: dict[str, str]) -> dict[str, ModelSpec]:
-    """The model of every role the task's family declares (the judge from ``--judge``); one line for a missing role."""
-    family = family_of(task)
+def role_models(setup: Any, opts: Any, given: dict[str, str]) -> dict[str, ModelSpec]:
+    """The model of every role the task's family declares: a judge its scorer resolved from the task (``setup.choice``:
+    the task's own unless ``--judge`` named another; none with ``--judge none``), else ``--judge`` / ``--role``; one
+    line for a missing role."""
+    if setup.choice is not None:
+        return {"judge": setup.choice.spec} if setup.choice.spec is not None else {}
+    family = family_of(setup.task)
     specs: dict[str, ModelSpec] = {}
     for role in family.roles:
         spec = opts.judge if role == "judge" else given.get(role)
         if role == "judge" and spec in (None, "none"):
-            continue  # the judged protocol resolves its own judge (the task's, or none)
+            continue
         if not spec:
-            raise PrivasisError(f"task {task.task} (family {family.name}) asks the {role} role: pass "
+            raise PrivasisError(f"task {setup.task.task} (family {family.name}) asks the {role} role: pass "
                                 f"--role {role}=provider:model")
         specs[role] = ModelSpec.parse(spec, opts.judge_args if role == "judge" else None)
     return specs
 
 
-def role_engines(task: Any, opts: Any, session: Any, given: dict[str, str]) -> dict[str, Any]:
-    """One engine per role the task's family declares, built by the command's session (see :func:`role_models`)."""
-    return {role: session.engine(spec, role) for role, spec in role_models(task, opts, given).items()}
+def task_roles(setup: Any, opts: Any, session: Any, given: dict[str, str]) -> dict[str, Any]:
+    """One engine per role of the task (see :func:`role_models`), built by the command's session."""
+    return {role: session.engine(spec, role) for role, spec in role_models(setup, opts, given).items()}
 
-
-def task_roles(task: Any, opts: Any, session: Any, given: dict[str, str], choice: Any = None) -> dict[str, Any]:
-    """The engines of a task's roles; a protocol judged in the flow brings its resolved judge (``choice``: the task's
-    own judge unless ``--judge`` named another; none with ``--judge none``)."""
-    if choice is None:
-        return role_engines(task, opts, session, given)
-    judge = session.engine(choice.spec, "judge")
-    return {"judge": judge} if judge is not None else {}

@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.cli.batch_options import BATCH_OPTIONS, batch_options
+from privasis_bench.cli.eval_cmds import Session, say_killed
 from privasis_bench.cli.options import (
     DATA_OPTIONS,
     ENGINE_OPTIONS,
@@ -20,27 +21,19 @@ from privasis_bench.cli.options import (
     Opts,
     TasksOption,
     answer_policy,
-    retry_policy,
     split_multi,
     with_options,
 )
 from privasis_bench.cli.plan_cmd import PLAN_OPTIONS, show_plan, wants_plan
 from privasis_bench.cli.preset import SANITIZE_PRESET_OPTIONS, apply_preset
-from privasis_bench.cli.span_cmds import span_task
-from privasis_bench.cli.value_checks import check_finite
-from privasis_bench.data.loading import load_records, with_data_files
-from privasis_bench.engine.batching import attach_batching
-from privasis_bench.engine.cache import open_response_cache
-from privasis_bench.engine.stats import fault_summary
+from privasis_bench.cli.value_checks import check_choice, check_finite
+from privasis_bench.data.records import INSTRUCTION_VARIANTS
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import ensure_dir
 from privasis_bench.pipeline.flow import run_sanitize
 from privasis_bench.pipeline.lock import task_dir_lock
-from privasis_bench.pipeline.run import EngineOptions
 from privasis_bench.pipeline.sanitize import summarize
-from privasis_bench.pipeline.spend import recorded_spend
-from privasis_bench.protocol.judging import resolve_judge
-from privasis_bench.protocol.testee_prompt import with_testee_prompt
+from privasis_bench.pipeline.scorers import setup_task
 from privasis_bench.tasks.registry import resolve_tasks
 
 console = Console()
@@ -57,27 +50,6 @@ def model_slug(spec: ModelSpec) -> str:
     """A file-system friendly name for a model spec, e.g. ``openai_gpt-4.1``."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{spec.provider}_{spec.model}").strip("._")
     return slug or "model"
-
-
-def _as_given(task: Any, opts: Opts) -> Any:
-    """One task as sanitize reads it: --data-files and the testee prompt options applied."""
-    task = with_data_files(task, split_multi(opts.data_files)) if opts.data_files else task
-    return with_testee_prompt(task, opts.prompt_template, opts.answer_cue)
-
-
-def _load(task: Any, opts: Opts, all_records: bool) -> Any:
-    """The task's records (at least one to send)."""
-    return load_records(task, skip_invalid=opts.skip_invalid, limit=opts.limit).require(task.task, scored=not all_records)
-
-
-def _plan_setup(all_records: bool) -> Any:
-    """``--plan``'s per-task set-up for sanitize: the task, no judge, its records, the instruction variant."""
-
-    def setup(task: Any, opts: Opts) -> tuple[Any, Any, Any, str]:
-        task = _as_given(task, opts)
-        return task, resolve_judge(task, "none"), _load(task, opts, all_records), opts.instruction or task.prompt.instruction
-
-    return setup
 
 
 @with_options(DATA_OPTIONS, TESTEE_OPTIONS, SANITIZE_PRESET_OPTIONS, ENGINE_OPTIONS, BATCH_OPTIONS, PLAN_OPTIONS)
@@ -101,8 +73,7 @@ def sanitize(
     API (see docs/batch.md); --plan prints what the command would ask and cost, making no call.
     """
     max_tokens, temperature = apply_preset(opts, max_tokens=max_tokens, temperature=temperature)
-    if opts.instruction is not None and opts.instruction not in ("base", "smoothed"):
-        raise PrivasisError(f"--instruction must be base or smoothed, not {opts.instruction!r}")
+    check_choice("--instruction", opts.instruction, INSTRUCTION_VARIANTS)
     check_finite("--temperature", temperature)
     spec = ModelSpec.parse(model, model_args)
     task_list = resolve_tasks(split_multi(tasks), opts.include_path)
@@ -110,39 +81,25 @@ def sanitize(
     batching = batch_options(opts, command="sanitize", lacks="judge")  # --batch values checked before anything is written
     if wants_plan(opts):  # --plan: counts and costs, no call, nothing written
         show_plan(opts, spec, task_list, out_dir, max_tokens=max_tokens, temperature=temperature,
-                  setup=_plan_setup(all_records), all_records=all_records)
+                  setup=lambda task: setup_task(task, opts, all_records=all_records), all_records=all_records)
         return
-    cache = open_response_cache(opts.cache_dir, opts.no_cache)  # before the adapter: a wrapper (decomp:) caches its sub-calls in it
-    options = EngineOptions(cache=cache, retry=retry_policy(opts), concurrency=opts.concurrency, progress=opts.progress,
-                            rpm=rpm, answers=answer_policy(opts, "model"))
-    engine = None
-    try:  # the engine as `run` builds it: a bad model argument, or a provider without batches, is said before the
-        engine = options.engine(spec, "model")  # output folder is made
-        broker = attach_batching(engine, batching)
-    except BaseException:
-        if engine is not None:
-            engine.close()
-        if cache is not None:
-            cache.close()
-        raise
+    session = Session(opts, rpm=rpm, batch=batching)  # the cache before the adapter: a wrapper (decomp:) caches in it
     any_failed = any_cut = budget = 0
-    try:
+    try:  # the engine as `run` builds it: a bad model argument, or a provider without batches, is said before the
+        engine = session.engine(spec, "model")  # output folder is made
+        broker = session.brokers[("model", spec.key())]
         out_dir = ensure_dir(out_dir, "--output")
         for task in task_list:
-            task, scorer = span_task(_as_given(task, opts), opts)
+            setup = setup_task(task, opts, all_records=all_records)
+            task, loaded = setup.task, setup.records
             if engine.adapter.cacheable:  # the task's answer_policy, unless an option says otherwise (as `run` does)
                 engine.answers = answer_policy(opts, "model", task=task)
-            if scorer is not None:  # a scorer's own documents (TAB ...), each with its instruction, as `run` asks them
-                loaded, records = None, scorer.records(limit=opts.limit)
-            else:
-                loaded = _load(task, opts, all_records)
-                records = loaded.records if all_records else loaded.scored
+            records = loaded.records if all_records else loaded.scored  # a scorer's own documents: every one
             out_path = out_dir / task.task / OUTPUT_NAME
             before = replace(engine.stats, usage=replace(engine.stats.usage))
             batched_before = replace(broker.counts) if broker is not None else None
-            with task_dir_lock(out_path.parent, "sanitize"), recorded_spend(out_path.parent, "sanitize", lambda: [engine]) as spend:
-                for line in spend.killed_lines():
-                    console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
+            with task_dir_lock(out_path.parent, "sanitize"), session.spend(out_path.parent, "sanitize") as spend:
+                say_killed(spend)
                 outputs = run_sanitize(
                     records, task, engine, out_path,
                     instruction=opts.instruction, max_tokens=max_tokens, temperature=temperature, overwrite=overwrite,
@@ -154,7 +111,7 @@ def sanitize(
             now = engine.stats
             sent = now.asked - before.asked
             cached = now.cached - before.cached
-            skipped = len(loaded.records) - len(records) if loaded is not None else 0
+            skipped = len(loaded.records) - len(records)
             console.print(
                 f"[bold]{task.task}[/]: {counts['records']} records ({counts['records'] - sent} resumed from the output file, "
                 f"{cached} from the cache, {sent - cached} run); {counts['failed']} failed, {counts['empty']} empty, "
@@ -165,17 +122,12 @@ def sanitize(
                 f"{now.usage.completion_tokens - before.usage.completion_tokens} out"
                 + (_batched_line(broker, batched_before) if broker is not None else "")
                 + (f"; {skipped} unscored records not sent" if skipped else "")
-                + (f"; {len(loaded.invalid)} invalid rows skipped" if loaded is not None and loaded.invalid else ""),
+                + (f"; {len(loaded.invalid)} invalid rows skipped" if loaded.invalid else ""),
                 highlight=False, soft_wrap=True,
             )
             console.print(f"  -> {escape(str(out_path))}", highlight=False, soft_wrap=True)
     finally:
-        engine.close()
-        if cache is not None:
-            cache.close()
-        line = fault_summary("model", str(spec), engine.stats)
-        if line:  # a degrading server is summarised: retries, faults by kind
-            console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
+        session.close()
     if any_failed and any_cut:
         raise IncompleteRunError(
             f"{any_failed} record(s) failed, {any_cut} of them because every answer was cut at the token budget "

@@ -49,3 +49,9 @@ def check_input_path(option: str, path: Optional[Path]) -> None:
     if not path.exists():
         raise PrivasisError(f"{option} {path}: no such file")
     refuse_special_file(path, f"{option} file")
+
+
+def check_choice(name: str, value: Optional[str], allowed: tuple[str, ...]) -> None:
+    """One line when an option's value is not one of ``allowed`` (None: not given)."""
+    if value is not None and value not in allowed:
+        raise PrivasisError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")

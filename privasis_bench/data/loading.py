@@ -224,12 +224,7 @@ def iter_rows(cfg: DatasetConfig) -> Iterator[dict[str, Any]]:
 
 def with_data_files(task: TaskConfig, data_files: list[str]) -> TaskConfig:
     """A copy of the task reading local files instead of its configured source."""
-    files = [str(Path(p).resolve()) for p in data_files]
-    for path in files:
-        if not Path(path).is_file():
-            raise DataError(f"--data-files: file not found: {path}")
-    dataset = task.dataset.model_copy(update={"data_files": files, "path": None, "revision": None})
-    return task.model_copy(update={"dataset": dataset})
+    return task.with_data_files(data_files)
 
 
 def load_records(task: TaskConfig, *, skip_invalid: bool = False, limit: int | None = None,

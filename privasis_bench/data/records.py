@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 AttributeKind = Literal["drop", "abstract", "keep"]
-InstructionVariant = Literal["base", "smoothed"]
 INSTRUCTION_VARIANTS: tuple[str, ...] = ("base", "smoothed")
 
 EXCLUDED_NO_KEEP = "no_keep_attributes"

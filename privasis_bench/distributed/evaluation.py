@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from privasis_bench.adapters.base import ChatRequest, ChatResult
+from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.records import Record
 from privasis_bench.distributed.cluster import BatchStage, RayOptions, Stage, node_id, report_placement, run_stages
@@ -33,13 +33,11 @@ from privasis_bench.engine.executor import Engine
 from privasis_bench.engine.stats import EngineStats
 from privasis_bench.pipeline.flow import flow_window
 from privasis_bench.pipeline.run import EngineOptions
-from privasis_bench.pipeline.sanitize import OutputMismatchError, SanitizedOutput, meta_path, read_outputs, run_settings
+from privasis_bench.pipeline.sanitize import OutputJournal, SanitizedOutput
 from privasis_bench.protocol.checkpoint import CHECKPOINT_NAME, append_checkpoint, output_hash, read_checkpoint
 from privasis_bench.protocol.judge import Judge, JudgeInput, JudgeStats
 from privasis_bench.protocol.judging import JudgeChoice
-from privasis_bench.protocol.testee import build_sanitize_request, read_template
 from privasis_bench.protocol.verdicts import RecordVerdict
-from privasis_bench.results.files import atomic_write_text
 from privasis_bench.tasks.config import TaskConfig
 
 
@@ -234,43 +232,17 @@ def _land(batch: EvalBatch, fh: Any, checkpoint: Path, fp: str) -> None:
 
 def _sanitize_items(task: TaskConfig, records: Sequence[Record], engine: Engine, out_path: Path, *, instruction: str,
                     max_tokens: int | None, temperature: float | None) -> list[EvalItem]:
-    """Items with a request for every record whose output is missing, failed or made from another prompt.
-
-    Refuses an output file made with other settings (as ``run_sanitize`` does) and writes its meta sidecar.
-    """
-    max_tokens = int(max_tokens if max_tokens is not None else task.generation.max_tokens)
-    temperature = float(temperature if temperature is not None else task.generation.temperature)
-    template = read_template(task)
-    settings = run_settings(task, engine, instruction=instruction, max_tokens=max_tokens, temperature=temperature,
-                            template=template)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    existing = read_outputs(out_path)
-    _check_settings(out_path, settings, existing)
-    items = []
-    for record in records:
-        request = build_sanitize_request(record, task, instruction=instruction, max_tokens=max_tokens,
-                                         temperature=temperature, template=template)
-        prev = existing.get(record.id)
-        usable = (prev is not None and prev.ok and prev.prompt_hash == request.prompt_hash()
-                  and engine.answers.problem(ChatResult(text=prev.raw_output, finish_reason=prev.finish_reason)) is None)
-        items.append(EvalItem(record, output=prev) if usable else EvalItem(record, request=request))
-    body = {"settings": settings, "counts": None, "complete": False, "rankable": settings.get("rankable", True)}
-    atomic_write_text(meta_path(out_path), json.dumps(body, indent=2, sort_keys=True) + "\n")
-    return items
-
-
-def _check_settings(out_path: Path, settings: dict[str, Any], existing: dict[str, SanitizedOutput]) -> None:
-    """One-line error when ``out_path`` holds outputs made with other settings or by another model."""
-    hint = "use a different --output directory or pass --overwrite"
-    meta_file = meta_path(out_path)
-    if meta_file.exists() and out_path.exists():
-        try:
-            previous = json.loads(meta_file.read_text(encoding="utf-8")).get("settings", {})
-        except (OSError, ValueError):
-            raise OutputMismatchError(f"{meta_file} is unreadable; {hint}") from None
-        diffs = [k for k in settings if previous.get(k) != settings[k]]
-        if diffs:
-            raise OutputMismatchError(f"{out_path} was produced with different settings ({', '.join(diffs)}); {hint}")
-    models = {o.model for o in existing.values()} - {settings["model"]}
-    if models:
-        raise OutputMismatchError(f"{out_path} holds outputs of another model ({sorted(models)[0]}); {hint}")
+    """Items with a request for every record whose output is missing, failed, made from another prompt or no longer
+    accepted, as the local run's output journal decides (it also refuses an output file made with other settings
+    and writes the meta sidecar)."""
+    journal = OutputJournal(task, engine, out_path, instruction=instruction, max_tokens=max_tokens,
+                            temperature=temperature)
+    try:
+        items = []
+        for record in records:
+            request = journal.request(record)
+            prev = journal.reusable(record, request)
+            items.append(EvalItem(record, request=request) if prev is None else EvalItem(record, output=prev))
+        return items
+    finally:
+        journal.close()

@@ -14,8 +14,6 @@ from typing import Any, Iterator
 
 from privasis_bench.errors import DataError
 
-INSPECT_SUFFIXES = (".eval", ".json")
-
 
 def looks_like_inspect_log(path: Path) -> bool:
     """An ``.eval`` archive, or a ``.json`` file holding one object with inspect's ``eval`` and ``version`` keys."""

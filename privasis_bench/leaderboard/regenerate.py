@@ -280,9 +280,10 @@ def _task_records(v: Any, task: Any, data_dir: Any) -> dict[str, Any]:
     """The task's records by id, as the entry's family reads them (its scorer's, or the task's data)."""
     from privasis_bench.leaderboard.data_source import task_records
     from privasis_bench.tasks.family import scorer_class
+    from privasis_bench.tasks.scoring import OutputScorer
 
     scorer, limit = scorer_class(v.family), v.results["dataset"].get("limit")
-    if not scorer.own_records:
+    if not issubclass(scorer, OutputScorer):  # the task's dataset rows, not the scorer's own documents
         loaded, _ = task_records(task, limit=limit, directory=data_dir)
         return {r.id: r for r in loaded.records}
     return {r.id: r for r in scorer(task).records(limit=limit)}

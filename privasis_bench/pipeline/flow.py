@@ -113,18 +113,16 @@ def run_sanitize(records: Iterable[Record], task: Any, engine: Engine, out_path:
                             temperature=temperature, overwrite=overwrite)
     outputs: list[SanitizedOutput] = []
 
-    def emit(record: Record, out: SanitizedOutput | None) -> None:
-        assert out is not None
+    async def same(record: Record, out: SanitizedOutput | None) -> SanitizedOutput | None:
+        return out
+
+    def emit(record: Record, out: SanitizedOutput) -> None:
         journal.keep(out)
         outputs.append(out)
 
-    async def go() -> None:
-        async with engine.stream(f"sanitize {task.task}") as stream:
-            source = ModelOutputs(journal, stream.ask)
-            await ordered_flow(records, source.output, emit, window=flow_window(engine))
-
     try:
-        engine.run_async(go)
+        stream_records(records, lambda ask: ModelOutputs(journal, ask), engine, {}, lambda asks: same, emit,
+                       skip=lambda record: False, desc=task.task)
         journal.finish()
     finally:
         journal.close()

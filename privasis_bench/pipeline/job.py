@@ -94,7 +94,6 @@ class TaskJob:
     roles: Mapping[str, Engine] = field(default_factory=dict)
     choice: Any = None
     engines: Sequence[Engine] = ()
-    usage_before: dict[str, dict[str, Any]] | None = None
     limit: int | None = None
     bootstrap_samples: int | None = None
     seed: int | None = None

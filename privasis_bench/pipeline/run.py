@@ -19,7 +19,7 @@ from privasis_bench.engine.cache import ResponseCache
 from privasis_bench.engine.executor import Engine, usage_by_role
 from privasis_bench.engine.retry import RetryPolicy
 from privasis_bench.pipeline.job import EvalOutcome, OutputPlan, RunChecks, TaskJob
-from privasis_bench.pipeline.spend import now, usage_delta
+from privasis_bench.pipeline.spend import now
 from privasis_bench.protocol.testee_prompt import describe_testee_prompt
 from privasis_bench.results.files import RESULTS_NAME
 from privasis_bench.results.record import RunEnvelope, write_run_record
@@ -65,8 +65,7 @@ def evaluate_task(job: TaskJob) -> EvalOutcome:
     envelope = RunEnvelope(
         job.task, job.model_info, job.instruction, describe_testee_prompt(job.task), dataset={**scored.dataset},
         started=started, checks=job.checks.to_dict(), answer_policy={e.role: e.answers.to_dict() for e in job.engines},
-        usage=(job.spend.usage() if job.spend is not None
-               else usage_delta(job.usage_before or {}, usage_by_role(job.engines))),
+        usage=job.spend.usage() if job.spend is not None else usage_by_role(job.engines),
         usage_cumulative=scored.finish(job.spend) if job.spend is not None else None)
     results = envelope.assemble(scored.sections, complete=scored.complete, passed=scored.passed)
     write_run_record(job.task_dir / RESULTS_NAME, results, job.task.scorer)

@@ -1,19 +1,18 @@
 """The scorer a task names (its family's ``scorer`` target, through :data:`~privasis_bench.tasks.family.FAMILIES`)
-and the interface a scorer offers the runner (``evaluate(job)``, see :mod:`privasis_bench.tasks.scoring`).
-
-A scorer with ``own_records`` (TAB, replacement quality, a plug-in ...) turns its own documents into records, reads its
-benchmark's own predictions format and scores the finished outputs; the others (the Privasis judge) score the task's
-dataset rows, which the runner loads with the task's judge settings.
-"""
+and the one set-up of a task every command goes through (``setup_task``: the scorer's ``setup``, see
+:mod:`privasis_bench.tasks.scoring`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from privasis_bench.data.loading import with_data_files
 from privasis_bench.errors import TaskConfigError
+from privasis_bench.protocol.testee_prompt import with_testee_prompt
 from privasis_bench.registry import UnknownName
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.family import FAMILIES, FamilySpec
+from privasis_bench.tasks.scoring import Setup
 
 
 def family_of(task: TaskConfig) -> FamilySpec:
@@ -24,13 +23,10 @@ def family_of(task: TaskConfig) -> FamilySpec:
         raise TaskConfigError(task.source_file or task.task, "scorer", str(exc)) from None
 
 
-def own_records(task: TaskConfig) -> bool:
-    """True when the task's scorer reads its own documents (see the module docstring)."""
-    return bool(family_of(task).load("scorer").own_records)
-
-
-def span_scorer(task: TaskConfig) -> Any:
-    """The scorer ``task`` names, built for it, when it reads its own documents; None for a scorer of the task's rows."""
-    if not own_records(task):
-        return None
-    return family_of(task).load("scorer")(task)
+def setup_task(task: TaskConfig, opts: Any, **how: Any) -> Setup:
+    """One task as a command runs it: ``opts.data_files`` (``--data-files``, comma-separated or repeated) and the
+    testee prompt options applied, then set up by its scorer (``how``: ``load``, ``stream``, ``all_records``)."""
+    files = [f.strip() for value in getattr(opts, "data_files", None) or [] for f in value.split(",") if f.strip()]
+    task = with_data_files(task, files) if files else task
+    task = with_testee_prompt(task, getattr(opts, "prompt_template", None), getattr(opts, "answer_cue", None))
+    return family_of(task).load("scorer").setup(task, opts, **how)

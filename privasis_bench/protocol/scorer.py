@@ -9,26 +9,92 @@ samples file and compact tallies), from which the metrics are computed. The judg
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
 
-from privasis_bench.protocol.checkpoint import CHECKPOINT_NAME
-from privasis_bench.protocol.judging import JudgeStep
+from privasis_bench.data.loading import load_records
+from privasis_bench.data.stats import dataset_stats
+from privasis_bench.protocol.checkpoint import CHECKPOINT_NAME, output_hash, read_checkpoint
+from privasis_bench.protocol.judge import Judge
+from privasis_bench.protocol.judging import JudgeStep, resolve_judge
 from privasis_bench.protocol.metrics import compute_metrics
-from privasis_bench.protocol.presets import withhold_inexact_metrics
+from privasis_bench.protocol.presets import preset_values, withhold_inexact_metrics
 from privasis_bench.protocol.sink import ResultSink
 from privasis_bench.tasks.config import TaskConfig
-from privasis_bench.tasks.scoring import ScoredRun
+from privasis_bench.tasks.scoring import ScoredRun, Setup
 
 
 class PrivasisScorer:
     """The judge protocol for one task (see the module docstring)."""
 
     name = "privasis"
-    own_records: ClassVar[bool] = False  # the task's dataset rows, loaded by the runner (``job.records``)
 
     def __init__(self, task: TaskConfig) -> None:
         self.task = task
         self.notices: list[str] = []
+        self.loaded: Any = None
+        self.choice: Any = None
+
+    @classmethod
+    def setup(cls, task: TaskConfig, opts: Any, *, load: bool = True, stream: bool = False,
+              all_records: bool = False) -> Setup:
+        """The task's dataset rows (``opts.limit``, ``opts.skip_invalid``; at least one scored unless
+        ``all_records``), its judge as the command's judge options override it (none for a command without them;
+        ``--preset`` sets its temperature) and the instruction variant."""
+        def opt(name: str, default: Any = None) -> Any:
+            return getattr(opts, name, default)
+
+        scorer = cls(task)
+        scorer.choice = resolve_judge(
+            task, opt("judge", "none"), opt("judge_args"), prompts_dir=opt("judge_prompts"), parse_mode=opt("parse_mode"),
+            guess_max_tokens=opt("judge_guess_max_tokens"), compare_max_tokens=opt("judge_compare_max_tokens"),
+            empty_outputs=opt("empty_outputs"), inclusion_text=opt("inclusion_text"))
+        if opt("preset") is not None and scorer.choice.spec is not None:  # the preset's judge temperature (no option)
+            scorer.choice.settings = replace(scorer.choice.settings,
+                                             temperature=preset_values(opts.preset)["judge.temperature"])
+        if load:
+            scorer.loaded = load_records(task, skip_invalid=opt("skip_invalid", False), limit=opt("limit"),
+                                         stream=stream).require(task.task, scored=not all_records)
+        return Setup(task, scorer, scorer.loaded, scorer.choice, opt("instruction") or task.prompt.instruction)
+
+    def stats(self) -> dict[str, Any]:
+        """Statistics of the loaded rows (``data inspect``)."""
+        return dataset_stats(self.loaded)
+
+    def predictions(self, path: Path, label: str | None, saved: Callable[[Any], Any]) -> Any:
+        """Saved outputs of the task's rows in the harness's formats: ``saved(loaded records)``."""
+        return saved(self.loaded)
+
+    def planner(self, task_dir: Path | None) -> Callable[..., None]:
+        """What judging one record asks (``--plan``): nothing for a verdict ``judged.jsonl`` holds; else at most three
+        questions per target attribute (guess on the output, guess on the original, comparison: only the guess on
+        the original, which does not depend on the output, is looked up in the cache) and two per kept attribute."""
+        choice = self.choice
+        verdicts = (read_checkpoint(task_dir / CHECKPOINT_NAME, choice.fingerprint())
+                    if task_dir is not None and choice.spec is not None else {})
+        judge = Judge(None, choice.prompts, choice.settings)
+
+        def plan_record(record: Any, output: str | None, plans: Mapping[str, Any], cached: Callable[[str, Any], bool]) -> None:
+            plan = plans.get("judge")
+            if plan is None:
+                return
+            if output is not None and (record.id, output_hash(output, False)) in verdicts:
+                plan.answered += 1
+                return
+            text = record.text if output is None else output
+            for attr in (a for a in record.targets if a.value is not None):
+                plan.add(judge.target_guess_request(text, attr))
+                plan.add(judge.compare_request(attr, str(attr.value), str(attr.value)))
+                original = judge.target_guess_request(record.text, attr)
+                if cached("judge", original):
+                    plan.answered += 1
+                else:
+                    plan.add(original)
+            for attr in (a for a in record.keep if a.value is not None):
+                plan.add(judge.keep_guess_request(text, attr))
+                plan.add(judge.inclusion_request(text, str(attr.value), attr))
+        return plan_record
 
     def describe(self) -> dict[str, Any]:
         """The scorer's name (the judge is described by the run's ``judge`` section)."""

@@ -17,7 +17,7 @@ import numpy as np
 
 from privasis_bench.protocol.metrics import paired_bootstrap, scored
 from privasis_bench.protocol.verdicts import LEAK_TIERS
-from privasis_bench.results.files import ResultsError, load_results, load_sample_rows, task_dirs, verdicts_from_rows
+from privasis_bench.results.files import ResultsError, common_tasks, load_results, load_sample_rows, verdicts_from_rows
 
 #: The leak-tier labels a target decision can take (null, unjudged and unparseable targets are not decisions).
 TIER_LABELS: tuple[str, ...] = (*LEAK_TIERS, "sanitized")
@@ -116,26 +116,18 @@ def agreement_rows(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]], *
     }
 
 
-def _by_task(run_dir: str | Path) -> dict[str, Path]:
-    return {load_results(d).get("task", {}).get("name") or d.name: d for d in task_dirs(run_dir)}
-
-
 def agreement_runs(a: str | Path, b: str | Path, *, top: int = 10, bootstrap_samples: int | None = None,
                    seed: int | None = None) -> list[tuple[str, dict[str, Any]]]:
     """Judge agreement of two runs, one entry per task present in both (bootstrap settings default to A's)."""
-    ta, tb = _by_task(a), _by_task(b)
-    common = [name for name in ta if name in tb]
-    if not common:
-        raise ResultsError(f"{a} and {b} share no task (A: {sorted(ta)}, B: {sorted(tb)})")
     out = []
-    for name in common:
-        boot = (load_results(ta[name]).get("metrics") or {}).get("bootstrap") or {}
+    for name, da, db in common_tasks(a, b):
+        boot = (load_results(da).get("metrics") or {}).get("bootstrap") or {}
         report = agreement_rows(
-            load_sample_rows(ta[name]), load_sample_rows(tb[name]), top=top,
+            load_sample_rows(da), load_sample_rows(db), top=top,
             bootstrap_samples=bootstrap_samples or boot.get("samples") or 1000,
             seed=boot.get("seed", 1234) if seed is None else seed, confidence=boot.get("confidence", 0.95),
         )
         if report["common_records"] == 0:
-            raise ResultsError(f"{ta[name]} and {tb[name]}: no scored record in common")
+            raise ResultsError(f"{da} and {db}: no scored record in common")
         out.append((name, report))
     return out

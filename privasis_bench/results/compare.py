@@ -6,17 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from privasis_bench.protocol.metrics import paired_bootstrap, scored
-from privasis_bench.results.files import ResultsError, load_results, load_sample_rows, task_dirs, verdicts_from_rows
+from privasis_bench.results.files import ResultsError, common_tasks, load_results, load_sample_rows, verdicts_from_rows
 from privasis_bench.tasks.family import FAMILIES, scorer_class
-
-
-def _by_task(run_dir: str | Path) -> dict[str, Path]:
-    out: dict[str, Path] = {}
-    for d in task_dirs(run_dir):
-        name = load_results(d).get("task", {}).get("name") or d.name
-        out[name] = d
-    return out
-
 
 
 def _compare_span_runs(stored: dict[str, Any], a: Path, b: Path, boot: dict[str, Any], samples: int | None,
@@ -32,19 +23,15 @@ def _compare_span_runs(stored: dict[str, Any], a: Path, b: Path, boot: dict[str,
 
 def compare_runs(a: str | Path, b: str | Path, *, bootstrap_samples: int | None = None, seed: int | None = None) -> list[tuple[str, dict[str, Any]]]:
     """Paired bootstrap comparison of two runs, one entry per task present in both."""
-    ta, tb = _by_task(a), _by_task(b)
-    common = [name for name in ta if name in tb]
-    if not common:
-        raise ResultsError(f"{a} and {b} share no task (A: {sorted(ta)}, B: {sorted(tb)})")
     out = []
-    for name in common:
-        stored = load_results(ta[name])
+    for name, da, db in common_tasks(a, b):
+        stored = load_results(da)
         boot = (stored.get("metrics") or {}).get("bootstrap") or {}
         if stored.get("scorer"):  # a span scorer's runs (TAB): its own paired bootstrap over documents
-            out.append((name, _compare_span_runs(stored, ta[name], tb[name], boot, bootstrap_samples, seed)))
+            out.append((name, _compare_span_runs(stored, da, db, boot, bootstrap_samples, seed)))
             continue
-        va = scored(verdicts_from_rows(load_sample_rows(ta[name])))
-        vb = scored(verdicts_from_rows(load_sample_rows(tb[name])))
+        va = scored(verdicts_from_rows(load_sample_rows(da)))
+        vb = scored(verdicts_from_rows(load_sample_rows(db)))
         comparison = paired_bootstrap(
             va, vb,
             samples=bootstrap_samples or boot.get("samples") or 1000,

@@ -126,6 +126,14 @@ def task_dirs(run_dir: str | os.PathLike[str]) -> list[Path]:
 
 
 
+def common_tasks(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> list[tuple[str, Path, Path]]:
+    """(task name, A's task directory, B's) for every task two runs both hold, in A's order (none is one line)."""
+    ta, tb = ({load_results(d).get("task", {}).get("name") or d.name: d for d in task_dirs(r)} for r in (a, b))
+    if not ta.keys() & tb.keys():
+        raise ResultsError(f"{a} and {b} share no task (A: {sorted(ta)}, B: {sorted(tb)})")
+    return [(name, ta[name], tb[name]) for name in ta if name in tb]
+
+
 def load_results(task_dir: str | os.PathLike[str]) -> dict[str, Any]:
     """Read ``<task_dir>/results.json``: a JSON object (anything else is one line naming the file)."""
     path = Path(task_dir) / RESULTS_NAME if Path(task_dir).is_dir() else Path(task_dir)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from privasis_bench.errors import PrivasisError
+from privasis_bench.errors import DataError, PrivasisError
 from privasis_bench.fsutil import read_template_text
 from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES
 from privasis_bench.tasks.paths import portable_name
@@ -183,6 +184,15 @@ class TaskConfig(_Strict):
     @classmethod
     def _tag_list(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
+
+    def with_data_files(self, data_files: list[str]) -> "TaskConfig":
+        """A copy of the task reading local files instead of its configured source (each must exist)."""
+        files = [str(Path(p).resolve()) for p in data_files]
+        for path in files:
+            if not Path(path).is_file():
+                raise DataError(f"--data-files: file not found: {path}")
+        dataset = self.dataset.model_copy(update={"data_files": files, "path": None, "revision": None})
+        return self.model_copy(update={"dataset": dataset})
 
     def config_hash(self, known_contents: dict[str, str] | None = None) -> str:
         """sha256 over the resolved config plus the contents of every template it names.

@@ -112,7 +112,7 @@ class FamilySpec:
     empty_output: str = "empty outputs"
     #: prints what ``run``/``evaluate``/``rescore`` show for this family's results (a list of results mappings);
     #: the default is one table of measures per task
-    report: str = "privasis_bench.cli.span_cmds:print_span_results"
+    report: str = "privasis_bench.cli.outcome_report:print_measures"
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def load(self, what: str) -> Any:

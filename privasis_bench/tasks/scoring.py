@@ -1,7 +1,13 @@
-"""The one interface between the runner and a family's scorer: ``scorer.evaluate(job)`` returns a :class:`ScoredRun`.
+"""The one interface between the commands, the runner and a family's scorer.
 
-Every family's scorer is built from the task (``Scorer(task)``) and offers ``evaluate(job)``. The job
-(:class:`privasis_bench.pipeline.job.TaskJob`) carries the task, the engines of the roles the family declares
+Every family's scorer class offers ``setup(task, opts)``: the task as the scorer reads it, the scorer built for it,
+its records and its settings (a :class:`Setup`), whatever the command (``run``, ``evaluate``, ``sanitize``,
+``--plan``, ``data inspect``). The Privasis judge loads the task's dataset rows and resolves its judge there; a
+scorer of its own documents (TAB, replacement quality, SPIA, a plug-in ...) reads them. A scorer then offers
+``predictions(path, label, saved)`` (a saved-outputs file as outputs), ``planner(task_dir)`` (what scoring each record
+asks its roles, for ``--plan``) and ``evaluate(job)``, which returns a :class:`ScoredRun`.
+
+The job (:class:`privasis_bench.pipeline.job.TaskJob`) carries the task, the engines of the roles the family declares
 (``job.roles``), where the outputs come from, the run's checks and spend ledger, and the runner's services:
 
 * ``job.finished_outputs()``: every record's output (the model asked through its journal, or saved predictions);
@@ -10,10 +16,8 @@ Every family's scorer is built from the task (``Scorer(task)``) and offers ``eva
 * ``job.write_samples(rows)``, ``job.samples_path`` and ``job.bootstrap()``.
 
 The scorer returns its own sections of ``results.json``, the dataset facts, whether the run is complete and passed,
-and how the spend ledger is finished; the runner adds the shared envelope. Scorers of finished outputs (TAB,
-replacement quality, SPIA, a plug-in ...) inherit :class:`OutputScorer` and implement ``score(outputs, ...)``;
-``own_records`` says whether the scorer reads its own documents (``records()``, ``read_predictions()``) or the task's
-dataset rows.
+and how the spend ledger is finished; the runner adds the shared envelope. Scorers of finished outputs inherit
+:class:`OutputScorer` and implement ``score(outputs, ...)``, ``records(limit)`` and ``read_predictions(path)``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,38 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
+from privasis_bench.errors import PrivasisError
 from privasis_bench.tasks.family import FAMILIES
+
+
+class Documents(list):  # type: ignore[type-arg]
+    """A scorer's own records, read as a task's loaded rows are (none excluded, no invalid row)."""
+
+    invalid: Sequence[Any] = ()
+
+    def __init__(self, records: Sequence[Any], source: str) -> None:
+        super().__init__(records)
+        self.source = source  # the files they were read from
+
+    @property
+    def records(self) -> list[Any]:
+        """Every record."""
+        return list(self)
+
+    scored = records
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One task as a command runs it: the task as its scorer reads it, the scorer, its records (``.records``,
+    ``.scored``, ``.invalid``), the judge settings of a family that resolves them from the task (else None) and the
+    instruction variant."""
+
+    task: Any
+    scorer: Any
+    records: Any
+    choice: Any = None
+    instruction: str = "base"
 
 
 @dataclass(frozen=True)
@@ -39,8 +74,52 @@ class OutputScorer:
     """Base of a scorer that scores finished outputs: ``score(outputs, ...)`` is asked once, after the model wrote."""
 
     name: ClassVar[str]
-    own_records: ClassVar[bool] = True
     notices: Sequence[str] = ()  # lines a reader must see (what was left out or scored unusually), kept in results
+    predictions_format: str | None = None  # the format read_predictions last read (default: <name>-masked-spans)
+
+    @classmethod
+    def setup(cls, task: Any, opts: Any, *, load: bool = True, **_: Any) -> Setup:
+        """The scorer's own documents (the first ``opts.limit``; none with ``load`` False), one instruction each;
+        ``--judge`` (unless the family asks a judge) and ``--instruction`` are refused."""
+        judge = getattr(opts, "judge", None)
+        judge = judge if judge != "none" and "judge" not in FAMILIES.get(task.scorer).roles else None
+        for flag, value in (("--judge", judge), ("--instruction", getattr(opts, "instruction", None))):
+            if value:
+                raise PrivasisError(f"{flag} does not apply to task {task.task} (scorer {task.scorer}: no judge, one "
+                                    "instruction per document); drop it")
+        scorer = cls(task)
+        if not task.dataset.data_files:  # found through the scorer's data folder: record which file
+            task = task.with_data_files(scorer.data_files())
+            scorer = cls(task)
+        records = scorer.records(limit=getattr(opts, "limit", None)) if load else []
+        return Setup(task, scorer, Documents(records, ", ".join(task.dataset.data_files or [])))
+
+    def predictions(self, path: Any, label: str | None, saved: Callable[[Any], Any]) -> tuple[Any, Any, frozenset[str]]:
+        """A predictions file in the scorer's own format (TAB: ``{doc_id: [[start, end], ...]}``): outputs, the model
+        section of the results, and no record left out here (the scorer marks what the file omits in its rows)."""
+        outputs = self.read_predictions(str(path))
+        label = label or f"predictions:{path.name}"
+        model_info = {"label": label, "key": label, "spec": None, "rankable": None, "generation": None,
+                      "predictions": {"path": path.name, "format": self.predictions_format or f"{self.name}-masked-spans",
+                                      "documents": len(outputs)}}
+        return outputs, model_info, frozenset()
+
+    def read_predictions(self, path: str) -> dict[str, Any]:
+        """A saved predictions file in the scorer's own format, as outputs by record id."""
+        raise NotImplementedError
+
+    def planner(self, task_dir: Any) -> Callable[..., None]:
+        """What scoring one record asks its roles (``--plan``): ``plan_record(record, output, plans, cached)`` counts
+        :meth:`role_requests` of the output (the record's text while it is not written) in the role's plan, each
+        answered if ``cached(role, request)``."""
+        def plan_record(record: Any, output: str | None, plans: Mapping[str, Any], cached: Callable[[str, Any], bool]) -> None:
+            for role, requests in self.role_requests(record, record.text if output is None else output).items():
+                for ask in requests if role in plans else ():
+                    if cached(role, ask):
+                        plans[role].answered += 1
+                    else:
+                        plans[role].add(ask)
+        return plan_record
 
     def score(self, outputs: dict[str, Any], *, bootstrap_samples: int, seed: int, confidence: float,
               failed_as_empty: bool = False, roles: Mapping[str, Any] = ...) -> tuple[dict[str, Any], list[dict[str, Any]]]:
