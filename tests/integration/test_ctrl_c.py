@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from integration.servers import background_paused
+
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
 BOUND_S, MARGIN_S = 2.0, 1.0
@@ -46,11 +48,12 @@ def _interrupt_after_first_record(model: list[str], out: Path) -> None:
             assert proc.poll() is None, f"the run ended before its first record: {proc.communicate()[0][-2000:]}"
             assert time.monotonic() < deadline, "no record finished in time"
             time.sleep(0.05)
-        saved = _lines(journal)
-        signalled = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        output, _ = proc.communicate(timeout=120)
-        took = time.monotonic() - signalled
+        with background_paused():  # the bound is this program's: .ci/run's background judge waits meanwhile
+            saved = _lines(journal)
+            signalled = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            output, _ = proc.communicate(timeout=120)
+            took = time.monotonic() - signalled
     finally:
         if proc.poll() is None:
             proc.kill()
