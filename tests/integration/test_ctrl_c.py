@@ -35,7 +35,10 @@ def _lines(path: Path) -> int:
 
 def _interrupt_after_first_record(model: list[str], out: Path) -> None:
     command = [sys.executable, "-m", "privasis_bench", "run", *model, "--tasks", "privasis_sample", "--limit", "8",
-               "--output", str(out), "--cache-dir", str(out / "cache"), "--no-progress", "--bootstrap-samples", "20"]
+               "--output", str(out), "--cache-dir", str(out / "cache"), "--no-progress", "--bootstrap-samples", "20",
+               # a short budget: the first record is saved after about a hundred tokens, not a thousand (the task
+               # accepts a cut answer); the other seven are still to come when the signal arrives
+               "--max-tokens", "96"]
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
     journal = out / "privasis_sample" / "sanitized.jsonl"
     # a terminal's Ctrl-C reaches a process whose SIGINT is at its default; a test runner started in the background
