@@ -181,7 +181,7 @@ def _background_job() -> int | None:
     """The running background job ``.ci/run`` named, if any (never this process or its own process group)."""
     try:
         pid = int(os.environ.get(BACKGROUND_PID_ENV, ""))
-        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:4]  # program, script, command, its verb
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:6]  # the program and its first words
     except (ValueError, OSError):
         return None
     if pid in (os.getpid(), os.getpgrp()) or not any(part.endswith(b"verify") for part in command):  # never ourselves, nor a reused process id
