@@ -113,7 +113,7 @@ def _lose_a_node_mid_run(nodes: LocalCluster, server: FakeOpenAIServer, gate: Ga
 
 
 def test_nodes_lost_mid_run_finish_or_stop_in_one_line_and_resume_paying_only_for_the_batches_in_flight(
-        ray_cluster: LocalCluster, tmp_path: Path, monkeypatch, capsys):
+        ray_cluster: LocalCluster, tmp_path: Path, monkeypatch, capsys, cores_alone):
     nodes = ray_cluster
     while len(nodes.cluster.worker_nodes) < 2:  # two worker nodes to start with, whatever ran before
         nodes.workers.append(nodes.cluster.add_node(**nodes.worker_args))

