@@ -82,7 +82,8 @@ def finish(outcomes: list[EvalOutcome]) -> None:
 
 def print_reports(results: list[dict]) -> None:
     """Each family's report of its results (``FamilySpec.report``), families in the order they first appear."""
-    from privasis_bench.leaderboard.family_api import family_name, family_named
+    from privasis_bench.leaderboard.family_api import family_named
+    from privasis_bench.tasks.family import family_name
 
     groups: dict[str, list[dict]] = {}
     for res in results:
@@ -93,7 +94,8 @@ def print_reports(results: list[dict]) -> None:
 
 def _empty_output(res: dict) -> str:
     """What scoring a failed output as empty means for the run's family (``FamilySpec.empty_output``)."""
-    from privasis_bench.leaderboard.family_api import family_name, family_named
+    from privasis_bench.leaderboard.family_api import family_named
+    from privasis_bench.tasks.family import family_name
 
     return family_named(family_name(res)).empty_output
 

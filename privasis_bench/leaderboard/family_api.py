@@ -21,7 +21,7 @@ from typing import Any, Iterator, Mapping
 
 from privasis_bench.leaderboard.escaping import number
 from privasis_bench.tasks.config import TaskConfig
-from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES, FamilySpec
+from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES, FamilySpec, family_name
 
 #: Positions of :class:`BoardParts` pieces: a family's charts, then published figures.
 CHARTS, PUBLISHED = 20, 30
@@ -63,13 +63,6 @@ class BoardParts:
 
 class UnknownFamily(ValueError):
     """A results file names a scorer the board has no family for."""
-
-
-def family_name(results: Mapping[str, Any]) -> str:
-    """The family a results file names (``scorer.name``; the default family when it names no scorer)."""
-    scorer = results.get("scorer") if isinstance(results, Mapping) else None
-    name = scorer.get("name") if isinstance(scorer, Mapping) else None
-    return DEFAULT_FAMILY if scorer is None else str(name)
 
 
 def family_of(results: Mapping[str, Any]) -> FamilySpec:

@@ -46,7 +46,6 @@ from privasis_bench.leaderboard.text_bounds import free_text_problems
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
 from privasis_bench.results.schema import BUILTIN, schema_errors
 from privasis_bench.tasks.config import TASK_NAME
-from privasis_bench.tasks.family import DEFAULT_FAMILY
 
 #: Fields submission.json repeats from results.json: (submission path, results path).
 _MIRRORED = (
@@ -73,7 +72,7 @@ class Verified:
     task_records: int | None = None  # records the whole shipped task holds (None: not read)
     agreement: dict[str, Any] | None = None  # the re-judge's outcome (see rejudge.Agreement.as_dict)
     content: str | None = None  # digest of what the board scores (the family's ``content``)
-    family: str = DEFAULT_FAMILY  # the task family (its scorer's name; see tasks.family)
+    family: str | None = None  # the task family (its scorer's name, see tasks.family; None until results.json is read)
     family_facts: dict[str, Any] = field(default_factory=dict)  # facts the family's verifier derived
     rejudge_note: str | None = None  # why the board shows no re-judge agreement (see rejudge_report.not_rejudged)
     recomputed: dict[str, Any] | None = None  # the metrics the family's verifier recomputed (what the board shows)

@@ -20,6 +20,7 @@ from privasis_bench.protocol.judge import Judge
 from privasis_bench.protocol.judging import JudgeStep, resolve_judge
 from privasis_bench.protocol.metrics import compute_metrics
 from privasis_bench.protocol.presets import preset_values, withhold_inexact_metrics
+from privasis_bench.protocol.rescore import compare_rows, rescore_rows, row_checks
 from privasis_bench.protocol.sink import ResultSink
 from privasis_bench.tasks.config import TaskConfig
 from privasis_bench.tasks.scoring import ScoredRun, Setup
@@ -29,6 +30,8 @@ class PrivasisScorer:
     """The judge protocol for one task (see the module docstring)."""
 
     name = "privasis"
+    #: the numbers of a finished run again, for ``rescore`` and ``compare`` (see :mod:`privasis_bench.protocol.rescore`)
+    rescore, row_checks, compare = staticmethod(rescore_rows), staticmethod(row_checks), staticmethod(compare_rows)
 
     def __init__(self, task: TaskConfig) -> None:
         self.task = task

@@ -11,7 +11,7 @@ from files written before that field existed carry None there, and write nothing
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 #: Where a target's judging stopped. "sanitized" = no tier fired; "null" = null value, not judged;
 #: "unjudged" = a judge call failed; "unparseable" = strict mode could not read the compare answer.
@@ -135,3 +135,8 @@ class RecordVerdict:
             targets=[TargetVerdict.from_dict(t) for t in data.get("targets", [])],
             keep=[KeepVerdict.from_dict(k) for k in data.get("keep", [])],
         )
+
+
+def verdicts_from_rows(rows: Iterable[dict[str, Any]]) -> list[RecordVerdict]:
+    """Rebuild the record verdicts of a samples file (excluded rows carry none and are skipped)."""
+    return [RecordVerdict.from_dict(r) for r in rows if r.get("status") != "excluded"]

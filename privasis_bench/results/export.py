@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME
-from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES
+from privasis_bench.tasks.family import FAMILIES, family_name
 
 
 class ExportError(PrivasisError):
@@ -38,8 +38,7 @@ class TaskRun:
     @property
     def family(self) -> str:
         """The task family the results name (``scorer.name``; the default family when none)."""
-        scorer = self.results.get("scorer")
-        return str(scorer.get("name")) if isinstance(scorer, dict) and scorer.get("name") else DEFAULT_FAMILY
+        return family_name(self.results)
 
     @property
     def task(self) -> str:
@@ -92,7 +91,7 @@ def metric_values(results: dict[str, Any]) -> dict[str, tuple[float, float | Non
     metrics = results.get("metrics") if isinstance(results.get("metrics"), dict) else {}
     intervals = metrics.get("ci") if isinstance(metrics.get("ci"), dict) else {}
     headline = metrics.get("headline") if isinstance(metrics.get("headline"), dict) else {}
-    family = TaskRun(Path("."), results).family
+    family = family_name(results)
     columns = {key for key, _ in FAMILIES.get(family).board.columns} if family in FAMILIES else set()
     values: dict[str, Any] = {k: v for k, v in metrics.items()
                               if _number(v) is not None and (k in intervals or k in columns)}

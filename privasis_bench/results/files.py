@@ -16,7 +16,7 @@ from typing import Any, Iterable, Iterator
 
 from privasis_bench.errors import PrivasisError
 from privasis_bench.fsutil import FileProblem, loads_json, read_text
-from privasis_bench.protocol.verdicts import RecordVerdict
+from privasis_bench.protocol.verdicts import verdicts_from_rows  # noqa: F401  (read here by older callers)
 
 RESULTS_NAME = "results.json"
 
@@ -179,7 +179,3 @@ def iter_sample_rows(task_dir: str | os.PathLike[str]) -> Iterator[dict[str, Any
                 raise ResultsError(f"{path}:{n}: expected a JSON object, got {type(row).__name__}")
             yield row
 
-
-def verdicts_from_rows(rows: Iterable[dict[str, Any]]) -> list[RecordVerdict]:
-    """Rebuild the record verdicts of a samples file (excluded rows carry none and are skipped)."""
-    return [RecordVerdict.from_dict(r) for r in rows if r.get("status") != "excluded"]

@@ -10,23 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from privasis_bench.protocol.metrics import compute_metrics
-from privasis_bench.protocol.output_check import check_output, output_rule
-from privasis_bench.protocol.presets import preset_problems, withhold_inexact_metrics
-from privasis_bench.protocol.rederive import (
-    Contradiction,
-    empty_output_rule,
-    failed_output_rule,
-    judge_enabled,
-    rederive_row,
-)
-from privasis_bench.protocol.row_checks import answer_cleaning_problems, cut_flag_problems
-from privasis_bench.protocol.tallies import MetricTallies
-from privasis_bench.protocol.verdicts import SCORED_STATUSES, RecordVerdict
 from privasis_bench.results.files import ResultsError, iter_sample_rows, load_results, task_dirs
 from privasis_bench.results.record import write_run_record
-from privasis_bench.results.recount import RowCounts
-from privasis_bench.tasks.family import DEFAULT_FAMILY, FAMILIES, scorer_class
+from privasis_bench.tasks.family import FAMILIES, family_name, scorer_class
+from privasis_bench.tasks.scoring import RowChecks
 
 
 @dataclass
@@ -42,7 +29,7 @@ class Rescored:
     task_dir: Path
     results: dict[str, Any]
     matches: bool | None
-    contradictions: list[Contradiction]
+    contradictions: list[Any]
     differences: list[str] = field(default_factory=list)  # "metrics.headline.x: stored 1.0, recomputed 2.0"
     count_differences: list[str] = field(default_factory=list)  # counts and id lists samples.jsonl does not support
     setting_problems: list[str] = field(default_factory=list)  # preset settings results.json does not record
@@ -64,97 +51,44 @@ class Rescored:
 
 
 def rescore_task(task_dir: Path, *, bootstrap_samples: int | None = None, seed: int | None = None, write: bool = False) -> Rescored:
-    """Recompute the metrics of one task directory from its samples file.
-
-    ``write`` stores them in results.json; it is refused in a submission folder (published files are rewritten
-    only by submitting again).
-    """
+    """Recompute the metrics of one task directory from its samples file, by its family's scorer (``rescore``,
+    then ``row_checks``). ``write`` stores them in results.json; it is refused in a submission folder (published
+    files are rewritten only by submitting again) and when the rows do not support what results.json records."""
     if write:
         refuse_submission_folders([task_dir])
+    task_dir = Path(task_dir)
     stored = load_results(task_dir)
     old = stored.get("metrics") or {}
     boot = old.get("bootstrap") or {}
     if "samples" not in boot or "seed" not in boot:
         raise ResultsError(f"{task_dir}: results.json has no bootstrap settings to rescore with")
-    if stored.get("scorer"):  # a span scorer's run (scorer: tab ...): its own metrics from its own rows
-        return _rescore_span_task(Path(task_dir), stored, bootstrap_samples=bootstrap_samples, seed=seed, write=write)
-    # One pass over the samples file: each row is re-derived and tallied, then let go.
-    parse_mode, enabled = stored.get("parse_mode") or "official", judge_enabled(stored)
-    empty_rule, failed_rule = empty_output_rule(stored), failed_output_rule(stored)
-    contradictions: list[Contradiction] = []
-    row_problems: list[str] = []
-    verdicts = MetricTallies()
-    rule = output_rule(stored)  # testee template cue and predictions post-processing, as results.json records them
-    recount = RowCounts()
-    for row in iter_sample_rows(task_dir):
-        recount.add(row)
-        contradictions += rederive_row(row, parse_mode=parse_mode, judge_enabled=enabled, empty_outputs=empty_rule,
-                                       failed_outputs=failed_rule)
-        if (bad_output := check_output(row, rule)) is not None:
-            contradictions.append(bad_output)
-        row_problems += cut_flag_problems([row]) + answer_cleaning_problems([row])  # what `verify` checks too
-        if row.get("status") != "excluded" and (rv := RecordVerdict.from_dict(row)).status in SCORED_STATUSES:
-            verdicts.add(rv)
-    if write and recount.differences(stored):
-        raise ResultsError(f"{task_dir}: refusing to write results.json: its counts disagree with samples.jsonl, first: "
-                           f"{recount.differences(stored)[0]}")
-    if write and row_problems:
-        raise ResultsError(f"{task_dir}: refusing to write results.json: samples.jsonl: {row_problems[0]}")
-    if write and contradictions:
-        raise ResultsError(f"{task_dir}: refusing to write results.json: {len(contradictions)} verdict(s) contradict "
-                           f"what samples.jsonl records, first: {contradictions[0]}")
-    overridden = (bootstrap_samples is not None and bootstrap_samples != boot["samples"]) or (seed is not None and seed != boot["seed"])
-    metrics = compute_metrics(
-        verdicts,
-        bootstrap_samples=boot["samples"] if bootstrap_samples is None else bootstrap_samples,
-        seed=boot["seed"] if seed is None else seed,
-        confidence=boot.get("confidence", 0.95),
-        top_failed=old.get("top_failed_limit", 20),
-    )
-    metrics = json.loads(json.dumps(metrics, allow_nan=False))  # the same round trip the file went through
-    # a results file that claims a scoring preset must record the preset's settings
-    recounted = recount.differences(stored)
-    scored = (stored.get("counts") or {}).get("scored")
-    if scored is not None and scored != metrics["scored_records"]:
-        recounted.append(f"counts.scored: stored {_short(scored)}, samples.jsonl has {metrics['scored_records']}")
-        if write:
-            raise ResultsError(f"{task_dir}: refusing to write results.json: its counts disagree with samples.jsonl, "
-                               f"first: {recounted[-1]}")
-    results = {k: v for k, v in stored.items() if k != "format"}
-    results["metrics"] = metrics
-    withhold_inexact_metrics(results)  # as the run did (checks and counts as recorded, recounted above)
-    differences = recounted + ([] if overridden else metric_differences(old, metrics))
-    matches = False if recounted else (None if overridden else not differences)
-    if write:
-        write_run_record(Path(task_dir) / "results.json", results, DEFAULT_FAMILY)
-    return Rescored(Path(task_dir), results, matches, contradictions, differences, recounted, preset_problems(stored),
-                    row_problems, overridden)
-
-
-def _rescore_span_task(task_dir: Path, stored: dict[str, Any], *, bootstrap_samples: int | None, seed: int | None,
-                       write: bool) -> Rescored:
-    """Rescore a run of a span scorer, through the scorer its results name."""
-    name = str(stored["scorer"].get("name"))
+    name = family_name(stored)
     cls = scorer_class(name) if name in FAMILIES else None
     if cls is None or not hasattr(cls, "rescore"):
         raise ResultsError(f"{task_dir}: results.json names scorer {name!r}, which this version does not know")
-    old, boot = stored["metrics"], stored["metrics"]["bootstrap"]
     overridden = (bootstrap_samples is not None and bootstrap_samples != boot["samples"]) or (seed is not None and seed != boot["seed"])
     rows = list(iter_sample_rows(task_dir))
-    id_problems = shipped_document_problems(stored, rows, cls)
-    rederive = getattr(cls, "rederived_row_problems", None)  # a scorer that can re-derive each row checks them all
-    if not id_problems and rederive is not None:
-        id_problems = rederive(stored, rows)
-    metrics = cls.rescore(rows, old,
-                          bootstrap_samples=boot["samples"] if bootstrap_samples is None else bootstrap_samples,
+    metrics = cls.rescore(rows, old, bootstrap_samples=boot["samples"] if bootstrap_samples is None else bootstrap_samples,
                           seed=boot["seed"] if seed is None else seed, confidence=boot.get("confidence", 0.95))
-    metrics = json.loads(json.dumps(metrics, allow_nan=False))
-    differences = [] if overridden else metric_differences(old, metrics)
+    metrics = json.loads(json.dumps(metrics, allow_nan=False))  # the same round trip the file went through
+    rederive = getattr(cls, "rederived_row_problems", None)  # a scorer without row_checks: ids, then its re-derivation
+    found = (cls.row_checks(stored, rows, metrics) if hasattr(cls, "row_checks") else RowChecks(
+        row_problems=shipped_document_problems(stored, rows, cls) or (rederive(stored, rows) if rederive else [])))
+    metrics = metrics if found.metrics is None else found.metrics
+    for refused, what in ((found.count_differences, "its counts disagree with samples.jsonl, first: "),
+                          (found.row_problems, "samples.jsonl: "),
+                          (found.contradictions, f"{len(found.contradictions)} verdict(s) contradict what samples.jsonl "
+                                                 "records, first: ")):
+        if write and refused:
+            raise ResultsError(f"{task_dir}: refusing to write results.json: {what}{refused[0]}")
+    differences = found.count_differences + ([] if overridden else metric_differences(old, metrics))
+    matches = False if found.count_differences else (None if overridden else not differences)
     results = {k: v for k, v in stored.items() if k != "format"}
     results["metrics"] = metrics
     if write:
         write_run_record(task_dir / "results.json", results, name)
-    return Rescored(task_dir, results, None if overridden else not differences, [], differences, row_problems=id_problems)
+    return Rescored(task_dir, results, matches, found.contradictions, differences, found.count_differences,
+                    found.setting_problems, found.row_problems, overridden)
 
 
 def shipped_document_problems(stored: dict[str, Any], rows: list[dict[str, Any]], scorer_class: Any) -> list[str]:

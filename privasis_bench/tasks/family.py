@@ -154,6 +154,13 @@ def scorer_class(name: str) -> Any:
 #: The family of a task that names no ``scorer:``.
 DEFAULT_FAMILY = "privasis"
 
+
+def family_name(results: Mapping[str, Any]) -> str:
+    """The family a results file names (``scorer.name``; the default family when it names no scorer)."""
+    scorer = results.get("scorer") if isinstance(results, Mapping) else None
+    name = scorer.get("name") if isinstance(scorer, Mapping) else None
+    return DEFAULT_FAMILY if scorer is None else str(name)
+
 # The built-in families: one line each.
 FAMILIES.register("privasis", "privasis_bench.protocol.family:FAMILY")
 FAMILIES.register("tab", "privasis_bench.tab.family:FAMILY")

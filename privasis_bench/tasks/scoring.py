@@ -22,7 +22,7 @@ and how the spend ledger is finished; the runner adds the shared envelope. Score
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from privasis_bench.errors import PrivasisError
@@ -68,6 +68,18 @@ class ScoredRun:
     complete: bool
     passed: bool
     finish: Callable[[Any], Any]  # spend ledger -> every invocation's usage, once this one is recorded
+
+
+@dataclass(frozen=True)
+class RowChecks:
+    """What a scorer's ``row_checks(results, rows, metrics)`` finds in a run's samples rows for ``rescore``
+    (``metrics``: the recomputed ones as the family records them, when its rules change them)."""
+
+    contradictions: list[Any] = field(default_factory=list)  # verdicts the rows' outputs and answers do not support
+    row_problems: list[str] = field(default_factory=list)  # rows the task does not allow
+    count_differences: list[str] = field(default_factory=list)  # counts and id lists the rows do not support
+    setting_problems: list[str] = field(default_factory=list)  # settings results.json records against its preset
+    metrics: dict[str, Any] | None = None
 
 
 class OutputScorer:

@@ -1,7 +1,8 @@
 """One toy family (tests/toy_family), registered with one line, taken the whole way through the generic commands:
 run (its attacker role asked through a local fake OpenAI-compatible server) -> run --plan (the attacker's cost) ->
 --batch attacker -> submit -> leaderboard verify (its re-judge re-asks the attacker) -> leaderboard build (its row on
-the board) -> view (its viewer), and its own command. Nothing generic names the family (tests/test_architecture.py).
+the board) -> view (its viewer) -> rescore and compare (its scorer's), and its own command. Nothing generic names
+the family (tests/test_architecture.py).
 """
 
 from __future__ import annotations
@@ -98,6 +99,13 @@ def test_the_toy_family_goes_from_run_to_the_board(toy, tmp_path, monkeypatch, c
     viewed = _run(["view", str(tmp_path / "run"), "-o", str(tmp_path / "views")], monkeypatch, capsys)
     page = (tmp_path / "views" / f"{TASK}.html").read_text()
     assert "toy attacker view" in page and "Bergen" in page and "views" in viewed
+
+    rescored = _run(["rescore", str(tmp_path / "run")], monkeypatch, capsys)  # through the family's scorer
+    assert "recomputed metrics match results.json" in rescored
+    _run(["compare", str(tmp_path / "run"), str(tmp_path / "batched"), "--json", str(tmp_path / "c.json")], monkeypatch,
+         capsys)
+    compared = json.loads((tmp_path / "c.json").read_text())["tasks"][TASK]
+    assert compared["common_records"] == 4 and compared["metrics"]["protected"]["diff"] == 0
 
     guesses = _run(["toy-guesses", str(tmp_path / "run")], monkeypatch, capsys)  # the family's own command
     assert "n4: 'Bergen' (named)" in guesses and "n1: 'Oslo' (protected)" in guesses

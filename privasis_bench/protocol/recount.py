@@ -6,6 +6,7 @@ failed that is not, a record id written twice); rescore names every such differe
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,8 +46,9 @@ class RowCounts:
         elif status == "unparseable":
             self.unparseable.append(rid)
 
-    def differences(self, stored: dict[str, Any]) -> list[str]:
-        """Every count or id list of results.json that the rows do not support, as one readable line each."""
+    def differences(self, stored: dict[str, Any], scored: int | None = None) -> list[str]:
+        """Every count or id list of results.json that the rows do not support, as one readable line each
+        (``scored``: the records the recomputed metrics scored, checked against ``counts.scored``)."""
         out = [f"samples.jsonl: record {rid} has more than one row" for rid in self.duplicates[:5]]
         counts = stored.get("counts") or {}
         expected = {"judged_records": self.judged_records, "failed_outputs": len(self.failed),
@@ -67,6 +69,9 @@ class RowCounts:
             if sorted(listed) != sorted(self.excluded):
                 out.append(f"excluded_records: results.json and samples.jsonl name different records "
                            f"({_diff(listed, self.excluded)})")
+        if scored is not None and counts.get("scored") not in (None, scored):
+            text = json.dumps(counts["scored"], sort_keys=True, default=str)
+            out.append(f"counts.scored: stored {text if len(text) <= 80 else text[:77] + '...'}, samples.jsonl has {scored}")
         return out
 
 
