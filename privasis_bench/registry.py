@@ -11,9 +11,34 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.metadata
+import os
+import sys
 from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
+_INSTALLED: dict[str, tuple[tuple, tuple[importlib.metadata.EntryPoint, ...]]] = {}
+
+
+def installed_entry_points(group: str) -> tuple[importlib.metadata.EntryPoint, ...]:
+    """The installed metadata's entry points of ``group``, read again only when the import path changed.
+
+    Reading them means opening every installed distribution's metadata (a tenth of a second and more in a large
+    environment), and a run asks many times. The answer is kept while ``sys.path`` and the modification times of its
+    folders stay the same: installing or removing a distribution adds or removes a folder there, as importlib's own
+    directory cache assumes.
+    """
+    key = (os.getcwd() if "" in sys.path else None, tuple(sys.path), tuple(_mtime(entry) for entry in sys.path))
+    cached = _INSTALLED.get(group)
+    if cached is None or cached[0] != key:
+        cached = _INSTALLED[group] = (key, tuple(importlib.metadata.entry_points(group=group)))
+    return cached[1]
+
+
+def _mtime(entry: str) -> int | None:
+    try:
+        return os.stat(entry or ".").st_mtime_ns
+    except OSError:
+        return None
 
 
 class UnknownName(KeyError):
@@ -70,7 +95,7 @@ class Registry(Generic[T]):
             if self._list_entry_points is not None:
                 found = list(self._list_entry_points())
             elif self.entry_point_group:
-                found = list(importlib.metadata.entry_points(group=self.entry_point_group))
+                found = list(installed_entry_points(self.entry_point_group))
             else:
                 return {}
         except Exception:  # noqa: BLE001 - broken third-party metadata must not break the harness

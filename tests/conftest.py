@@ -9,6 +9,8 @@ Tiers (unit by default, ``--runslow``, ``--runintegration``) and the check that 
 it is live in ``tests/tiers.py``.
 """
 
+import os
+import pickle
 import sys
 from pathlib import Path
 
@@ -23,17 +25,29 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
-def committed_verdicts() -> tuple:
-    """Every committed submission (``submissions/``) verified once for the whole session, ownership included.
+def committed_verdicts(tmp_path_factory) -> tuple:
+    """Every committed submission (``submissions/``) verified once for the whole run, ownership included.
 
     The tests that read the committed board share this one ``verify_paths`` run instead of each verifying the board
-    again; they must not change the outcomes they are given.
+    again; they must not change the outcomes they are given. Under pytest-xdist the first worker that needs it
+    verifies and leaves the outcomes (pickled) beside the workers' temporary folders; the others read them, so the
+    board is verified once per run, not once per worker.
     """
     from privasis_bench.leaderboard.verify import verify_paths
 
     if not (REPO / "submissions").is_dir():
         pytest.skip("not a source checkout (no submissions/)")
-    return tuple(verify_paths([REPO / "submissions"]))
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return tuple(verify_paths([REPO / "submissions"]))
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent / "committed_verdicts.pickle"  # one folder per run, all workers
+    with FileLock(f"{shared}.lock"):
+        if shared.is_file():
+            return pickle.loads(shared.read_bytes())
+        verdicts = tuple(verify_paths([REPO / "submissions"]))
+        shared.write_bytes(pickle.dumps(verdicts))
+        return verdicts
 
 
 @pytest.fixture(autouse=True)

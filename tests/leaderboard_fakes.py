@@ -11,7 +11,6 @@ import hashlib
 import shutil
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 import privasis_bench.pipeline.run as runner_mod
@@ -56,22 +55,6 @@ def make_runs(base: Path, monkeypatch) -> dict[str, Path]:
 def fresh_copy(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst)
     return dst
-
-
-@pytest.fixture(scope="module")
-def made(tmp_path_factory):
-    """Both runs and their submissions, made once per test module (import this fixture to use it)."""
-    mp = pytest.MonkeyPatch()
-    try:
-        yield make_runs(tmp_path_factory.mktemp("board"), mp)
-    finally:
-        mp.undo()
-
-
-@pytest.fixture
-def subs(made, tmp_path) -> Path:
-    """A fresh copy of the made submissions, to tamper with."""
-    return fresh_copy(made["submissions"], tmp_path / "submissions")
 
 
 def scrubber_dir(subs: Path) -> Path:

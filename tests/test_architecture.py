@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,12 @@ SHARED_ROOT = {"errors", "fsutil", "registry", "__version__"}
 MAX_LINES = 400
 
 
+@lru_cache(maxsize=None)
+def _parsed(path: Path) -> ast.Module:
+    """The syntax tree of one module, parsed once per test process for every check that reads it (issue 52)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _modules() -> list[Path]:
     return sorted(p for p in PACKAGE.rglob("*.py") if "_tasks" not in p.parts)
 
@@ -53,10 +60,11 @@ def _layer(path: Path) -> str:
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
-def _imported_layers(path: Path) -> set[str]:
+@lru_cache(maxsize=None)
+def _imported_layers(path: Path) -> frozenset[str]:
     """Top-level privasis_bench subpackages (or root modules) imported anywhere in ``path``, also inside functions."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_parsed(path)):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -66,7 +74,7 @@ def _imported_layers(path: Path) -> set[str]:
             parts = name.split(".")
             if parts[0] == "privasis_bench" and len(parts) > 1:
                 found.add(parts[1])
-    return found
+    return frozenset(found)
 
 
 def test_every_subpackage_is_known_to_the_layer_rules():
@@ -74,15 +82,21 @@ def test_every_subpackage_is_known_to_the_layer_rules():
     assert subpackages == set(ALLOWED), "a new subpackage needs its place in ALLOWED (and in README's Architecture)"
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_imports_go_only_downwards(path: Path):
+def _downward_problem(path: Path) -> str | None:
     layer = _layer(path)
     if layer in ROOT_MODULES:
         allowed = SHARED_ROOT | ({"cli"} if layer == "__main__" else set())
     else:
         allowed = ALLOWED[layer] | {layer, path.relative_to(PACKAGE).parts[0]} | SHARED_ROOT  # a family's commands: its own package too
     wrong = sorted(_imported_layers(path) - allowed)
-    assert not wrong, f"{path.relative_to(PACKAGE)} (layer {layer!r}) imports {wrong}; allowed: {sorted(allowed)}"
+    return f"{path.relative_to(PACKAGE)} (layer {layer!r}) imports {wrong}; allowed: {sorted(allowed)}" if wrong else None
+
+
+#: The per-module checks below are one test each over every module (one test item per module made ~750 items of
+#: pytest overhead, issue 52); each names every offending module.
+def test_imports_go_only_downwards():
+    problems = [x for x in map(_downward_problem, _modules()) if x]
+    assert not problems, "\n".join(problems)
 
 
 def test_no_import_cycles_between_subpackages():
@@ -107,16 +121,17 @@ def test_no_import_cycles_between_subpackages():
         visit(node, [])
 
 
-def _module_imports(path: Path) -> set[str]:
+@lru_cache(maxsize=None)
+def _module_imports(path: Path) -> frozenset[str]:
     """Dotted privasis_bench modules ``path`` imports anywhere (also under TYPE_CHECKING and inside functions)."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_parsed(path)):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.add(node.module)
             found.update(f"{node.module}.{a.name}" for a in node.names)
-    return {m for m in found if m.startswith("privasis_bench.")}
+    return frozenset(m for m in found if m.startswith("privasis_bench."))
 
 
 #: Subpackages whose modules must read top-down (no two modules importing each other, directly or around a loop).
@@ -154,15 +169,16 @@ def test_the_rules_table_itself_is_acyclic():
             del remaining[k]
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_modules_stay_small(path: Path):
-    lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines (limit {MAX_LINES}): split it by concept"
+def test_modules_stay_small():
+    sizes = {path: len(path.read_text(encoding="utf-8").splitlines()) for path in _modules()}
+    problems = [f"{path.relative_to(PACKAGE)} has {lines} lines (limit {MAX_LINES}): split it by concept"
+                for path, lines in sizes.items() if lines > MAX_LINES]
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("init", sorted(PACKAGE.glob("*/__init__.py")), ids=lambda p: p.parent.name)
 def test_every_subpackage_says_what_lives_there_and_what_it_may_import(init: Path):
-    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+    doc = ast.get_docstring(_parsed(init))
     assert doc, f"{init.parent.name}/__init__.py needs a docstring"
     assert "import" in doc.lower(), f"{init.parent.name}/__init__.py should say what it may import"
 
@@ -198,7 +214,7 @@ CLI_START_FORBIDDEN = ("pandas", "datasets", "numpy", "scipy", "pyarrow", "opena
 
 def _top_level_imports(path: Path) -> set[str]:
     """Root module names imported at module level (not inside a function or a TYPE_CHECKING block)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _parsed(path)
     names: set[str] = set()
     for node in tree.body:
         if isinstance(node, ast.Import):
@@ -235,7 +251,7 @@ def test_only_the_inspect_task_module_imports_inspect_ai_at_top_level():
 def test_one_deep_merge_for_task_and_recipe_yaml():
     """Task YAMLs and recipe YAMLs merge their ``include:`` the same way: one implementation, used by both."""
     definers = sorted(p.relative_to(PACKAGE).as_posix() for p in _modules()
-                      for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                      for node in ast.walk(_parsed(p))
                       if isinstance(node, ast.FunctionDef) and "merge" in node.name and "deep" in node.name)
     assert definers == ["tasks/registry.py"]
     assert "deep_merge" in (PACKAGE / "recipes" / "config.py").read_text(encoding="utf-8")
@@ -285,11 +301,12 @@ def _generic_modules() -> list[Path]:
     return out
 
 
-@pytest.mark.parametrize("path", _generic_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_no_generic_module_names_a_family(path: Path):
-    found = family_mentions(path.read_text(encoding="utf-8"), _family_names())
-    assert not found, (f"{path.relative_to(PACKAGE)} names a task family ({'; '.join(found)}): ask the family's "
-                       "declaration (tasks.family.FAMILIES) instead, or move the code into the family's package")
+def test_no_generic_module_names_a_family():
+    names = _family_names()
+    problems = [f"{path.relative_to(PACKAGE)} names a task family ({'; '.join(found)}): ask the family's "
+                "declaration (tasks.family.FAMILIES) instead, or move the code into the family's package"
+                for path in _generic_modules() if (found := family_mentions(path.read_text(encoding="utf-8"), names))]
+    assert not problems, "\n".join(problems)
 
 
 def test_the_family_guard_catches_a_name_and_an_import():

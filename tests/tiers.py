@@ -128,6 +128,7 @@ def selected_tiers(config: pytest.Config) -> set[int]:
     return tiers
 
 
+@lru_cache(maxsize=None)
 def path_tier(path: Path) -> int:
     """The tier :data:`PATHS` gives a file (UNIT when no entry covers it)."""
     try:
@@ -181,6 +182,7 @@ def _top_level_imports(node: ast.stmt) -> list[str]:
     return []
 
 
+@lru_cache(maxsize=None)  # asked for every collected test: once per file
 def file_tier(path: Path) -> int:
     """The heaviest of the path rule and the source rule for one test file."""
     return max(path_tier(path), source_tier(path) if path.suffix == ".py" else UNIT)

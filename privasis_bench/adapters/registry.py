@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from privasis_bench.adapters.base import Adapter
 from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.errors import ModelSpecError
-from privasis_bench.registry import Registry, import_target
+from privasis_bench.registry import Registry, import_target, installed_entry_points
 
 ENTRY_POINT_GROUP = "privasis_bench.adapters"
 
@@ -109,8 +109,8 @@ def _check_adapter_class(obj: object, where: str) -> type[Adapter]:
 
 
 def _entry_points() -> list[importlib.metadata.EntryPoint]:
-    """The installed plugin providers (read on each call; tests replace this function)."""
-    return list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+    """The installed plugin providers (read again when the import path changes; tests replace this function)."""
+    return list(installed_entry_points(ENTRY_POINT_GROUP))
 
 
 #: Provider name -> adapter class: the built-ins below, then plugins (the generic lazy registry).

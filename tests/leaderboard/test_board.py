@@ -9,7 +9,7 @@ import re
 from types import SimpleNamespace
 
 import pytest
-from leaderboard_fakes import TASK, fresh_copy, invoke, made  # noqa: F401 (made is a fixture)
+from leaderboard_fakes import TASK, fresh_copy, invoke
 
 import privasis_bench.leaderboard.build as build_mod
 from privasis_bench.leaderboard.build import board_rows, build_board, check_board

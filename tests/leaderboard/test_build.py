@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, made  # noqa: F401 (made is a fixture)
+from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke
 
 import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.adapters.base import ChatResult

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 from git_fakes import git
-from leaderboard_fakes import identity_dir, invoke, made, scrubber_dir  # noqa: F401 - made is a fixture
+from leaderboard_fakes import identity_dir, invoke, scrubber_dir
 
 import privasis_bench.cli.leaderboard_cmds as cmds
 from privasis_bench.leaderboard.provenance import sha256_file

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, made, subs  # noqa: F401 (fixtures)
+from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke
 from leaderboard_fakes import identity_dir as _identity
 from leaderboard_fakes import scrubber_dir as _scrubber
 
@@ -246,12 +246,11 @@ def test_the_judge_label_is_cross_checked(subs):
                for p in verify_submission(folder).problems)
 
 
-def _run_and_submit(tmp_path: Path, *extra: str, track: str = "self-reported") -> Path:
+def _run(tmp_path: Path, *extra: str) -> Path:
     out = tmp_path / f"run{len(list(tmp_path.glob('run*')))}"
     invoke("run", "-m", "identity", "--judge", "none", "--limit", "3", "--no-progress", "-o", str(out),
            "--cache-dir", str(tmp_path / "cache"), *extra)
-    (folder,) = submit_run(out, "me/mine", track=track, root=tmp_path / "subs")
-    return folder
+    return out
 
 
 def test_runs_with_files_of_ones_own_are_submitted_self_reported(tmp_path):
@@ -270,9 +269,10 @@ def test_runs_with_files_of_ones_own_are_submitted_self_reported(tmp_path):
              (("-t", str(yaml)), ["data files", "task file"]),
              (("-t", TASK, "--judge-prompts", str(prompts)), ["judge prompts"])]
     for extra, custom in cases:
+        out = _run(tmp_path, *extra)  # one run: refused on the verified track, then submitted self-reported
         with pytest.raises(SubmissionError, match="not eligible for the verified track: the run used"):
-            _run_and_submit(tmp_path, *extra, track="verified")
-        folder = _run_and_submit(tmp_path, *extra)
+            submit_run(out, "me/mine", track="verified", root=tmp_path / "subs")
+        (folder,) = submit_run(out, "me/mine", track="self-reported", root=tmp_path / "subs")
         sub = _json(folder / "submission.json")
         assert sub["custom_inputs"] == custom and sub["track"] == "self-reported"
         refs = json.dumps(_json(folder / "results.json"))

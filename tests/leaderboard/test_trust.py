@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from cli_main import run_main
-from leaderboard_fakes import TASK, PinnedNameJudge, fresh_copy, invoke, made, subs  # noqa: F401 (fixtures)
+from leaderboard_fakes import TASK, PinnedNameJudge, invoke
 from leaderboard_fakes import identity_dir as _identity
 from leaderboard_fakes import scrubber_dir as _scrubber
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from leaderboard_fakes import TASK, fresh_copy, invoke, made, subs  # noqa: F401 (fixtures)
+from leaderboard_fakes import TASK, fresh_copy, invoke
 from leaderboard_fakes import identity_dir as _identity
 from leaderboard_fakes import scrubber_dir as _scrubber
 

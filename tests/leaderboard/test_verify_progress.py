@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from leaderboard_fakes import PinnedNameJudge, invoke, made, scrubber_dir, subs  # noqa: F401 (fixtures)
+from leaderboard_fakes import PinnedNameJudge, invoke, scrubber_dir
 
 import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.adapters.base import ChatRequest, ChatResult

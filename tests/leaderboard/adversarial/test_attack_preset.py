@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from attack_tools import claim, read_json
-from leaderboard_fakes import TASK, PinnedNameJudge, identity_dir, invoke, made, scrubber_dir, subs  # noqa: F401 (fixtures)
+from leaderboard_fakes import TASK, PinnedNameJudge, identity_dir, invoke, scrubber_dir
 
 import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.errors import PrivasisError

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from attack_tools import forge_keep, rescored, rewrite, rows_of
-from leaderboard_fakes import TASK, PinnedNameJudge, invoke, made, scrubber_dir, subs  # noqa: F401 (fixtures)
+from leaderboard_fakes import TASK, PinnedNameJudge, invoke, scrubber_dir
 
 import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.adapters.base import ChatRequest, ChatResult

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from attack_tools import read_json
-from leaderboard_fakes import TASK, PinnedNameJudge, invoke, made  # noqa: F401 (fixtures)
+from leaderboard_fakes import TASK, PinnedNameJudge, invoke
 
 import privasis_bench.pipeline.run as runner_mod
 from privasis_bench.leaderboard.build import build_board

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from attack_tools import claim
-from leaderboard_fakes import TASK, identity_dir, invoke, made, scrubber_dir, subs  # noqa: F401 (fixtures)
+from leaderboard_fakes import TASK, identity_dir, invoke, scrubber_dir
 
 from privasis_bench.leaderboard.submit import SubmissionError, submit_run
 from privasis_bench.leaderboard.text_bounds import BOUNDS

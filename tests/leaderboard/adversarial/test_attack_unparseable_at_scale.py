@@ -10,7 +10,7 @@ import copy
 
 import pytest
 from attack_tools import read_json, rescored, rewrite, rows_of
-from leaderboard_fakes import TASK, made, scrubber_dir, subs  # noqa: F401 (fixtures)
+from leaderboard_fakes import TASK, scrubber_dir
 
 from privasis_bench.leaderboard.verify import verify_submission
 from privasis_bench.protocol.metrics import headline_metrics
