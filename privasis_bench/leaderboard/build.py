@@ -74,8 +74,8 @@ def overall_groups(accepted: list[Verified]) -> list[list[Verified]]:
     (a verified overall row never pools a self-reported task of the same owner), two or more tasks, in task order."""
     groups: dict[tuple[str, str, str], list[Verified]] = {}
     for v in accepted:
-        if family_named(v.family).overall is not None:
-            groups.setdefault((v.family, str(v.submission["name"]), str(v.submission["track"])), []).append(v)
+        if (fam := family_named(v.family)).overall is not None:
+            groups.setdefault((fam.name, str(v.submission["name"]), str(v.submission["track"])), []).append(v)
     return [sorted(entries, key=lambda v: str(v.submission["task"]["name"]))
             for _, entries in sorted(groups.items()) if len(entries) >= 2]
 
