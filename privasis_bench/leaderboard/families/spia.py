@@ -31,7 +31,6 @@ from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME, load_sample
 from privasis_bench.spia.answers import UnreadableAnswer, parse_pairs, parse_people, parse_profile
 from privasis_bench.spia.family import BOARD, PINNED_ROLES
 from privasis_bench.spia.matching import parse_verdict
-from privasis_bench.spia.prompts import ADVERSARY_TEMPERATURE, fill, people_block, reference_people, subject_lines
 from privasis_bench.spia.records import CODE_TAGS, NON_CODE_TAGS
 from privasis_bench.spia.scorer import SpiaScorer
 
@@ -143,21 +142,10 @@ def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
 
 # -- the re-ask ------------------------------------------------------------------------------------------------------
 def requests_for(scorer: SpiaScorer) -> dict[str, Callable[..., ChatRequest]]:
-    """The requests the SPIA scorer sends, built from the shipped task's templates and budgets (the same questions)."""
-    texts = scorer.templates.texts
-
-    def adversary(prompt: str) -> ChatRequest:
-        return ChatRequest.user(prompt, max_tokens=scorer.adversary_tokens, temperature=ADVERSARY_TEMPERATURE)
-
-    return {
-        "subjects": lambda text: adversary(fill(texts["subjects"], text=text)),
-        "profile": lambda which, text, people: adversary(fill(texts[which], text=text, subjects=subject_lines(people))),
-        "align": lambda doc, inferred: ChatRequest.user(
-            fill(texts["align"], reference=people_block(reference_people(doc.subjects)), inferred=people_block(inferred)),
-            max_tokens=scorer.matcher_tokens),
-        "match": lambda gold, guess, tag: ChatRequest.user(fill(texts["match"], tag=tag, gold=gold, guess=guess),
-                                                           max_tokens=16),
-    }
+    """The requests the SPIA scorer sends (its own request builders: the shipped task's templates, budgets and answer
+    grammar), by step."""
+    return {"subjects": scorer.subjects_request, "profile": scorer.profile_request, "align": scorer.align_request,
+            "match": scorer.match_request}
 
 
 def decisions(rows: list[dict[str, Any]], docs: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
