@@ -44,7 +44,7 @@ from privasis_bench.spia.prompts import (
 )
 from privasis_bench.spia.records import CODE_TAGS, MIN_CERTAINTY, NON_CODE_TAGS, SpiaDocument
 from privasis_bench.spia.rules import DEFAULT_LOCATION_DEPTH
-from privasis_bench.spia.source import fetch, source_line
+from privasis_bench.spia.source import fetch, origin, source_line
 from privasis_bench.spia.spans import SpanDocument, is_span_file, load_span_documents, recall_counts, span_recall
 from privasis_bench.tasks.scoring import OutputScorer
 
@@ -142,11 +142,15 @@ class SpiaScorer(OutputScorer):
 
     def describe(self) -> dict[str, Any]:
         """What produced the numbers (recorded under ``scorer`` in results.json)."""
-        return {"name": self.name, "templates": self.templates.sha256(), "adversary_temperature": ADVERSARY_TEMPERATURE,
-                "min_certainty": MIN_CERTAINTY, "location_max_depth": self.location_depth,
-                "uncomparable": self.uncomparable, "decider": "rule_model", "answer_grammar": self.answer_grammar,
-                "departures": list(DEPARTURES) + ([GRAMMAR_DEPARTURE] if self.constrained else []),
-                "official_code": "maisonOP/spia@3fa78a1"}
+        described = {"name": self.name, "templates": self.templates.sha256(), "adversary_temperature": ADVERSARY_TEMPERATURE,
+                     "min_certainty": MIN_CERTAINTY, "location_max_depth": self.location_depth,
+                     "uncomparable": self.uncomparable, "decider": "rule_model", "answer_grammar": self.answer_grammar,
+                     "departures": list(DEPARTURES) + ([GRAMMAR_DEPARTURE] if self.constrained else []),
+                     "official_code": "maisonOP/spia@3fa78a1"}
+        pins = [o for o in (origin(f) for f in self.files) if o is not None]
+        if pins:  # read from the cache of a pinned file: the repository, commit, path and sha256 it was fetched from
+            described["data_origin"] = pins
+        return described
 
     @property
     def constrained(self) -> bool:
