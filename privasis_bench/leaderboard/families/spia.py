@@ -24,6 +24,7 @@ from privasis_bench.leaderboard.families.spia_board import sections  # noqa: F40
 from privasis_bench.leaderboard.families.spia_replay import read_steps, replay, row_problems
 from privasis_bench.leaderboard.families.spia_viewer import write_viewer  # noqa: F401 - the family's target
 from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict
+from privasis_bench.leaderboard.provenance import role_pin_problems
 from privasis_bench.leaderboard.rejudge import REASKS, REJUDGE_CHARS_PER_TOKEN, Agreement, draw
 from privasis_bench.leaderboard.scored_content import digest, normal_text
 from privasis_bench.leaderboard.task_source import shipped_task
@@ -57,6 +58,8 @@ def verify(entry: EntryInput) -> FamilyVerdict:
     if entry.custom:  # documents of the user's own: no gold here; the stored scores are re-pooled, self-reported
         return FamilyVerdict(metrics=SpiaScorer.rescore(rows, {}, **_settings(res)), facts=dict(SELF_REPORTED_FACTS))
     problems = _hash_problem(entry)
+    if entry.submission.get("track") == "verified":  # the adversary and matcher the re-ask asks again
+        problems += [f"{entry.folder / RESULTS_NAME}: {p}" for p in role_pin_problems(res)]
     scorer = SpiaScorer(entry.task)
     limit = (res.get("dataset") or {}).get("limit")
     every = list(scorer.documents.values())
@@ -115,8 +118,9 @@ def _count_problems(res: Mapping[str, Any], *, scored: int, failed: int, loaded:
 def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
     """The board row of one verified SPIA entry: the shared fields, then CPR and IPR recomputed, with intervals."""
     sub, res, facts, m = v.submission, v.results, v.facts(), v.recomputed or {}
-    roles = (f"adversary and matcher {PINNED_ROLES['adversary']} (answers re-asked)" if v.agreement
-             else "adversary and matcher answers as recorded (self-reported)")
+    held = ", answers held to a grammar" if (res.get("scorer") or {}).get("answer_grammar") == "gbnf" else ""
+    roles = (f"adversary and matcher {PINNED_ROLES['adversary']} (answers re-asked{held})" if v.agreement
+             else f"adversary and matcher answers as recorded (self-reported{held})")
     row: dict[str, Any] = {
         "name": str(sub["name"]), "label": sub.get("label"), "track": sub["track"], "task": task,
         "rejudged": v.agreement is not None, "reference": bool(sub.get("reference")),
