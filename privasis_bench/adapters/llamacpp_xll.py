@@ -91,6 +91,8 @@ class XllamaEngine:
         }
         if request.stop:
             body["stop"] = list(request.stop)
+        if request.grammar is not None:
+            body["grammar"] = request.grammar
         body.update(sampling)
         return body
 

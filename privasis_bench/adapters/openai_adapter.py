@@ -82,6 +82,7 @@ class OpenAIAdapter(Adapter):
     """Async client for ``/v1/chat/completions`` (official API or a compatible server)."""
 
     provider = "openai"
+    constrains = True  # as llama.cpp's server's ``grammar`` field (see request_kwargs)
 
     def __init__(self, model: str, **args: Any) -> None:
         super().__init__(model, **args)
@@ -150,6 +151,8 @@ class OpenAIAdapter(Adapter):
             kwargs["stop"] = list(request.stop)
         if request.seed is not None:
             kwargs["seed"] = request.seed
+        if request.grammar is not None:  # llama.cpp's server reads it; a server that does not refuses the request
+            kwargs["grammar"] = request.grammar
         kwargs.update(self.pass_through)
         if self.extra_body:
             kwargs["extra_body"] = self.extra_body

@@ -49,6 +49,7 @@ class RoundRobinAdapter(Adapter):
         self._turn = itertools.cycle(range(len(adapters)))
         self.rankable, self.batched, self.cacheable = first.rankable, first.batched, first.cacheable
         self.deterministic = getattr(first, "deterministic", False)
+        self.constrains = first.constrains
 
     async def agenerate(self, request: ChatRequest) -> ChatResult:
         """One call on the next adapter in turn."""
@@ -71,7 +72,7 @@ class BookedAdapter(Adapter):
     def __init__(self, inner: Adapter) -> None:
         self.inner, self.model, self.args = inner, getattr(inner, "model", ""), getattr(inner, "args", {})
         self.rankable, self.batched, self.cacheable = inner.rankable, inner.batched, inner.cacheable
-        self.sequential = inner.sequential
+        self.sequential, self.constrains = inner.sequential, inner.constrains
         self.shard: ShardCache | None = None
 
     async def agenerate(self, request: ChatRequest) -> ChatResult:

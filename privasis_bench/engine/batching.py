@@ -46,6 +46,7 @@ class BatchedAdapter(Adapter):
         super().__init__(inner.model, **inner.args)
         self.inner, self.broker = inner, broker
         self.provider = inner.provider  # type: ignore[misc]
+        self.constrains = inner.constrains  # type: ignore[misc]  # a grammar goes into the batched request as sent
 
     async def agenerate(self, request: ChatRequest) -> ChatResult:
         """Wait for this request's answer from a batch."""

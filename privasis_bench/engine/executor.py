@@ -199,11 +199,19 @@ class Engine:
         """One request to a one-at-a-time adapter, with the harness's retries and answer policy."""
         return await self._with_retries(lambda: self._one(request), bar, pacer)
 
+    def _check_grammar(self, requests: list[ChatRequest]) -> None:
+        if not self.adapter.constrains and any(r.grammar is not None for r in requests):
+            raise AdapterError(f"{self.adapter.provider}: this back-end cannot hold an answer to a grammar "
+                               "(the caller asks for constrained answers: use llamacpp: or a llama.cpp server)",
+                               retryable=False)
+
     async def _one(self, request: ChatRequest) -> ChatResult:
+        self._check_grammar([request])
         coro = self.adapter.agenerate(request)
         return await (asyncio.wait_for(coro, self.call_timeout) if self.call_timeout else coro)
 
     async def _batch(self, batch: list[ChatRequest]) -> list[ChatResult]:
+        self._check_grammar(batch)
         results = await asyncio.to_thread(self.adapter.generate_batch, batch)
         if len(results) != len(batch):
             raise AdapterError(f"batch returned {len(results)} results for {len(batch)} requests", retryable=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from privasis_bench.adapters.spec import TRANSPORT_ARGS, ModelSpec
 from privasis_bench.leaderboard.task_source import custom_inputs
@@ -91,6 +91,24 @@ def judge_pin_problems(task: TaskConfig, judge: dict[str, Any]) -> list[str]:
     for name, digest in sorted(hashes.items()):
         if (judge.get("prompt_hashes") or {}).get(name) != digest:
             problems.append(f"judge prompt {name!r} hash differs from the shipped template's")
+    return problems
+
+
+def role_pin_problems(results: Mapping[str, Any]) -> list[str]:
+    """Why the models a results file records for its family's pinned roles (``FamilySpec.extra["pinned_roles"]``:
+    role -> spec, e.g. SPIA's adversary and matcher) are not the ones the verified track re-asks (empty when they
+    are). A run recorded before results named its roles has no ``roles``: it is refused too."""
+    from privasis_bench.leaderboard.family_api import family_of
+
+    pinned = dict(family_of(results).extra.get("pinned_roles") or {})
+    recorded = results.get("roles") if isinstance(results.get("roles"), dict) else {}
+    problems = []
+    for role, spec in sorted(pinned.items()):
+        key = ModelSpec.parse(spec).cache_identity()
+        got = (recorded.get(role) or {}).get("key") if isinstance(recorded.get(role), dict) else None
+        if got != key:
+            problems.append(f"the {role} is {got!r}, the verified track pins {key!r}" if got else
+                            f"roles.{role} is not recorded (the verified track pins {key!r}; re-run with this harness)")
     return problems
 
 

@@ -19,6 +19,7 @@ from privasis_bench.leaderboard.provenance import (
     TRACKS,
     judge_pin_problems,
     portable_results,
+    role_pin_problems,
     submission_record,
 )
 from privasis_bench.leaderboard.scan import scan_text
@@ -89,8 +90,9 @@ def check_submittable(task_dir: Path, results: dict, *, track: str, reference: b
     if expected != task_info.get("config_hash"):
         raise SubmissionError(f"{where}: task.config_hash differs from the shipped task {task.task!r} "
                               f"({task_info.get('config_hash')} vs {expected}); re-run with the shipped task")
-    if track == "verified" and task.judge is not None:  # a span-scored task has no judge to pin
-        problems = judge_pin_problems(task, results.get("judge") or {})
+    if track == "verified":  # the judge (a span-scored task has none) and the family's pinned roles
+        problems = (judge_pin_problems(task, results.get("judge") or {}) if task.judge is not None else []) + \
+            role_pin_problems(results)
         if problems:
             raise SubmissionError(f"{where}: not eligible for the verified track: {problems[0]} (use --track self-reported)")
     return expected

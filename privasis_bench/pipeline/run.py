@@ -26,7 +26,7 @@ from privasis_bench.results.record import RunEnvelope, write_run_record
 
 SANITIZED_NAME = "sanitized.jsonl"
 __all__ = ["SANITIZED_NAME", "EngineOptions", "EvalOutcome", "OutputPlan", "RunChecks", "TaskJob", "evaluate_task",
-           "model_description", "now"]
+           "model_description", "now", "role_models"]
 
 @dataclass
 class EngineOptions:
@@ -66,10 +66,17 @@ def evaluate_task(job: TaskJob) -> EvalOutcome:
         job.task, job.model_info, job.instruction, describe_testee_prompt(job.task), dataset={**scored.dataset},
         started=started, checks=job.checks.to_dict(), answer_policy={e.role: e.answers.to_dict() for e in job.engines},
         usage=job.spend.usage() if job.spend is not None else usage_by_role(job.engines),
-        usage_cumulative=scored.finish(job.spend) if job.spend is not None else None)
+        usage_cumulative=scored.finish(job.spend) if job.spend is not None else None, roles=role_models(job.engines))
     results = envelope.assemble(scored.sections, complete=scored.complete, passed=scored.passed)
     write_run_record(job.task_dir / RESULTS_NAME, results, job.task.scorer)
     return EvalOutcome(job.task_dir, results)
+
+
+def role_models(engines: Any) -> dict[str, dict[str, str]]:
+    """``{role: {"label", "key"}}`` of a run's engines: the key is the spec's cache identity (provider, model and the
+    arguments that change answers; never a secret or a host)."""
+    return {e.role: {"label": spec_label(e.spec), "key": e.spec.cache_identity()}
+            for e in sorted(engines, key=lambda e: e.role) if getattr(e, "spec", None) is not None}
 
 
 def model_description(spec: ModelSpec, engine: Engine | None, *, max_tokens: int, temperature: float) -> dict[str, Any]:

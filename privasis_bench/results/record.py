@@ -51,6 +51,9 @@ class RunEnvelope:
     usage: dict[str, Any] = field(default_factory=dict)
     usage_cumulative: dict[str, Any] | None = None
     started: str = field(default_factory=now)
+    #: Which model played each role of the run (the model under test as ``model``, the judge, a family's roles): the
+    #: label and the answer-determining identity (``pipeline.run.role_models``), never a key, a host or another secret.
+    roles: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def assemble(self, family: Mapping[str, Any], *, complete: bool, passed: bool) -> dict[str, Any]:
         """The whole results mapping: the envelope around the family's own sections."""
@@ -62,6 +65,7 @@ class RunEnvelope:
             "model": self.model,
             "instruction": self.instruction,
             "testee_prompt": self.testee_prompt,
+            "roles": self.roles,
         }
         out = {**head, **family, "checks": {**self.checks, "passed": passed}, "answer_policy": self.answer_policy,
                "usage": self.usage, "usage_cumulative": self.usage_cumulative,

@@ -37,7 +37,7 @@ FAMILY = FamilySpec(
     sections="privasis_bench.leaderboard.families.spia:sections",
     record_outcome="privasis_bench.spia.family:record_outcome",
     rejudge_kinds=("adversary:people", "adversary:profile", "matcher:align", "matcher:value"),
-    extra={"schema_dir": "privasis_bench.spia:schemas"},
+    extra={"schema_dir": "privasis_bench.spia:schemas", "pinned_roles": PINNED_ROLES},
 )
 
 

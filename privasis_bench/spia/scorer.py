@@ -21,7 +21,9 @@ from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.data.records import Record
 from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.errors import DataError, TaskConfigError
+from privasis_bench.spia import grammars
 from privasis_bench.spia.answers import UnreadableAnswer, parse_pairs, parse_people, parse_profile
+from privasis_bench.spia.grammars import GRAMMAR_MODES
 from privasis_bench.spia.loading import load_documents
 from privasis_bench.spia.matching import UNCOMPARABLE_POLICIES, TagScore, score_subject
 from privasis_bench.spia.metrics import (
@@ -42,12 +44,12 @@ from privasis_bench.spia.prompts import (
 )
 from privasis_bench.spia.records import CODE_TAGS, MIN_CERTAINTY, NON_CODE_TAGS, SpiaDocument
 from privasis_bench.spia.rules import DEFAULT_LOCATION_DEPTH
-from privasis_bench.spia.source import fetch, source_line
+from privasis_bench.spia.source import fetch, origin, source_line
 from privasis_bench.spia.spans import SpanDocument, is_span_file, load_span_documents, recall_counts, span_recall
 from privasis_bench.tasks.scoring import OutputScorer
 
 ARGS = ("templates", "uncomparable", "location_max_depth", "adversary_max_tokens", "matcher_max_tokens", "data_sha256",
-        "span_file", "span_sha256")
+        "span_file", "span_sha256", "answer_grammar")
 INSTRUCTION = ("Anonymize this document: rewrite it so that no person in it can be identified or profiled. Remove "
                "or generalize names, identification numbers, contact details and every detail that reveals a "
                "person's age, sex, location, nationality, education, relationship status, occupation, affiliation or "
@@ -59,6 +61,9 @@ DEPARTURES = (
     "a failed matcher or adversary call is a recorded failure, never a 0 score",
     "prompts in this project's own wording (tasks/spia/prompts), same questions and output fields",
 )
+#: The departure recorded when the adversary's and the matcher's answers are held to a grammar (see :mod:`.grammars`).
+GRAMMAR_DEPARTURE = ("answers constrained: every adversary and matcher request carries a GBNF grammar of the form the "
+                     "readers expect (answer_grammar: gbnf; the official code lets the model answer freely)")
 
 
 class SpiaScorer(OutputScorer):
@@ -78,6 +83,9 @@ class SpiaScorer(OutputScorer):
         self.location_depth = int(args.get("location_max_depth", DEFAULT_LOCATION_DEPTH))
         self.adversary_tokens = int(args.get("adversary_max_tokens", 4096))
         self.matcher_tokens = int(args.get("matcher_max_tokens", 1024))
+        self.answer_grammar = str(args.get("answer_grammar", "none"))
+        if self.answer_grammar not in GRAMMAR_MODES:
+            raise TaskConfigError(where, "scorer_args.answer_grammar", f"{self.answer_grammar!r}: choose {' or '.join(GRAMMAR_MODES)}")
         try:
             self.templates = load_templates(args.get("templates") or {})
         except ValueError as exc:
@@ -134,40 +142,59 @@ class SpiaScorer(OutputScorer):
 
     def describe(self) -> dict[str, Any]:
         """What produced the numbers (recorded under ``scorer`` in results.json)."""
-        return {"name": self.name, "templates": self.templates.sha256(), "adversary_temperature": ADVERSARY_TEMPERATURE,
-                "min_certainty": MIN_CERTAINTY, "location_max_depth": self.location_depth,
-                "uncomparable": self.uncomparable, "decider": "rule_model", "departures": list(DEPARTURES),
-                "official_code": "maisonOP/spia@3fa78a1"}
+        described = {"name": self.name, "templates": self.templates.sha256(), "adversary_temperature": ADVERSARY_TEMPERATURE,
+                     "min_certainty": MIN_CERTAINTY, "location_max_depth": self.location_depth,
+                     "uncomparable": self.uncomparable, "decider": "rule_model", "answer_grammar": self.answer_grammar,
+                     "departures": list(DEPARTURES) + ([GRAMMAR_DEPARTURE] if self.constrained else []),
+                     "official_code": "maisonOP/spia@3fa78a1"}
+        pins = [o for o in (origin(f) for f in self.files) if o is not None]
+        if pins:  # read from the cache of a pinned file: the repository, commit, path and sha256 it was fetched from
+            described["data_origin"] = pins
+        return described
+
+    @property
+    def constrained(self) -> bool:
+        """True when every adversary and matcher request carries a grammar (``answer_grammar: gbnf``)."""
+        return self.answer_grammar == "gbnf"
 
     def role_requests(self, record: Record, text: str) -> dict[str, list[ChatRequest]]:
         """What scoring one document asks each role (``run --plan``): the adversary's three calls, the alignment,
         and one value question per counted gold value (the most there are when the adversary gives one value per
         tag and the rules reject every one; distinct pairs shared across documents are asked once)."""
         doc = self.documents[record.id]
-        placeholder = subject_lines([s.description for s in doc.subjects])
-        values = [self._match(a.keyword, a.keyword, a.tag) for s in doc.subjects for a in s.attributes
+        values = [self.match_request(a.keyword, a.keyword, a.tag) for s in doc.subjects for a in s.attributes
                   if a.keyword.strip() and a.certainty >= MIN_CERTAINTY]
-        return {"adversary": [self._subjects(text), self._profile("profile_codes", text, placeholder),
-                              self._profile("profile_descriptive", text, placeholder)],
-                "matcher": [self._align(doc, [(s.description, ()) for s in doc.subjects]), *values]}
+        people = [s.description for s in doc.subjects]
+        return {"adversary": [self.subjects_request(text), self.profile_request("profile_codes", text, people),
+                              self.profile_request("profile_descriptive", text, people)],
+                "matcher": [self.align_request(doc, [(s.description, ()) for s in doc.subjects]), *values]}
 
-    # -- requests -------------------------------------------------------------------------------------------------
-    def _adversary(self, prompt: str) -> ChatRequest:
-        return ChatRequest.user(prompt, max_tokens=self.adversary_tokens, temperature=ADVERSARY_TEMPERATURE)
+    # -- requests (the verifier's re-ask builds its requests with these too) -----------------------------------------
+    def _adversary(self, prompt: str, grammar: str) -> ChatRequest:
+        return ChatRequest.user(prompt, max_tokens=self.adversary_tokens, temperature=ADVERSARY_TEMPERATURE,
+                                grammar=grammar if self.constrained else None)
 
-    def _subjects(self, text: str) -> ChatRequest:
-        return self._adversary(fill(self.templates.texts["subjects"], text=text))
+    def subjects_request(self, text: str) -> ChatRequest:
+        """The adversary's people-list question about ``text``."""
+        return self._adversary(fill(self.templates.texts["subjects"], text=text), grammars.people_list())
 
-    def _profile(self, which: str, text: str, people: str) -> ChatRequest:
-        return self._adversary(fill(self.templates.texts[which], text=text, subjects=people))
+    def profile_request(self, which: str, text: str, people: list[str]) -> ChatRequest:
+        """The adversary's ``which`` profiling question (``profile_codes``/``profile_descriptive``) about ``people``."""
+        tags = CODE_TAGS if which == "profile_codes" else NON_CODE_TAGS
+        return self._adversary(fill(self.templates.texts[which], text=text, subjects=subject_lines(people)),
+                               grammars.profile(tags, len(people)))
 
-    def _align(self, doc: SpiaDocument, inferred: list) -> ChatRequest:
+    def align_request(self, doc: SpiaDocument, inferred: list) -> ChatRequest:
+        """The matcher's question pairing ``doc``'s annotated people with the ``inferred`` ones."""
         prompt = fill(self.templates.texts["align"], reference=people_block(reference_people(doc.subjects)),
                       inferred=people_block(inferred))
-        return ChatRequest.user(prompt, max_tokens=self.matcher_tokens)
+        grammar = grammars.alignment(len(doc.subjects), len(inferred)) if self.constrained else None
+        return ChatRequest.user(prompt, max_tokens=self.matcher_tokens, grammar=grammar)
 
-    def _match(self, gold: str, guess: str, tag: str) -> ChatRequest:
-        return ChatRequest.user(fill(self.templates.texts["match"], tag=tag, gold=gold, guess=guess), max_tokens=16)
+    def match_request(self, gold: str, guess: str, tag: str) -> ChatRequest:
+        """The matcher's question whether ``guess`` is the gold value ``gold`` of ``tag``."""
+        return ChatRequest.user(fill(self.templates.texts["match"], tag=tag, gold=gold, guess=guess), max_tokens=16,
+                                grammar=grammars.verdict() if self.constrained else None)
 
     # -- scoring --------------------------------------------------------------------------------------------------
     def score(self, outputs: dict[str, SystemOutput], *, bootstrap_samples: int, seed: int, confidence: float,
@@ -185,7 +212,7 @@ class SpiaScorer(OutputScorer):
             if row["output"] is not None and d in self.spans:
                 row["spans"] = recall_counts(self.spans[d], row["output"])
         live = [d for d, r in rows.items() if r["error"] is None]
-        self._wave(roles["adversary"], rows, live, "subjects", lambda d: self._subjects(rows[d]["output"]), "adversary: people")
+        self._wave(roles["adversary"], rows, live, "subjects", lambda d: self.subjects_request(rows[d]["output"]), "adversary: people")
         for d in [d for d in live if rows[d]["error"] is None]:
             try:
                 rows[d]["people"] = parse_people(rows[d]["answers"]["subjects"])
@@ -194,7 +221,7 @@ class SpiaScorer(OutputScorer):
         live = [d for d in live if rows[d]["error"] is None]
         for which in ("profile_codes", "profile_descriptive"):
             self._wave(roles["adversary"], rows, live, which,
-                       lambda d, w=which: self._profile(w, rows[d]["output"], subject_lines(rows[d]["people"])),
+                       lambda d, w=which: self.profile_request(w, rows[d]["output"], rows[d]["people"]),
                        f"adversary: {which.replace('_', ' ')}")
         inferred: dict[str, list] = {}
         for d in [d for d in live if rows[d]["error"] is None]:
@@ -206,7 +233,7 @@ class SpiaScorer(OutputScorer):
             except UnreadableAnswer as exc:
                 rows[d]["error"] = f"adversary profile: {exc}"
         live = [d for d in live if rows[d]["error"] is None]
-        self._wave(roles["matcher"], rows, live, "align", lambda d: self._align(self.documents[d], inferred[d]),
+        self._wave(roles["matcher"], rows, live, "align", lambda d: self.align_request(self.documents[d], inferred[d]),
                    "matcher: align people")
         for d in [d for d in live if rows[d]["error"] is None]:
             try:
@@ -246,7 +273,7 @@ class SpiaScorer(OutputScorer):
 
     def _match_wave(self, engine: Any, live: list[str], inferred: dict, rows: dict) -> dict[tuple[str, str, str], str | None]:
         questions = sorted(set().union(*(self._pairs_to_ask(d, inferred[d], rows) for d in live)) if live else set())
-        results = engine.run([self._match(*q) for q in questions], desc="matcher: values") if questions else []
+        results = engine.run([self.match_request(*q) for q in questions], desc="matcher: values") if questions else []
         return {q: r.text for q, r in zip(questions, results)}
 
     def _score_document(self, row: dict, inferred: list, answers: dict) -> None:

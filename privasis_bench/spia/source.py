@@ -10,6 +10,7 @@ Offline, or when the host refuses, the fetch fails at once with one line saying 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from pathlib import Path
@@ -65,6 +66,7 @@ def fetch(task: Any, name: str | None = None, digest: str | None = None) -> Path
     name, digest = (name, digest) if name else (pinned_name, pinned_digest)
     target = cache_root() / commit / Path(name).name
     if target.is_file() and (digest is None or _sha256(target.read_bytes()) == digest):
+        _note_origin(target, repository, commit, name)
         return target
     host = os.environ.get(RAW_HOST_ENV, RAW_HOST).rstrip("/")
     url = f"{host}/{repository}/{commit}/{name}"
@@ -76,7 +78,37 @@ def fetch(task: Any, name: str | None = None, digest: str | None = None) -> Path
     partial = target.with_name(f".{target.name}.{os.getpid()}.part")
     partial.write_bytes(body)
     os.replace(partial, target)
+    _note_origin(target, repository, commit, name)
     return target
+
+
+def _origin_file(path: Path) -> Path:
+    return path.with_name(f"{path.name}.origin.json")
+
+
+def _note_origin(target: Path, repository: str, commit: str, name: str) -> None:
+    """Write beside a cached file where it came from, so a run that reads the cached copy still records the pin."""
+    origin = {"repository": repository, "commit": commit, "path": name, "sha256": _sha256(target.read_bytes())}
+    where = _origin_file(target)
+    try:
+        if not where.is_file() or json.loads(where.read_text("utf-8")) != origin:
+            where.write_text(json.dumps(origin, sort_keys=True) + "\n", "utf-8")
+    except (OSError, ValueError):
+        pass  # a read-only cache: the run then records the file alone
+
+
+def origin(path: str | Path) -> dict[str, str] | None:
+    """Where a data file came from: ``{"repository", "commit", "path", "sha256"}`` when it is a fetched copy of a pinned
+    file whose content still has the recorded sha256, else None (a user's own file)."""
+    path = Path(path)
+    try:
+        noted = json.loads(_origin_file(path).read_text("utf-8"))
+        same = isinstance(noted, dict) and noted.get("sha256") == _sha256(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not same or not all(isinstance(noted.get(k), str) for k in ("repository", "commit", "path")):
+        return None
+    return {k: noted[k] for k in ("repository", "commit", "path", "sha256")}
 
 
 def _get(url: str, name: str, repository: str, commit: str) -> bytes:

@@ -167,3 +167,25 @@ def test_a_revision_that_is_not_a_commit_is_refused():
 def test_tasks_list_names_the_pinned_source_without_fetching():
     assert SpiaScorer.data_source(_task("spia_panorama_full")) == (
         "github.com/maisonOP/spia@3fa78a1 data/spia/spia_panorama_531.jsonl (fetched once and cached, or --data-files)")
+
+
+def test_a_run_on_the_cached_copy_still_records_the_pinned_repository_and_commit(raw_host, tmp_path):
+    served = raw_host / Path(TASKS["spia_panorama"]).name
+    served_spans = raw_host.parent / "entity" / Path(SPANS["spia_panorama"]).name
+    digests = {"data_sha256": _digest(served), "span_sha256": _digest(served_spans)}
+    task = _task("spia_panorama", **digests)
+    files = SpiaScorer(task).data_files()
+    # the CLI reads the fetched copies as local files (the task's repository and commit are dropped from it)
+    on_cache = task.model_copy(update={"dataset": task.dataset.model_copy(
+        update={"data_files": files, "path": None, "revision": None})})
+    described = SpiaScorer(on_cache).describe()
+    assert described["data_origin"] == [
+        {"repository": source.REPOSITORY, "commit": source.COMMIT, "path": TASKS["spia_panorama"], "sha256": _digest(served)},
+        {"repository": source.REPOSITORY, "commit": source.COMMIT, "path": SPANS["spia_panorama"],
+         "sha256": _digest(served_spans)}]
+    own = tmp_path / "mine.jsonl"  # a user's copy (or a cached copy changed since): no pin is claimed
+    own.write_bytes(Path(files[0]).read_bytes())
+    mine = task.model_copy(update={"dataset": task.dataset.model_copy(update={"data_files": [str(own)], "path": None})})
+    assert "data_origin" not in SpiaScorer(mine).describe()
+    Path(files[0]).write_text(Path(files[0]).read_text("utf-8").splitlines()[0] + "\n", "utf-8")
+    assert [o["path"] for o in SpiaScorer(on_cache).describe()["data_origin"]] == [SPANS["spia_panorama"]]

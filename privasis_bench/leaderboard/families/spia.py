@@ -25,6 +25,7 @@ from privasis_bench.leaderboard.families.spia_board import sections  # noqa: F40
 from privasis_bench.leaderboard.families.spia_replay import read_steps, replay, row_problems
 from privasis_bench.leaderboard.families.spia_viewer import write_viewer  # noqa: F401 - the family's target
 from privasis_bench.leaderboard.family_api import EntryInput, FamilyVerdict, bootstrap_settings, config_hash_problem
+from privasis_bench.leaderboard.provenance import role_pin_problems
 from privasis_bench.leaderboard.rejudge import REASKS, REJUDGE_CHARS_PER_TOKEN, Agreement, draw
 from privasis_bench.leaderboard.scored_content import digest, normal_text
 from privasis_bench.leaderboard.task_source import shipped_task
@@ -32,7 +33,6 @@ from privasis_bench.results.files import RESULTS_NAME, SAMPLES_NAME, load_sample
 from privasis_bench.spia.answers import UnreadableAnswer, parse_pairs, parse_people, parse_profile
 from privasis_bench.spia.family import BOARD, PINNED_ROLES
 from privasis_bench.spia.matching import parse_verdict
-from privasis_bench.spia.prompts import ADVERSARY_TEMPERATURE, fill, people_block, reference_people, subject_lines
 from privasis_bench.spia.records import CODE_TAGS, NON_CODE_TAGS
 from privasis_bench.spia.scorer import SpiaScorer
 
@@ -52,6 +52,8 @@ def verify(entry: EntryInput) -> FamilyVerdict:
     if entry.custom:  # documents of the user's own: no gold here; the stored scores are re-pooled, self-reported
         return FamilyVerdict(metrics=SpiaScorer.rescore(rows, {}, **bootstrap_settings(res)), facts=dict(SELF_REPORTED_FACTS))
     problems = config_hash_problem(entry)
+    if entry.submission.get("track") == "verified":  # the adversary and matcher the re-ask asks again
+        problems += [f"{entry.folder / RESULTS_NAME}: {p}" for p in role_pin_problems(res)]
     scorer = SpiaScorer(entry.task)
     limit = (res.get("dataset") or {}).get("limit")
     every = list(scorer.documents.values())
@@ -102,8 +104,9 @@ def _count_problems(res: Mapping[str, Any], *, scored: int, failed: int, loaded:
 def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
     """The board row of one verified SPIA entry: the shared fields, then CPR and IPR recomputed, with intervals."""
     sub, res, facts, m = v.submission, v.results, v.facts(), v.recomputed or {}
-    roles = (f"adversary and matcher {PINNED_ROLES['adversary']} (answers re-asked)" if v.agreement
-             else "adversary and matcher answers as recorded (self-reported)")
+    held = ", answers held to a grammar" if (res.get("scorer") or {}).get("answer_grammar") == "gbnf" else ""
+    roles = (f"adversary and matcher {PINNED_ROLES['adversary']} (answers re-asked{held})" if v.agreement
+             else f"adversary and matcher answers as recorded (self-reported{held})")
     row: dict[str, Any] = {
         "name": str(sub["name"]), "label": sub.get("label"), "track": sub["track"], "task": task,
         "rejudged": v.agreement is not None, "reference": bool(sub.get("reference")),
@@ -129,21 +132,10 @@ def board_row(v: Any, task: str, viewer: str | None) -> dict[str, Any]:
 
 # -- the re-ask ------------------------------------------------------------------------------------------------------
 def requests_for(scorer: SpiaScorer) -> dict[str, Callable[..., ChatRequest]]:
-    """The requests the SPIA scorer sends, built from the shipped task's templates and budgets (the same questions)."""
-    texts = scorer.templates.texts
-
-    def adversary(prompt: str) -> ChatRequest:
-        return ChatRequest.user(prompt, max_tokens=scorer.adversary_tokens, temperature=ADVERSARY_TEMPERATURE)
-
-    return {
-        "subjects": lambda text: adversary(fill(texts["subjects"], text=text)),
-        "profile": lambda which, text, people: adversary(fill(texts[which], text=text, subjects=subject_lines(people))),
-        "align": lambda doc, inferred: ChatRequest.user(
-            fill(texts["align"], reference=people_block(reference_people(doc.subjects)), inferred=people_block(inferred)),
-            max_tokens=scorer.matcher_tokens),
-        "match": lambda gold, guess, tag: ChatRequest.user(fill(texts["match"], tag=tag, gold=gold, guess=guess),
-                                                           max_tokens=16),
-    }
+    """The requests the SPIA scorer sends (its own request builders: the shipped task's templates, budgets and answer
+    grammar), by step."""
+    return {"subjects": scorer.subjects_request, "profile": scorer.profile_request, "align": scorer.align_request,
+            "match": scorer.match_request}
 
 
 def decisions(rows: list[dict[str, Any]], docs: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
