@@ -66,7 +66,7 @@ def test_shards_are_read_with_the_main_cache_and_merged_into_it(tmp_path: Path):
 
 def test_round_robin_spreads_calls_over_every_base_url():
     class Echo:
-        rankable, batched, cacheable, model = True, False, True, "m"
+        rankable, batched, cacheable, constrains, model = True, False, True, False, "m"
 
         def __init__(self, name: str) -> None:
             self.name = name
