@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from privasis_bench.adapters.base import ChatResult
+from privasis_bench.adapters.spec import ModelSpec
 from privasis_bench.data.system_output import SystemOutput
 from privasis_bench.leaderboard.build import board_parts, board_rows
 from privasis_bench.leaderboard.families import spia as board
@@ -24,6 +25,7 @@ from privasis_bench.leaderboard.markdown import readme
 from privasis_bench.leaderboard.page import render_board
 from privasis_bench.leaderboard.task_source import shipped_task
 from privasis_bench.leaderboard.verify import verify_submission
+from privasis_bench.spia.family import PINNED_ROLES
 from privasis_bench.spia.prompts import subject_lines
 from privasis_bench.spia.scorer import SpiaScorer
 
@@ -99,6 +101,13 @@ def honest(tmp_path_factory) -> Path:
             main()
         except SystemExit as exc:
             assert not exc.code, exc.code
+    # The fake server plays the pinned adversary and matcher here (as the tests' askers play their re-ask): the run
+    # records it under the pinned models' names, or the verified track would refuse it for its roles.
+    results_path = root / "run" / TASK / "results.json"
+    results = json.loads(results_path.read_text("utf-8"))
+    for role, pinned in PINNED_ROLES.items():
+        results["roles"][role] = {"label": pinned, "key": ModelSpec.parse(pinned).cache_identity()}
+    results_path.write_text(json.dumps(results, indent=2), encoding="utf-8")
     [folder] = submit_run(root / "run", "org/anonymizer", track="verified", label="spia test", root=root / "subs")
     return folder
 
@@ -212,10 +221,13 @@ def test_the_re_ask_sends_the_scorers_own_requests():
     scorer = SpiaScorer(task)
     make = board.requests_for(scorer)
     doc = next(iter(scorer.documents.values()))
-    assert make["subjects"]("x") == scorer._subjects("x")
-    assert make["profile"]("profile_codes", "x", ["a"]) == scorer._profile("profile_codes", "x", subject_lines(["a"]))
-    assert make["align"](doc, []) == scorer._align(doc, [])
-    assert make["match"]("a", "b", "NAME") == scorer._match("a", "b", "NAME")
+    asked = [make["subjects"]("x"), make["profile"]("profile_codes", "x", ["a"]), make["align"](doc, []),
+             make["match"]("a", "b", "NAME")]
+    assert asked == [scorer.subjects_request("x"), scorer.profile_request("profile_codes", "x", ["a"]),
+                     scorer.align_request(doc, []), scorer.match_request("a", "b", "NAME")]
+    assert "x" in asked[0].messages[-1][1] and subject_lines(["a"]) in asked[1].messages[-1][1]
+    # the shipped sample holds answers to a grammar: the re-ask sends the same one, or it would ask another question
+    assert all(r.grammar for r in asked) == bool(scorer.constrained)
 
 
 EVIL = "<script>alert(1)</script>"
@@ -264,7 +276,8 @@ def test_the_committed_board_holds_the_seeded_spia_entries_and_the_published_tab
     seeded = set(re.findall(r'"spia_sample (\S+) ', (repo / "leaderboards" / "seed_board.sh").read_text("utf-8")))
     assert {e["name"] for e in spia} <= seeded  # driven from the one seed list
     # issue 53: with the answer grammar every document's answers are read, so every seeded entry has numbers
-    assert len(spia) >= 4 and all(e["cpr"] is not None and e["ipr"] is not None and e["rankable"] for e in spia)
+    assert len(spia) >= 4 and all(e["cpr"] is not None and e["ipr"] is not None for e in spia)
+    assert all(e["rankable"] == (e.get("degenerate") is None) for e in spia)  # baselines apart, every tool ranked
     assert all(e["records"] == e["task_records"] == 5 for e in spia)
     assert data["spia_paper_reported"]["rows"][0]["method"] == "Longformer"
     report = json.loads((repo / "leaderboards" / "rejudge.json").read_text("utf-8"))

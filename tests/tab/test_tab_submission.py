@@ -76,8 +76,8 @@ def test_ties_on_the_headline_share_a_rank_and_say_so():
 
 
 def test_nothing_re_asked_is_never_shown_as_agreement():
-    assert _agreement({"rejudge_agreement": {"judge": "llamacpp:smollm2", "agreed": 0, "asked": 0}}) is None
-    assert _agreement({"rejudge_agreement": {"judge": "j", "agreed": 9, "asked": 10}}) == "re-judge 9/10 agree"
+    assert _agreement({"judge": "llamacpp:smollm2", "agreed": 0, "asked": 0}) == ("re-judge: nothing re-asked", "tag warn")
+    assert _agreement({"judge": "j", "agreed": 9, "asked": 10}) == ("re-judge 9/10 agree", "tag ok")
 
 
 def test_the_committed_board_rows_of_both_families(committed_verdicts):
