@@ -7,6 +7,8 @@ block and running again after it; a process id that is not a verify, or that has
 from __future__ import annotations
 
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +18,18 @@ pytestmark = pytest.mark.integration
 
 
 def _busy(name: str) -> subprocess.Popen:
-    return subprocess.Popen(["bash", "-c", "while :; do :; done", name])
+    """A busy loop whose command line ends with ``name``, once its program has replaced the forked copy of this one
+    (until then /proc shows this process's command line, and nothing would be recognised)."""
+    proc = subprocess.Popen(["bash", "-c", "while :; do :; done", name])
+    deadline = time.monotonic() + 10.0
+    while name.encode() not in Path(f"/proc/{proc.pid}/cmdline").read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return proc
+
+
+def _seen(pid: int) -> str:
+    """What the pause saw of ``pid``, for a failure message."""
+    return f"state {process_state(pid)!r}, command line {Path(f'/proc/{pid}/cmdline').read_bytes()!r}"
 
 
 def test_the_background_verify_is_stopped_inside_the_block_and_continues_after(monkeypatch):
@@ -24,8 +37,8 @@ def test_the_background_verify_is_stopped_inside_the_block_and_continues_after(m
     try:
         monkeypatch.setenv(BACKGROUND_PID_ENV, str(proc.pid))
         with background_paused():
-            assert process_state(proc.pid) == "T"
-        assert process_state(proc.pid) in ("R", "S")
+            assert process_state(proc.pid) == "T", _seen(proc.pid)
+        assert process_state(proc.pid) in ("R", "S"), _seen(proc.pid)
     finally:
         proc.kill()
         proc.wait()
