@@ -19,9 +19,6 @@ from privasis_bench.spia.answers import UnreadableAnswer, parse_pairs, parse_peo
 from privasis_bench.spia.matching import score_subject
 from privasis_bench.spia.records import CODE_TAGS, NON_CODE_TAGS, Attribute, SpiaDocument
 
-#: The adversary's and the aligner's recorded answers, in the order the scorer asks them.
-STEPS = ("subjects", "profile_codes", "profile_descriptive", "align")
-
 
 @dataclass
 class Replayed:
@@ -53,7 +50,7 @@ def matcher_table(row: Mapping[str, Any]) -> tuple[dict[tuple[str, str, str], st
     return table, problems
 
 
-def read_steps(answers: Mapping[str, Any], people_count: int | None = None) -> Replayed:
+def read_steps(answers: Mapping[str, Any]) -> Replayed:
     """The adversary's people and profiles read from the recorded answers (as far as they go)."""
     got = Replayed()
     text = answers.get("subjects")
