@@ -26,6 +26,10 @@ LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 #: The custom resource the worker nodes offer (and the stages reserve).
 WORKER_RESOURCE = "pb_worker"
 OBJECT_STORE_BYTES = 80 * 1024 * 1024  # Ray's minimum is 75 MiB; the batches here are a few KB
+#: The head's health checks of the other nodes: a lost node is declared dead after about 5 s instead of Ray's default
+#: 15 s or more (5 missed checks 3 s apart). The node-loss tests wait for that twice; what they check is unchanged.
+HEALTH_CHECKS = {"health_check_initial_delay_ms": 1000, "health_check_period_ms": 1000,
+                 "health_check_timeout_ms": 2000, "health_check_failure_threshold": 5}
 
 
 def free_port() -> int:
@@ -146,7 +150,8 @@ def local_cluster(worker_nodes: int = 2, *, worker_cpus: float = 2, slots: float
 def _cluster(worker_nodes: int, *, worker_cpus: float, slots: float, head_cpus: float) -> Iterator[LocalCluster]:
     from ray.cluster_utils import Cluster
 
-    head_args = {**_node_args(head_cpus), "gcs_server_port": free_port(), "include_dashboard": False}
+    head_args = {**_node_args(head_cpus), "gcs_server_port": free_port(), "include_dashboard": False,
+                 "_system_config": HEALTH_CHECKS}
     cluster = Cluster(initialize_head=True, head_node_args=head_args, shutdown_at_exit=True)
     running = LocalCluster(cluster, cluster.head_node, [], _node_args(worker_cpus, {WORKER_RESOURCE: slots}))
     try:

@@ -71,7 +71,7 @@ def test_the_readme_command_runs_every_tier() -> None:
     unit, slow, integration = command.split(" && pytest ")[1:]
     assert "-n 2 --dist worksteal" in unit and "--runslow" not in unit  # the unit tier alone: its tier check holds
     assert "-n 2 --dist worksteal --runslow -m slow " in slow and "--runintegration" not in slow
-    assert "-n 0 --runslow --runintegration -m integration " in integration  # one process: one server each
+    assert "-n 2 --dist loadgroup --runslow --runintegration -m integration " in integration  # a server per group
 
 
 @pytest.mark.usefixtures("ci_files")
@@ -86,3 +86,43 @@ def test_the_phase_timer_names_each_step_of_the_readme_command() -> None:
     out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
     assert re.findall(r"::: phase '([^']+)' took \d+s", out) == [
         "install", "tests: unit tier", "tests: slow tier", "tests: integration tier", "leaderboard verify"]
+
+
+def _verified_base(repo: Path, env: dict[str, str] | None = None) -> tuple[str, str]:
+    """(stdout, stderr) of .ci/verified-base run in ``repo``."""
+    base_env = {"PATH": "/usr/bin:/bin", "HOME": str(repo), **(env or {})}
+    done = subprocess.run(["bash", str(REPO / ".ci" / "verified-base")], cwd=repo, env=base_env,
+                          capture_output=True, text=True, check=True)
+    return done.stdout.strip(), done.stderr.strip()
+
+
+@pytest.mark.usefixtures("ci_files")
+def test_the_verified_base_is_the_hosts_record_or_the_nearest_annotated_tag_on_an_ancestor(tmp_path: Path) -> None:
+    from git_fakes import commit, git
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    rev = lambda ref: subprocess.run(["git", "rev-parse", ref], cwd=repo, capture_output=True,  # noqa: E731
+                                     text=True, check=True).stdout.strip()
+    for name in ("a", "b", "c"):
+        (repo / name).write_text(name)
+        commit(repo, name)
+    a, b, c = rev("HEAD~2"), rev("HEAD~1"), rev("HEAD")
+    out, err = _verified_base(repo)
+    assert out == "" and "every entry is re-judged" in err  # no record: the full check
+    git(repo, "tag", "board-verified/light", b)  # a lightweight tag says nobody's run passed: ignored
+    assert _verified_base(repo)[0] == ""
+    git(repo, "tag", "-a", "board-verified/old", a, "-m", "full check passed")
+    git(repo, "tag", "-a", "board-verified/new", b, "-m", "full check passed")
+    git(repo, "tag", "-a", "unrelated/x", c, "-m", "not a verification")
+    out, err = _verified_base(repo)
+    assert out == b and "board-verified/new" in err  # the nearest annotated tag on an ancestor
+    git(repo, "checkout", "-q", "-b", "other", a)  # a history the tagged commit is not part of
+    (repo / "d").write_text("d")
+    commit(repo, "d")
+    assert _verified_base(repo)[0] == a
+    git(repo, "checkout", "-q", "main")
+    assert _verified_base(repo, {"PRIVASIS_BENCH_VERIFIED_BASE": c})[0] == c  # the host's record comes first
+    out, err = _verified_base(repo, {"PRIVASIS_BENCH_VERIFIED_BASE": rev("other")})  # not an ancestor: ignored
+    assert out == b and "not an ancestor" in err

@@ -329,3 +329,29 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     if report.failed and item.get_closest_marker("integration") is not None:
         for server in list(_RUNNING):
             report.sections.append((f"{server.name} log (tail)", log_tail(server.log_path)))
+
+
+#: Which worker of ``pytest -n 2 --dist loadgroup`` runs a test: those that share a session server (llama.cpp's or
+#: vLLM's) go to one worker together, and so do those that use Ray, so that each server and cluster starts once; the
+#: others are shared out one by one.
+SERVER_FIXTURES = frozenset({"vllm_server_root", "vllm_server_url", "llama_server_url"})
+RAY_FIXTURES = frozenset({"ray_cluster", "ray_address"})
+#: Files whose tests start Ray nodes of their own: on the Ray tests' worker, not beside each other's load.
+RAY_FILES = ("test_scaling_doc_blocks.py",)
+
+
+def server_group(item: pytest.Item) -> str | None:
+    """The ``xdist_group`` of a test: ``ray``, ``servers`` or None (see :data:`SERVER_FIXTURES`)."""
+    names = set(getattr(item, "fixturenames", ()))
+    if item.path.name in RAY_FILES or names & RAY_FIXTURES:
+        return "ray"
+    return "servers" if names & SERVER_FIXTURES else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the test ids
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Group the tests by the session server they share (``--dist loadgroup`` keeps a group on one worker)."""
+    for item in items:
+        group = server_group(item)
+        if group and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))
