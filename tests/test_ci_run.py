@@ -126,3 +126,18 @@ def test_the_verified_base_is_the_hosts_record_or_the_nearest_annotated_tag_on_a
     assert _verified_base(repo, {"PRIVASIS_BENCH_VERIFIED_BASE": c})[0] == c  # the host's record comes first
     out, err = _verified_base(repo, {"PRIVASIS_BENCH_VERIFIED_BASE": rev("other")})  # not an ancestor: ignored
     assert out == b and "not an ancestor" in err
+
+
+def test_tests_sharing_a_server_or_the_ray_cluster_run_on_one_worker() -> None:
+    from types import SimpleNamespace
+
+    from integration.servers import server_group
+
+    def item(name: str, *fixtures: str) -> SimpleNamespace:
+        return SimpleNamespace(path=Path("tests") / name, fixturenames=[*fixtures, "tmp_path"])
+
+    assert server_group(item("test_a.py", "llama_server_url")) == server_group(item("test_b.py", "vllm_server_url")) \
+        == server_group(item("test_c.py", "llama_server_url", "vllm_server_root")) == "servers"
+    assert server_group(item("test_d.py", "ray_address")) == server_group(item("test_e.py", "ray_cluster")) \
+        == server_group(item("test_scaling_doc_blocks.py")) == "ray"  # starts Ray nodes of its own
+    assert server_group(item("test_f.py", "in_process_smollm2")) is None  # nothing shared: any worker
