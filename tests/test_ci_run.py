@@ -134,10 +134,11 @@ def test_tests_sharing_a_server_or_the_ray_cluster_run_on_one_worker() -> None:
     from integration.servers import server_group
 
     def item(name: str, *fixtures: str) -> SimpleNamespace:
-        return SimpleNamespace(path=Path("tests") / name, fixturenames=[*fixtures, "tmp_path"])
+        return SimpleNamespace(path=Path("tests") / name, nodeid=f"tests/{name}::test_x",
+                               fixturenames=[*fixtures, "tmp_path"])
 
     assert server_group(item("test_a.py", "llama_server_url")) == server_group(item("test_b.py", "vllm_server_url")) \
         == server_group(item("test_c.py", "llama_server_url", "vllm_server_root")) == "servers"
     assert server_group(item("test_d.py", "ray_address")) == server_group(item("test_e.py", "ray_cluster")) \
         == server_group(item("test_scaling_doc_blocks.py")) == "ray"  # starts Ray nodes of its own
-    assert server_group(item("test_f.py", "in_process_smollm2")) is None  # nothing shared: any worker
+    assert server_group(item("test_f.py", "in_process_smollm2")) == "tests/test_f.py"  # nothing shared: by file

@@ -333,25 +333,25 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
 
 #: Which worker of ``pytest -n 2 --dist loadgroup`` runs a test: those that share a session server (llama.cpp's or
 #: vLLM's) go to one worker together, and so do those that use Ray, so that each server and cluster starts once; the
-#: others are shared out one by one.
+#: others go file by file (a module-scoped fixture is set up once, never torn down by another file's test between two
+#: of its own).
 SERVER_FIXTURES = frozenset({"vllm_server_root", "vllm_server_url", "llama_server_url"})
 RAY_FIXTURES = frozenset({"ray_cluster", "ray_address"})
 #: Files whose tests start Ray nodes of their own: on the Ray tests' worker, not beside each other's load.
 RAY_FILES = ("test_scaling_doc_blocks.py",)
 
 
-def server_group(item: pytest.Item) -> str | None:
-    """The ``xdist_group`` of a test: ``ray``, ``servers`` or None (see :data:`SERVER_FIXTURES`)."""
+def server_group(item: pytest.Item) -> str:
+    """The ``xdist_group`` of a test: ``ray``, ``servers`` or its file (see :data:`SERVER_FIXTURES`)."""
     names = set(getattr(item, "fixturenames", ()))
     if item.path.name in RAY_FILES or names & RAY_FIXTURES:
         return "ray"
-    return "servers" if names & SERVER_FIXTURES else None
+    return "servers" if names & SERVER_FIXTURES else item.nodeid.split("::")[0]
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the test ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Group the tests by the session server they share (``--dist loadgroup`` keeps a group on one worker)."""
     for item in items:
-        group = server_group(item)
-        if group and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(group))
+        if not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(server_group(item)))
