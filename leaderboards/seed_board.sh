@@ -83,7 +83,7 @@ SEEDS=(
   "spia_sample microsoft/presidio-patterns presidio:,nlp=none $SPIA"
   "spia_sample microsoft/presidio-redact presidio:,operator=redact $SPIA"
   # SmolLM2 loops to the token budget on two of the five documents: the cut answer is kept as its output (as on the
-  # Privasis board; counted in results.json), not a failed document
+  # Privasis board), not a failed document; results.json records the policy (answer_policy.model.truncated: accept)
   "spia_sample HuggingFaceTB/SmolLM2-135M-Instruct llamacpp:smollm2 --truncated-answers accept $SPIA"
 )
 
