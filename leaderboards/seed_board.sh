@@ -15,8 +15,11 @@
 #                          model (llamacpp:smollm2, as the verifier re-asks them), its answers held to the form SPIA's
 #                          readers expect by the task's answer_grammar: gbnf (a recorded departure; docs/spia.md).
 #                          The committed entries ran on all 5 documents (about a minute of adversary per document on 2
-#                          loaded cores; SPIA_LIMIT=N for the first N). The empty baseline is left out: it leaves no
-#                          text to infer from (every attribute protected by deletion, nothing measured).
+#                          loaded cores; SPIA_LIMIT=N for the first N). The empty baseline is seeded too: the adversary
+#                          is still asked about the empty text, and what it is credited with there is the matcher's
+#                          false "yes" answers (the floor the other entries' numbers sit on; docs/baselines.md).
+#                          Every SPIA entry's five outputs differ from every other's, so all are kept (checked with
+#                          `privasis-bench sanitize` before paying for the adversary; docs/baselines.md).
 # Left out of the span-scored tasks: presidio-patterns and scrubadub change nothing in the sample's documents (their
 # outputs equal identity's, and the board keeps one entry per scored content); see docs/baselines.md.
 # The description of each tool the board shows is `privasis_bench.adapters.registry.board_descriptions()`.
@@ -74,11 +77,14 @@ SEEDS=(
   "spia_sample spacy/ner-masker spacy-ner $SPIA"
   "spia_sample datafog/datafog-regex datafog $SPIA"
   "spia_sample scrubadub/scrubadub scrubadub $SPIA"
-  # not seeded yet (each entry is about ten minutes of SmolLM2 on two loaded cores, re-ask included):
-  # "spia_sample microsoft/presidio-mask presidio:,operator=mask $SPIA"
-  # "spia_sample microsoft/presidio-synthetic presidio:,operator=synthetic $SPIA"
-  # "spia_sample microsoft/presidio-patterns presidio:,nlp=none $SPIA"
-  # "spia_sample HuggingFaceTB/SmolLM2-135M-Instruct llamacpp:smollm2 $SPIA"
+  "spia_sample baselines/empty empty $SPIA"
+  "spia_sample microsoft/presidio-mask presidio:,operator=mask $SPIA"
+  "spia_sample microsoft/presidio-synthetic presidio:,operator=synthetic $SPIA"
+  "spia_sample microsoft/presidio-patterns presidio:,nlp=none $SPIA"
+  "spia_sample microsoft/presidio-redact presidio:,operator=redact $SPIA"
+  # SmolLM2 loops to the token budget on two of the five documents: the cut answer is kept as its output (as on the
+  # Privasis board), not a failed document; results.json records the policy (answer_policy.model.truncated: accept)
+  "spia_sample HuggingFaceTB/SmolLM2-135M-Instruct llamacpp:smollm2 --truncated-answers accept $SPIA"
 )
 
 task_args() {  # the run arguments and label every entry of a task shares

@@ -230,11 +230,15 @@ def test_a_limited_run_is_partial_and_a_full_run_is_not(subs):
 
 
 def test_the_shipped_submissions_verify_and_limited_runs_are_partial(committed_verdicts):
-    outcomes = {v.submission["name"]: v for v in committed_verdicts}
+    # one name can hold entries on several tasks (SmolLM2 is on the Privasis and the SPIA sample): key by both
+    outcomes = {(v.submission["name"], v.submission["task"]["name"]): v for v in committed_verdicts}
+    assert len(outcomes) == len(committed_verdicts)
     assert all(v.ok for v in outcomes.values()), {n: v.problems for n, v in outcomes.items() if not v.ok}
-    smol = outcomes["HuggingFaceTB/SmolLM2-135M-Instruct"].facts()
+    smol = outcomes["HuggingFaceTB/SmolLM2-135M-Instruct", "privasis_sample"].facts()
     assert smol["partial"] is True and smol["scored_records"] < smol["records_of_task"] == 29
-    assert outcomes["baselines/identity"].facts()["partial"] is False
+    assert outcomes["baselines/identity", "privasis_sample"].facts()["partial"] is False
+    spia = outcomes["HuggingFaceTB/SmolLM2-135M-Instruct", "spia_sample"].facts()  # all 5 documents: not partial
+    assert spia["partial"] is False and spia["scored_records"] == spia["records_of_task"] == 5
 
 
 def test_the_judge_label_is_cross_checked(subs):
