@@ -107,14 +107,24 @@ def _label(part: Any) -> str | None:
     return str(part.get("label") or part.get("key")) if isinstance(part, dict) and (part.get("label") or part.get("key")) else None
 
 
+def graders(results: dict[str, Any]) -> str | None:
+    """Who graded the outputs: the judge, else every recorded role but the model under test (SPIA's adversary and
+    matcher: ``adversary=..., matcher=...``); None when no model graded them (span measures, retrieval attacks)."""
+    judge = _label(results.get("judge"))
+    roles = results.get("roles") if isinstance(results.get("roles"), dict) else {}
+    named = [f"{role}={_label(spec)}" for role, spec in sorted(roles.items()) if role != "model" and _label(spec)]
+    return judge or ", ".join(named) or None
+
+
 def run_facts(run: TaskRun) -> dict[str, Any]:
-    """The facts every exported row of one task run repeats (model, task, family, judge, preset, dataset)."""
+    """The facts every exported row of one task run repeats (model, task, family, judge, preset, dataset); ``judge``
+    names whoever graded the outputs (:func:`graders`)."""
     r = run.results
     dataset = r.get("dataset") if isinstance(r.get("dataset"), dict) else {}
     counts = r.get("counts") if isinstance(r.get("counts"), dict) else {}
     return {
         "model": _label(r.get("model")), "task": run.task, "task_version": (r.get("task") or {}).get("version"),
-        "family": run.family, "judge": _label(r.get("judge")), "scoring_preset": r.get("scoring_preset"),
+        "family": run.family, "judge": graders(r), "scoring_preset": r.get("scoring_preset"),
         "complete": r.get("complete") is True, "records_scored": counts.get("scored"),
         "dataset_id": dataset.get("path") or dataset.get("name"), "dataset_revision": dataset.get("revision"),
         "harness_version": (r.get("harness") or {}).get("version"), "finished": (r.get("timestamps") or {}).get("finished"),

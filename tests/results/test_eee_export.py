@@ -112,7 +112,7 @@ def test_the_eee_block_runs_with_the_seeded_entry(tmp_path, monkeypatch, capsys)
 
     monkeypatch.chdir(tmp_path)
     (command,) = block_commands("docs/publishing-elsewhere.md",
-                                "privasis-bench export -f eee -o eee submissions/HuggingFaceTB__SmolLM2-135M-Instruct")
+                                "privasis-bench export -f eee -o eee submissions/HuggingFaceTB__SmolLM2-135M-Instruct/privasis_sample")
     argv = shlex.split(command.replace("submissions/", f"{ROOT}/submissions/"))[1:]
     python = _eee_python()
     code, out, err = run_main(argv + (["--eee-python", str(python)] if python else []), monkeypatch, capsys)

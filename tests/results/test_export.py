@@ -14,11 +14,13 @@ from cli_main import run_main
 from privasis_bench.results.export import find_task_runs, metric_values
 
 ROOT = Path(__file__).resolve().parents[2]
-PRESIDIO = ROOT / "submissions" / "microsoft__presidio-synthetic"  # one entry on all three families
-SMOLLM2 = ROOT / "submissions" / "HuggingFaceTB__SmolLM2-135M-Instruct"
+PRESIDIO = ROOT / "submissions" / "microsoft__presidio-synthetic"  # one entry on all four families
+SMOLLM2 = ROOT / "submissions" / "HuggingFaceTB__SmolLM2-135M-Instruct"  # a Privasis and a SPIA entry
+SMOLLM2_PRIVASIS = SMOLLM2 / "privasis_sample"
 LOCAL = ["--dataset-id", "privasis_sample=nvidia/Privasis-Zero",
          "--dataset-id", "tab_sample=NorskRegnesentral/text-anonymization-benchmark",
-         "--dataset-id", "tab_replacement_sample=NorskRegnesentral/text-anonymization-benchmark"]
+         "--dataset-id", "tab_replacement_sample=NorskRegnesentral/text-anonymization-benchmark",
+         "--dataset-id", "spia_sample=maisonOP/spia"]
 
 
 def _results(task_dir: Path) -> dict:
@@ -29,7 +31,10 @@ def test_csv_has_one_row_per_task_and_metric_with_the_files_numbers(tmp_path, mo
     code, out, err = run_main(["export", str(PRESIDIO), "-o", str(tmp_path), "--records"], monkeypatch, capsys)
     assert code == 0, err
     rows = list(csv.DictReader((tmp_path / "metrics.csv").open(encoding="utf-8")))
-    assert {r["family"] for r in rows} == {"privasis", "tab", "tab_replacement"}
+    assert {r["family"] for r in rows} == {"privasis", "tab", "tab_replacement", "spia"}
+    cpr = next(r for r in rows if r["task"] == "spia_sample" and r["metric"] == "cpr")
+    assert float(cpr["value"]) == _results(PRESIDIO / "spia_sample")["metrics"]["cpr"]
+    assert cpr["judge"] == "adversary=llamacpp:smollm2, matcher=llamacpp:smollm2"  # the roles that graded it
     fsr = next(r for r in rows if r["task"] == "privasis_sample" and r["metric"] == "full_successful_record")
     assert float(fsr["value"]) == _results(PRESIDIO / "privasis_sample")["metrics"]["headline"]["full_successful_record"]
     recall = next(r for r in rows if r["task"] == "tab_sample" and r["metric"] == "token_recall")
@@ -47,7 +52,8 @@ def test_jsonl_rows_load_in_pandas(tmp_path, monkeypatch, capsys):
     pandas = pytest.importorskip("pandas")
     assert run_main(["export", str(SMOLLM2), "-f", "jsonl", "-o", str(tmp_path)], monkeypatch, capsys)[0] == 0
     frame = pandas.read_json(tmp_path / "metrics.jsonl", lines=True)
-    assert set(frame["metric"]) == set(metric_values(_results(SMOLLM2 / "privasis_sample")))
+    assert set(frame["metric"]) == {*metric_values(_results(SMOLLM2 / "privasis_sample")),
+                                    *metric_values(_results(SMOLLM2 / "spia_sample"))}
     assert frame["ci_low"].le(frame["value"]).all() and frame["value"].le(frame["ci_high"]).all()
 
 
@@ -58,8 +64,14 @@ def test_hub_files_parse_back_with_huggingface_hubs_parser(tmp_path, monkeypatch
                                "--source-url", "https://example.org/board"], monkeypatch, capsys)
     assert code == 0, err
     files = sorted(p.name for p in tmp_path.iterdir())
-    # one file per judge and preset, never mixed: the judged Privasis task apart from the two unjudged families
-    assert files == ["privasis-bench_llamacpp-smollm2_harness-defaults.yaml", "privasis-bench_no-judge_harness-defaults.yaml"]
+    # one file per grader and preset, never mixed: the judged Privasis task, the SPIA task its adversary and matcher
+    # graded, and the two families no model graded
+    assert files == ["privasis-bench_adversary-llamacpp-smollm2--matcher-llamacpp-smollm2_harness-defaults.yaml",
+                     "privasis-bench_llamacpp-smollm2_harness-defaults.yaml", "privasis-bench_no-judge_harness-defaults.yaml"]
+    (spia,) = parse_eval_result_entries(yaml.safe_load((tmp_path / files[0]).read_text(encoding="utf-8")))
+    assert spia.task_id == "spia_sample" and spia.value == _results(PRESIDIO / "spia_sample")["metrics"]["cpr"]
+    assert "judge: adversary=llamacpp:smollm2, matcher=llamacpp:smollm2" in spia.notes
+    files = files[1:]
     judged = parse_eval_result_entries(yaml.safe_load((tmp_path / files[0]).read_text(encoding="utf-8")))
     (entry,) = judged
     assert (entry.dataset_id, entry.task_id) == ("nvidia/Privasis-Zero", "privasis_sample")
@@ -87,7 +99,7 @@ def test_a_hub_task_needs_a_dataset_id_and_unfinished_runs_are_refused(tmp_path,
 
 def test_push_fails_fast_offline_after_writing_the_files(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    code, _, err = run_main(["export", str(SMOLLM2), "-f", "hub", "-o", str(tmp_path), LOCAL[0], LOCAL[1],
+    code, _, err = run_main(["export", str(SMOLLM2_PRIVASIS), "-f", "hub", "-o", str(tmp_path), LOCAL[0], LOCAL[1],
                              "--push", "someone/model"], monkeypatch, capsys)
     assert code == 2 and "HF_HUB_OFFLINE is set" in err and len(err.strip().splitlines()) == 1
     assert len(list(tmp_path.glob("*.yaml"))) == 1
@@ -116,11 +128,11 @@ def test_publishing_elsewhere_block_runs_with_the_seeded_entry(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     commands = block_commands("docs/publishing-elsewhere.md",
-                              "privasis-bench export submissions/HuggingFaceTB__SmolLM2-135M-Instruct -f hub")
+                              "privasis-bench export submissions/HuggingFaceTB__SmolLM2-135M-Instruct")
     assert len(commands) == 3
     for command in commands:
         command = command.replace("submissions/", f"{ROOT}/submissions/").replace(
-            "runs/my-model", f"{SMOLLM2} --dataset-id privasis_sample=nvidia/Privasis-Zero")
+            "runs/my-model", f"{SMOLLM2_PRIVASIS} --dataset-id privasis_sample=nvidia/Privasis-Zero")
         code, out, err = run_main(shlex.split(command)[1:], monkeypatch, capsys)
         if "--push" in command:
             assert code == 2 and "HF_HUB_OFFLINE is set" in err
@@ -141,7 +153,7 @@ def test_push_opens_a_pull_request_with_the_files_on_the_hub(tmp_path, monkeypat
 
         monkeypatch.setattr(constants, "ENDPOINT", hub.url)
         monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-        code, out, err = run_main(["export", str(SMOLLM2), "-f", "hub", "-o", str(tmp_path), LOCAL[0], LOCAL[1],
+        code, out, err = run_main(["export", str(SMOLLM2_PRIVASIS), "-f", "hub", "-o", str(tmp_path), LOCAL[0], LOCAL[1],
                                    "--push", "someone/model"], monkeypatch, capsys)
     assert code == 0, err
     (commit,) = hub.commits
