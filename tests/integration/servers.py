@@ -286,7 +286,9 @@ def llama_server_url(smollm2_gguf_path: Path, integration_dir: Path, hf_home: Pa
     port = free_port()
     # llama.cpp's server through xllamacpp (nothing compiled), with the AMX crash workaround on CPUs that need it
     argv = [sys.executable, "-m", "privasis_bench.adapters.llamacpp_server", "--model", str(smollm2_gguf_path),
-            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"]
+            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1"]
+    # one thread: the integration tier runs on two workers, and llama.cpp's threads wait for each other by spinning,
+    # so a two-thread server beside the other worker's load slowed a few-second test to minutes
     server = _start_server("llama_cpp_server", argv, port, integration_dir, hf_home, LLAMA_READY_TIMEOUT_S)
     yield server.root_url + "/v1"
     _stop_server(server)
