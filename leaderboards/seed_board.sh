@@ -85,6 +85,7 @@ SEEDS=(
   # SmolLM2 loops to the token budget on two of the five documents: the cut answer is kept as its output (as on the
   # Privasis board), not a failed document; results.json records the policy (answer_policy.model.truncated: accept)
   "spia_sample HuggingFaceTB/SmolLM2-135M-Instruct llamacpp:smollm2 --truncated-answers accept $SPIA"
+  "spia_sample baselines/intact-smollm2 intact:llamacpp:smollm2 $SPIA"
 )
 
 task_args() {  # the run arguments and label every entry of a task shares
