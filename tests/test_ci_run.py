@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,7 @@ def test_the_readme_command_runs_every_tier() -> None:
     command = readme_test_command()
     assert "--runslow" in command and "--runintegration" in command
     unit, slow, integration = command.split(" && pytest ")[1:]
-    assert "-n 2 --dist worksteal" in unit and "--runslow" not in unit  # the unit tier alone: its tier check holds
+    assert "-n 3 --dist worksteal" in unit and "--runslow" not in unit  # the unit tier alone: its tier check holds
     assert "-n 2 --dist worksteal --runslow -m slow " in slow and "--runintegration" not in slow
     assert "-n 2 --dist loadgroup --runslow --runintegration -m integration " in integration  # a server per group
 
@@ -142,3 +143,25 @@ def test_tests_sharing_a_server_or_the_ray_cluster_run_on_one_worker() -> None:
     assert server_group(item("test_d.py", "ray_address")) == server_group(item("test_e.py", "ray_cluster")) \
         == server_group(item("test_scaling_doc_blocks.py")) == "ray"  # starts Ray nodes of its own
     assert server_group(item("test_f.py", "in_process_smollm2")) == "tests/test_f.py"  # nothing shared: by file
+
+
+def test_loadgroup_keeps_each_group_on_one_worker_with_the_pinned_pytest(tmp_path: Path) -> None:
+    """The pinned pytest and pytest-xdist honour ``xdist_group`` (pytest 9.2 with xdist 3.8 silently does not)."""
+    (tmp_path / "test_groups.py").write_text(
+        "import os, pytest\n"
+        "@pytest.mark.parametrize('group', ['a', 'b'] * 4)\n"
+        "def test_x(group):\n"
+        "    with open(f'{group}.workers', 'a') as out:\n"
+        "        out.write(os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n", encoding="utf-8")
+    (tmp_path / "conftest.py").write_text(
+        "import pytest\n"
+        "@pytest.hookimpl(tryfirst=True)\n"
+        "def pytest_collection_modifyitems(items):\n"
+        "    for item in items:\n"
+        "        item.add_marker(pytest.mark.xdist_group(item.callspec.params['group']))\n", encoding="utf-8")
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-n", "2", "--dist", "loadgroup"]
+    done = subprocess.run([*argv, "test_groups.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    for group in ("a", "b"):
+        workers = set((tmp_path / f"{group}.workers").read_text().split())
+        assert len(workers) == 1, f"group {group} ran on {sorted(workers)}: --dist loadgroup ignored the marks"

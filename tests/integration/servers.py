@@ -357,3 +357,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group(server_group(item)))
+
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook, run by the controller with each worker's collected ids
+def pytest_xdist_node_collection_finished(node, ids: list[str]) -> None:
+    """Stop a ``--dist loadgroup`` run whose groups pytest-xdist did not apply: each worker would start every server.
+
+    :func:`pytest_collection_modifyitems` gives every test a group, which pytest-xdist writes into its id
+    (``...@group``) by setting ``item._nodeid``. pytest 9.2 reads node ids from elsewhere, so there the ids come back
+    bare and ``--dist loadgroup`` silently becomes ``--dist load`` (pytest-dev/pytest-xdist#1386).
+    """
+    if node.config.getoption("dist") == "loadgroup" and ids and not any("@" in nodeid for nodeid in ids):
+        pytest.exit(f"pytest-xdist did not apply the xdist_group marks under pytest {pytest.__version__} "
+                    "(pytest-dev/pytest-xdist#1386): every worker would start its own llama.cpp and vLLM servers and "
+                    "Ray cluster. Install the test versions pinned in .ci/constraints.txt (bash .ci/install-test-deps).",
+                    returncode=pytest.ExitCode.USAGE_ERROR)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from cli_main import run_main
 
+from privasis_bench.cli import task_cmds
+
 SAMPLE = Path(__file__).resolve().parents[2] / "tasks" / "sample" / "tab_sample.json"
 EVAL = ["evaluate", "-t", "tab_sample", "--bootstrap-samples", "0", "--no-progress"]
 
@@ -132,7 +134,8 @@ def test_data_inspect_and_tasks_list_describe_tab_tasks(monkeypatch, capsys):
     assert code == 0, out + err
     stats = json.loads(out)
     assert stats["documents"] == 10 and stats["mentions"] > 100 and stats["dataset_type"] == {"test": 10}
-    monkeypatch.setenv("COLUMNS", "300")
+    # the command's console was made at import, maybe before this test: set its width, not COLUMNS
+    monkeypatch.setattr(task_cmds.console, "width", 300)
     code, out, err = run_main(["tasks", "list"], monkeypatch, capsys)
     assert code == 0
     line = next(x for x in out.splitlines() if "tab_test" in x)
