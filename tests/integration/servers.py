@@ -359,7 +359,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(server_group(item)))
 
 
-
 @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook, run by the controller with each worker's collected ids
 def pytest_xdist_node_collection_finished(node, ids: list[str]) -> None:
     """Stop a ``--dist loadgroup`` run whose groups pytest-xdist did not apply: each worker would start every server.
