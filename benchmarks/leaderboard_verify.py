@@ -51,12 +51,22 @@ def _rehash(folder: Path) -> None:
     (folder / "submission.json").write_text(dumps_json(sub))
 
 
+def entry_code(i: int) -> str:
+    """A distinct code for entry ``i`` in digits no two of which are look-alikes (``0``/``o``, ``6``/``8``/``b`` ...
+    fold together when names are compared, leaderboard/naming.py), so no two synthetic names are one name."""
+    digits = ""
+    for _ in range(5):
+        i, d = divmod(i, 4)
+        digits = "3479"[d] + digits
+    return digits
+
+
 def make_board(board: Path, entries: int, fill: float, hostile: bool) -> list[Path]:
     """Write the synthetic board; returns the entry folders."""
     budget = int(1024 * CHARS_PER_TOKEN * fill)
     folders = []
     for i in range(entries):
-        folder = _entry(board, f"bench/model-{i:04d}")
+        folder = _entry(board, f"bench/model-{entry_code(i)}")
         rows = [json.loads(x) for x in (folder / "samples.jsonl").read_text().splitlines()]
         for row in rows:
             if isinstance(row.get("output"), str):
