@@ -54,6 +54,8 @@ def _rehash(folder: Path) -> None:
 def entry_code(i: int) -> str:
     """A distinct code for entry ``i`` in digits no two of which are look-alikes (``0``/``o``, ``6``/``8``/``b`` ...
     fold together when names are compared, leaderboard/naming.py), so no two synthetic names are one name."""
+    if not 0 <= i < 4**5:
+        raise ValueError(f"entry {i}: the synthetic board names at most {4**5} entries")
     digits = ""
     for _ in range(5):
         i, d = divmod(i, 4)
