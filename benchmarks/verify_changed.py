@@ -6,8 +6,9 @@ temporary git repository; a pull-request branch then (a) adds one entry, and (b)
 `leaderboard verify` runs in process through the CLI, with ``--rejudge 90`` so that every entry would be re-judged,
 and with the re-judge itself replaced by a recorder (the judge is not what is measured: which entries reach it is).
 Printed: the entries re-judged in full mode and in pull-request mode, and the wall time of the cheap checks over the
-whole board. The full cost of a re-judge per entry is taken from the measured CI run of issue 52 (18 minutes for 11
-verified Privasis entries with the pinned judge, about 98 s each), so the CI estimate is stated as an estimate.
+whole board. The full cost of a re-judge per entry is taken from a measured run (stop 59, run A in
+``docs/publishing.md``: the 40 committed entries re-judged in 1,030 s with the pinned judge, about 26 s each), so the CI
+estimate is stated as an estimate.
 
 Usage: ``python benchmarks/verify_changed.py [--entries 100]``. A measuring tool, not a test.
 """
@@ -33,8 +34,8 @@ import privasis_bench.cli.leaderboard_cmds as cmds  # noqa: E402
 from privasis_bench.cli import app  # noqa: E402
 from privasis_bench.results.files import dumps_json  # noqa: E402
 
-#: Seconds one verified Privasis entry's re-judge costs in CI (issue 52's measured run: 18 min / 11 entries).
-REJUDGE_SECONDS = 18 * 60 / 11
+#: Seconds one entry's re-judge costs in CI (measured: 40 committed entries in 1,030 s, the verify nearly alone).
+REJUDGE_SECONDS = 1030 / 40
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -92,7 +93,8 @@ def main() -> None:
         (target / "submission.json").write_text(dumps_json(sub))
         asked, _, _ = _verify(subs, "--changed-since", "main")
         print(f"the same pull request also editing {target.parent.name}: re-judged {sorted(asked)}")
-        for n, label in ((11, "today's board (11 verified Privasis entries, 27 in all)"), (args.entries, "this board")):
+        committed = len(list((REPO / "submissions").glob("*/*/submission.json")))
+        for n, label in ((committed, f"the committed board ({committed} entries)"), (args.entries, "this board")):
             print(f"estimate, {label}: full .ci/run verify {n * REJUDGE_SECONDS / 60:.0f} min of re-judge + cheap "
                   f"checks; pull-request mode adding one entry {REJUDGE_SECONDS / 60:.1f} min + cheap checks")
 

@@ -87,23 +87,32 @@ def _empty_path_option(argv: list[str]) -> str | None:
     return None
 
 
+def interrupt_signal(signum: int, frame: object) -> None:
+    """The handler of SIGTERM and Ctrl-C: stop provider batches from being created or counted (so the ledger's last
+    save is exact), then stop the engine loop the main thread runs by cancelling its work, which unwinds and raises
+    ``KeyboardInterrupt`` (engine/loops.py); with no loop running, or at a second signal, raise it here and now."""
+    from privasis_bench.engine.stats import PAID
+
+    PAID.stop_counting()
+    loops = sys.modules.get("privasis_bench.engine.loops")  # not imported yet: no engine loop is running
+    if loops is not None and loops.interrupt_running_loop():
+        return
+    raise KeyboardInterrupt
+
+
 def _exit_cleanly_on_sigterm() -> None:
-    """SIGTERM (a scheduler, `kill`) unwinds like Ctrl-C: finished work and the spend ledger are saved on the way out.
-    Both first stop provider batches from being created or counted, so the ledger's last save is exact."""
+    """SIGTERM (a scheduler, `kill`) unwinds like Ctrl-C: finished work and the spend ledger are saved on the way out
+    (:func:`interrupt_signal`)."""
     import signal
     import threading
 
     from privasis_bench.engine.stats import PAID
 
-    def interrupt(signum: int, frame: object) -> None:
-        PAID.stop_counting()
-        raise KeyboardInterrupt
-
     PAID.resume_counting()
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, interrupt)
+        signal.signal(signal.SIGTERM, interrupt_signal)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored (background)
-            signal.signal(signal.SIGINT, interrupt)
+            signal.signal(signal.SIGINT, interrupt_signal)
 
 
 #: What to do about the file-system errors a user can fix, by errno name.

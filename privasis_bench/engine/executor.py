@@ -156,6 +156,11 @@ class Engine:
         self.close()
 
     # ------------------------------------------------------------------ internals
+    @property
+    def interrupted(self) -> bool:
+        """Ctrl-C or SIGTERM stopped the loop this engine runs on (see engine/loops.py)."""
+        return self._loop_box is not None and self._loop_box.interrupted
+
     def _on_own_loop(self, make: Callable[[], Awaitable[T]]) -> T:
         return self._box().run(make)
 
@@ -266,6 +271,8 @@ class Engine:
             attempt += 1
             if pacer is not None:
                 await pacer.wait()
+            if self.interrupted:  # a request freed by the interrupt's cancellations (a concurrency slot) is never sent
+                raise asyncio.CancelledError
             if attempt == 1 and not waits and not getattr(self.adapter, "sent_in_batches", False):  # batches: on submit
                 self.stats.requests += requests
                 PAID.mark()

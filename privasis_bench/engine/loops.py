@@ -5,16 +5,42 @@ Adapters hold connections bound to the loop they first ran on, so engines that w
 in-process model ends its generation at its next token, and the work left on the loop is cancelled the first time
 any of its engines closes. Nothing left over may resume while the command unwinds (closing one engine used to run
 the others' leftover work to its end: minutes of generation, nothing of it saved).
+
+The command's signal handler does not raise into a running loop: :func:`interrupt_running_loop` cancels the loop's
+main task instead (as :class:`asyncio.Runner` does for Ctrl-C), so every ``finally`` and ``except`` on the way out
+runs, and :meth:`LoopBox.run` raises ``KeyboardInterrupt`` once the task has unwound. An exception raised by a
+signal handler lands wherever the main thread happens to be: inside a library's bookkeeping, or inside a ``__del__``
+method, where Python only prints it and goes on (the interrupt is then lost and the run carries on).
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 WAKE_SECONDS = 0.2  # how often a running loop wakes (so Ctrl-C is noticed while a model thread works)
+
+#: The LoopBox whose loop the main thread is running now (the one a signal handler interrupts), if any.
+_MAIN: list["LoopBox"] = []
+
+
+def interrupt_running_loop() -> bool:
+    """For a signal handler: stop the loop the main thread is running by cancelling its main task (True), or say
+    that no loop is running there, or that this loop was already asked once, so the caller raises (False)."""
+    if not _MAIN:
+        return False
+    box = _MAIN[-1]
+    task = box.main_task
+    if box.signalled or task is None or task.done():
+        return False
+    box.signalled = True
+    box.interrupt()
+    task.cancel()
+    box.loop.call_soon_threadsafe(lambda: None)  # wake the loop at once (it may be waiting in select)
+    return True
 
 
 class LoopBox:
@@ -22,6 +48,8 @@ class LoopBox:
 
     def __init__(self, loop: asyncio.AbstractEventLoop, engine: Any) -> None:
         self.loop, self.users, self.engines, self.interrupted = loop, 1, [engine], False
+        self.main_task: asyncio.Task[Any] | None = None  # what run() is running now
+        self.signalled = False  # run()'s main task was cancelled by interrupt_running_loop
 
     def join(self, engine: Any) -> None:
         """Another engine runs on this loop from now on."""
@@ -38,23 +66,42 @@ class LoopBox:
                 pass
 
     def run(self, make: Callable[[], Awaitable[T]]) -> T:
-        """Run ``make()`` to its end; an interrupt first interrupts every engine on the loop, then propagates."""
+        """Run ``make()`` to its end; an interrupt first interrupts every engine on the loop, then propagates as
+        ``KeyboardInterrupt`` (also when the work finished before the cancellation reached it)."""
         loop = self.loop
         beat: asyncio.TimerHandle | None = None
 
-        def wake() -> None:  # Python raises Ctrl-C only when the main thread runs Python code
+        def wake() -> None:  # Python runs a signal handler only when the main thread runs Python code
             nonlocal beat
             beat = loop.call_later(WAKE_SECONDS, wake)
 
+        async def main() -> T:
+            return await make()
+
         wake()
+        on_main = threading.current_thread() is threading.main_thread()
+        self.signalled = False
+        task = self.main_task = loop.create_task(main())
+        if on_main:
+            _MAIN.append(self)
         try:
-            return loop.run_until_complete(make())
-        except (KeyboardInterrupt, SystemExit):
+            result = loop.run_until_complete(task)
+        except asyncio.CancelledError:
+            if self.signalled:  # cancelled by interrupt_running_loop: the interrupt goes on up
+                raise KeyboardInterrupt from None
+            raise
+        except (KeyboardInterrupt, SystemExit):  # raised in the loop (a second Ctrl-C, or work that raises it)
             self.interrupt()
             raise
         finally:
+            self.main_task = None
+            if on_main:
+                _MAIN.remove(self)
             if beat is not None:
                 beat.cancel()
+        if self.signalled:  # the work ended before the cancellation reached it: the interrupt still goes on up
+            raise KeyboardInterrupt
+        return result
 
     def close_for(self, engine: Any) -> None:
         """``engine`` is done: release its adapter; after an interrupt, first cancel all work left on the loop; the

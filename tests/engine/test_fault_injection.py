@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_main import run_main
+from cli_main import DUMP_STACKS_ENV, ended, run_main
 from fake_openai_server import OK, REPO_ROOT, Action, FakeOpenAIServer, expected_output, write_tiny_task
 
 from privasis_bench.adapters.registry import build_adapter
@@ -282,7 +282,8 @@ def test_spend_of_an_interrupted_run_is_on_the_ledger(tmp_path: Path, stop: str,
 
     with FakeOpenAIServer(delay=0.05) as server:
         args = ["run", *_args(server, yaml, out, cache, "--judge", "none", "--bootstrap-samples", "20")]
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO_ROOT), "OPENAI_API_KEY": "sk-test-x"}
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO_ROOT), "OPENAI_API_KEY": "sk-test-x",
+               **DUMP_STACKS_ENV}
         proc = subprocess.Popen([sys.executable, "-m", "privasis_bench", *args], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
@@ -291,7 +292,7 @@ def test_spend_of_an_interrupted_run_is_on_the_ledger(tmp_path: Path, stop: str,
             time.sleep(0.05)
         recorded_before_stop = paid_on_ledger()
         os.kill(proc.pid, getattr(signal, stop))
-        proc.communicate(timeout=30)
+        ended(proc, 30, f"{stop} after {recorded_before_stop} paid calls")
         for key in ("HF_HUB_OFFLINE", "OPENAI_API_KEY"):  # the resume runs in this process, as the stopped run did
             monkeypatch.setenv(key, env[key])
         code, _, stderr = run_main(args, monkeypatch, capsys)

@@ -1,16 +1,21 @@
 """An interrupt stops every engine on a shared event loop at once (issue 51, item 6): each adapter is told to stop
 (an in-process model ends its generation at its next token), and closing the first engine cancels the work left on
-the loop instead of running it on while the command unwinds."""
+the loop instead of running it on while the command unwinds. The command's signal handler cancels the running work
+rather than raising into it, so no interrupt is lost where Python ignores exceptions."""
 
 from __future__ import annotations
 
 import asyncio
+import signal
+import time
 
 import pytest
 
 from privasis_bench.adapters.base import Adapter, ChatRequest, ChatResult
 from privasis_bench.adapters.spec import ModelSpec
+from privasis_bench.cli import interrupt_signal
 from privasis_bench.engine.executor import Engine, run_together
+from privasis_bench.engine.stats import PAID
 
 
 class Endless(Adapter):
@@ -73,3 +78,59 @@ def test_a_normal_close_of_one_engine_leaves_the_other_running() -> None:
     assert model.closed and not judge.closed and model.interrupts == 0
     assert b.run([ChatRequest.user("z", max_tokens=8)], desc="j")[0].text == "done"  # the loop still serves the other engine
     b.close()
+
+
+class _SignalsInDel:
+    """An object whose finalizer receives SIGTERM: the handler then runs inside ``__del__``, where Python prints an
+    exception it raises and carries on (a signal arriving while a library finalizes something)."""
+
+    def __del__(self) -> None:
+        signal.raise_signal(signal.SIGTERM)
+        for _ in range(1000):  # Python code, so the handler runs here, inside __del__
+            pass
+
+
+@pytest.fixture
+def cli_signal_handler():
+    """The command line's SIGTERM handler, installed for the test and removed after it."""
+    previous = signal.signal(signal.SIGTERM, interrupt_signal)
+    yield
+    signal.signal(signal.SIGTERM, previous)
+    PAID.resume_counting()
+
+
+def test_a_signal_received_inside_a_finalizer_still_interrupts_the_run(cli_signal_handler) -> None:
+    unwound: list[str] = []
+
+    async def work() -> str:
+        try:
+            _SignalsInDel()  # dropped at once: its __del__ runs here
+            for _ in range(200):  # two seconds of work, which the interrupt must cut short
+                await asyncio.sleep(0.01)
+            return "finished"
+        finally:
+            unwound.append("finally ran")
+
+    engine = _engine(Endless(turns=1), "model")
+    with pytest.raises(KeyboardInterrupt):  # a handler raising KeyboardInterrupt here would be ignored by Python
+        run_together([engine], work)
+    assert unwound == ["finally ran"]
+    engine.close()
+
+
+def test_a_second_signal_stops_work_that_ignores_the_first(cli_signal_handler) -> None:
+    async def stubborn() -> str:
+        for _ in range(2):
+            try:
+                signal.raise_signal(signal.SIGTERM)
+                await asyncio.sleep(5)
+            except asyncio.CancelledError:
+                pass  # work that swallows its cancellation
+        return "never"
+
+    engine = _engine(Endless(turns=1), "model")
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_together([engine], stubborn)
+    assert time.monotonic() - started < 4  # neither five-second sleep ran out
+    engine.close()

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_main import run_main
+from cli_main import DUMP_STACKS_ENV, ended, run_main
 from fake_openai_server import OK, REPO_ROOT, Action, FakeOpenAIServer, reply_for, write_tiny_task
 
 from privasis_bench.pipeline.lock import task_dir_lock
@@ -45,7 +45,8 @@ def _model(entry: dict) -> dict:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO_ROOT), "OPENAI_API_KEY": "sk-test-x"}
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO_ROOT), "OPENAI_API_KEY": "sk-test-x",
+            **DUMP_STACKS_ENV}
 
 
 def _as_in_a_terminal() -> None:
@@ -99,7 +100,7 @@ def test_sigterm_or_sigint_leaves_an_exact_ledger_without_queued_calls(tmp_path:
             assert server.wait_for(lambda s: sum(s.received.values()) >= 2, timeout=60), "the run never started"
             _wait(lambda: any(_model(e).get("requests") == 2 for e in _ledger(task_dir)), proc, "the sends were saved")
             os.kill(proc.pid, getattr(signal, stop))
-            proc.communicate(timeout=30)
+            ended(proc, 30, f"{stop} while two calls stalled")
         finally:
             if proc.poll() is None:
                 proc.kill()
