@@ -29,7 +29,6 @@ from typing import Any, Iterable
 
 from privasis_bench.results.export import ExportError, TaskRun, hub_entries, hub_yaml, metric_rows
 from privasis_bench.results.files import atomic_write_text, dumps_json
-from privasis_bench.tasks.paths import BUILTIN_PREFIX
 
 DATA_DIR = "data"
 #: Leading characters a spreadsheet reads as a formula (a cell starting with one gets a leading apostrophe).
@@ -106,14 +105,12 @@ def _hub(run: TaskRun, out: Path, stem: str) -> tuple[str | None, str | None]:
 
 
 def _eee(run: TaskRun, out: Path, stem: str, owner: str, retrieved: int) -> tuple[str | None, str | None]:
-    from privasis_bench.results.eee import eee_record
+    from privasis_bench.results.eee import ForeignPrompt, eee_record
 
-    judge = run.results.get("judge") if isinstance(run.results.get("judge"), dict) else {}
-    sources = judge.get("prompt_sources") if isinstance(judge.get("prompt_sources"), dict) else {}
-    if any(not str(s).startswith(BUILTIN_PREFIX) for s in sources.values()):
-        return None, "its judge prompts are its own files (the board reads only the harness's shipped prompts)"
     try:
-        record = eee_record(run, relationship="other", organization=owner, retrieved=retrieved)
+        record = eee_record(run, relationship="other", organization=owner, retrieved=retrieved, shipped_prompts_only=True)
+    except ForeignPrompt:
+        return None, "its grading prompts are its own files (the board reads only the harness's shipped prompts)"
     except (ExportError, ValueError, TypeError, KeyError) as exc:
         return None, f"the exporter refused it: {str(exc)[:160]}"
     body = "".join(json.dumps(i, ensure_ascii=False, sort_keys=True) + "\n" for i in record.instances)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from privasis_bench.tasks.family import BoardSpec, CountsColumn, FamilySpec
+from collections.abc import Mapping
+from typing import Any
+
+from privasis_bench.tasks.family import BoardSpec, CountsColumn, FamilySpec, Grader
 
 BOARD = BoardSpec(
     unit='percentages with 95% bootstrap intervals over records',
@@ -40,6 +43,7 @@ FAMILY = FamilySpec(
     rejudge='privasis_bench.leaderboard.families.privasis:rejudge',
     report='privasis_bench.protocol.commands:print_report',
     record_outcome="privasis_bench.protocol.family:record_outcome",
+    graders="privasis_bench.protocol.family:graders",
     overall='privasis_bench.leaderboard.families.privasis:overall_row',
     sections="privasis_bench.leaderboard.families.privasis_board:sections",
 )
@@ -54,3 +58,15 @@ def record_outcome(row: dict) -> tuple[float, bool] | None:
         return None
     success = is_full_success(RecordVerdict.from_dict(row))
     return (1.0 if success else 0.0), success
+
+
+def graders(results: Mapping[str, Any]) -> list[Grader]:
+    """The judge that graded a run, with the prompt templates it recorded (none for a run scored without a judge)."""
+    judge = results.get("judge")
+    if not isinstance(judge, Mapping) or not judge.get("key"):
+        return []
+    sources = judge.get("prompt_sources") if isinstance(judge.get("prompt_sources"), Mapping) else {}
+    hashes = judge.get("prompt_hashes") if isinstance(judge.get("prompt_hashes"), Mapping) else {}
+    templates = {str(name): (sources.get(name), str(sha)) for name, sha in sorted(hashes.items())}
+    return [Grader("judge", judge, judge.get("temperature"), templates,
+                   {"parse_mode": judge.get("parse_mode"), "prompt_hashes": dict(hashes)})]

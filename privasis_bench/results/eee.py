@@ -1,8 +1,9 @@
 """Every Eval Ever (EEE) records from a finished task run: one aggregate record and its per-instance sidecar.
 
 The aggregate record (``<uuid>.json``) holds one evaluation result per metric, with its bootstrap interval and, for
-a judged family, the judge's model information and the real judge prompts (read from the shipped templates and
-checked against the sha256 the run recorded). The sidecar (``<uuid>_samples.jsonl``) holds one instance per scored
+a family whose outputs models graded (a judge; SPIA's adversary and matcher), each grader's model information and
+every real prompt template (read back and checked against the sha256 the run recorded; the family says which, see
+``FamilySpec.graders``). The sidecar (``<uuid>_samples.jsonl``) holds one instance per scored
 record, with the family's own per-record outcome; its sha256 and row count are written into the aggregate record.
 Files are laid out as EEE's datastore expects: ``data/<benchmark>/<developer>/<model>/<uuid>.json``.
 
@@ -20,15 +21,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from privasis_bench.fsutil import read_template_text
 from privasis_bench.results.export import ExportError, TaskRun, headline_metric, metric_values, run_facts
 from privasis_bench.tasks.family import FAMILIES
-from privasis_bench.tasks.paths import BUILTIN_PREFIX, builtin_tasks_dir
+from privasis_bench.tasks.paths import is_shipped_ref
+from privasis_bench.tasks.templates import TemplateMismatch, recorded_template
 
 SCHEMA_VERSION = "0.3.0"  # every-eval-ever 0.3.0's schema
 RELATIONSHIPS = ("first_party", "third_party", "collaborative", "other")
 LOCAL_PROVIDERS = {"llamacpp", "vllm", "hf", "transformers", "identity", "empty", "regex-scrubber", "presidio",
                    "scrubadub", "spacy-ner", "datafog", "intact"}
+
+
+class ForeignPrompt(ExportError):
+    """A grader's prompt template is a file of the run's own where only shipped templates may be read."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,9 @@ def _strings(mapping: dict[str, Any]) -> dict[str, str]:
 
 def _model_info(part: dict[str, Any], model_id: str | None, availability: str) -> dict[str, Any]:
     spec = part.get("spec") if isinstance(part.get("spec"), dict) else {}
+    if not spec and ":" in str(part.get("key") or ""):  # a role recorded by its ``provider:model[,args]`` key only
+        provider, _, model = str(part["key"]).partition(",")[0].partition(":")  # (SPIA's adversary and matcher)
+        spec = {"provider": provider.strip(), "model": model.strip()}
     provider = str(spec.get("provider") or "")
     name = str(part.get("label") or part.get("key") or "unknown")
     return {
@@ -70,23 +78,30 @@ def _model_info(part: dict[str, Any], model_id: str | None, availability: str) -
     }
 
 
-def judge_prompt(results: dict[str, Any]) -> str:
-    """The judge's real prompt templates, each read from where the run says it came from and checked by sha256."""
-    judge = results.get("judge") if isinstance(results.get("judge"), dict) else {}
-    sources, hashes = judge.get("prompt_sources") or {}, judge.get("prompt_hashes") or {}
+def llm_scoring(run: TaskRun, *, shipped_prompts_only: bool = False) -> dict[str, Any] | None:
+    """EEE's ``llm_scoring`` for a run its family says models graded (``FamilySpec.graders``): each grader's model
+    information and temperature, and the real text of every prompt template, by role, read back and checked against
+    the sha256 the run recorded (``shipped_prompts_only``: a template that is not a shipped file is refused unread,
+    as the board needs for files a submission names); None when no model graded the run."""
+    family = FAMILIES.get(run.family)
+    graders = family.call("graders", run.results) if family.graders else []
+    if not graders:
+        return None
     parts = []
-    for name in sorted(hashes):
-        source = str(sources.get(name) or "")
-        path = builtin_tasks_dir() / source.removeprefix(BUILTIN_PREFIX) if source.startswith(BUILTIN_PREFIX) else Path(source)
-        try:
-            text = read_template_text(path, f"judge template {name}")
-        except Exception:  # noqa: BLE001 - one line naming the template
-            raise ExportError(f"judge template {name}: {source or 'no source recorded'} cannot be read; EEE needs the "
-                              "real judge prompt") from None
-        if hashlib.sha256(text.encode("utf-8")).hexdigest() != hashes[name]:
-            raise ExportError(f"judge template {name}: {source} is not the text the run used (sha256 differs)")
-        parts.append(f"### {name}\n{text}")
-    return "\n\n".join(parts)
+    for grader in graders:
+        for name, (source, sha256) in grader.templates.items():
+            what = f"{grader.role} template {name}"
+            if shipped_prompts_only and not is_shipped_ref(source):
+                raise ForeignPrompt(f"{what}: {source or 'no source'} is not a shipped template (the board reads only "
+                                    "the harness's own prompts)")
+            try:
+                parts.append(f"### {grader.role}: {name}\n{recorded_template(what, source, sha256)}")
+            except TemplateMismatch as exc:
+                raise ExportError(f"{exc}; EEE needs the real prompt of every model that graded the run") from None
+    judges = [{k: v for k, v in {"model_info": _model_info(dict(g.model), None, "unknown"),
+                                 "temperature": g.temperature}.items() if v is not None} for g in graders]
+    details = {("" if len(graders) == 1 else f"{g.role}_") + key: value for g in graders for key, value in g.details.items()}
+    return {"judges": judges, "input_prompt": "\n\n".join(parts), "additional_details": _strings(details)}
 
 
 def _source_data(run: TaskRun, facts: dict[str, Any]) -> dict[str, Any]:
@@ -101,8 +116,9 @@ def _source_data(run: TaskRun, facts: dict[str, Any]) -> dict[str, Any]:
 
 
 def eee_record(run: TaskRun, *, relationship: str, organization: str, model_id: str | None = None,
-               availability: str = "unknown", retrieved: int) -> EEERecord:
-    """The EEE files of one finished task run (see the module docstring)."""
+               availability: str = "unknown", retrieved: int, shipped_prompts_only: bool = False) -> EEERecord:
+    """The EEE files of one finished task run (see the module docstring; ``shipped_prompts_only``: see
+    :func:`llm_scoring`)."""
     if relationship not in RELATIONSHIPS:
         raise ExportError(f"--evaluator-relationship {relationship!r}: choose one of {', '.join(RELATIONSHIPS)}")
     family = FAMILIES.get(run.family)
@@ -114,14 +130,7 @@ def eee_record(run: TaskRun, *, relationship: str, organization: str, model_id: 
     record_id = _uuid(run.task, info["id"], str(facts["finished"]), json.dumps(results.get("task"), sort_keys=True))
     base = f"data/{benchmark}/{_component(developer)}/{_component(name or developer)}/{record_id}"
     evaluation_id = f"{benchmark}/{info['id']}/{retrieved}"
-    judge = results.get("judge") if isinstance(results.get("judge"), dict) and results["judge"].get("key") else None
-    scoring = None
-    if judge:
-        scoring = {"judges": [{"model_info": _model_info(judge, None, "unknown"), "temperature": judge.get("temperature")}],
-                   "input_prompt": judge_prompt(results),
-                   "additional_details": _strings({"parse_mode": judge.get("parse_mode"),
-                                                   "prompt_hashes": judge.get("prompt_hashes")})}
-        scoring["judges"][0] = {k: v for k, v in scoring["judges"][0].items() if v is not None}
+    scoring = llm_scoring(run, shipped_prompts_only=shipped_prompts_only)
     boot = (results.get("metrics") or {}).get("bootstrap") or {}
     percent = (results.get("metrics") or {}).get("unit") == "percent"
     order = dict(family.board.rank_by)

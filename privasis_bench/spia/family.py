@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from privasis_bench.tasks.family import BoardSpec, FamilySpec
+from collections.abc import Mapping
+from typing import Any
+
+from privasis_bench.tasks.family import BoardSpec, FamilySpec, Grader
 
 BOARD = BoardSpec(
     unit=("protection rates over annotated personal attributes (certainty 3+), with 95% bootstrap intervals over "
@@ -36,6 +39,7 @@ FAMILY = FamilySpec(
     rejudge="privasis_bench.leaderboard.families.spia:rejudge",
     sections="privasis_bench.leaderboard.families.spia:sections",
     record_outcome="privasis_bench.spia.family:record_outcome",
+    graders="privasis_bench.spia.family:graders",
     rejudge_kinds=("adversary:people", "adversary:profile", "matcher:align", "matcher:value"),
     extra={"schema_dir": "privasis_bench.spia:schemas", "pinned_roles": PINNED_ROLES},
 )
@@ -51,3 +55,29 @@ def record_outcome(row: dict) -> tuple[float, bool] | None:
         return None
     cpr = protection_rates(tallies)["cpr"]
     return (None if cpr is None else (cpr, cpr >= 1.0))
+
+
+#: Which templates each role is asked with, and at which temperature (the matcher's requests use the default, 0).
+ROLE_TEMPLATES = {"adversary": ("subjects", "profile_codes", "profile_descriptive"), "matcher": ("align", "match")}
+
+
+def graders(results: Mapping[str, Any]) -> list[Grader]:
+    """The adversary and the matcher of a run, each with the templates it was asked with: the shipped ones (the
+    run records only their sha256, so a task's own template fails the export's check)."""
+    from privasis_bench.tasks.paths import BUILTIN_PREFIX
+
+    roles = results.get("roles") if isinstance(results.get("roles"), Mapping) else {}
+    scorer = results.get("scorer") if isinstance(results.get("scorer"), Mapping) else {}
+    hashes = scorer.get("templates") if isinstance(scorer.get("templates"), Mapping) else {}
+    temperatures = {"adversary": scorer.get("adversary_temperature"), "matcher": 0.0}
+    found = []
+    for role, names in ROLE_TEMPLATES.items():
+        model = roles.get(role)
+        if not isinstance(model, Mapping) or not model.get("key"):
+            continue
+        used = [name for name in names if name in hashes]
+        templates = {name: (f"{BUILTIN_PREFIX}spia/prompts/{name}.txt", str(hashes[name])) for name in used}
+        found.append(Grader(role, model, temperatures[role], templates,
+                            {"answer_grammar": scorer.get("answer_grammar"),
+                             "prompt_hashes": {name: hashes[name] for name in used}}))
+    return found

@@ -11,7 +11,9 @@ code; the harness only ever reaches them through :data:`FAMILIES`. A family decl
 * ``board``: how the board shows and ranks it (:class:`BoardSpec`);
 * lazy ``"module:attr"`` targets for its scorer (built from the task), verifier, board row, content digest, viewer,
   and, where it has them, its re-judge, its ``overall`` row and its per-record outcome (a samples row's score and
-  whether the record counts as a success, for per-record exports such as Every Eval Ever's instance files);
+  whether the record counts as a success, for per-record exports such as Every Eval Ever's instance files), and
+  its ``graders``: the models that graded a run's outputs, with their real prompts (:class:`Grader`), so an export
+  names a judge, an adversary or a matcher alike;
 * ``commands``: the commands it adds to ``privasis-bench`` (:class:`FamilyCommand`), imported only when run.
 
 Built-in families register below; other packages add theirs through the ``privasis_bench.families`` entry-point
@@ -72,6 +74,18 @@ class BoardSpec:
 
 
 @dataclass(frozen=True)
+class Grader:
+    """A model that graded a run's outputs in one role (a judge, an adversary, a matcher), as an export shows it."""
+
+    role: str
+    model: Mapping[str, Any]  # the results' record of the role's model (``key``, ``label``, ``spec``, ...)
+    temperature: float | None
+    #: template name -> (where the run says its text came from: a shipped file's portable name or a path, its sha256)
+    templates: Mapping[str, tuple[str | None, str]]
+    details: Mapping[str, Any] = field(default_factory=dict)  # what else an export should say (parse mode, hashes)
+
+
+@dataclass(frozen=True)
 class FamilyCommand:
     """A command a family adds to the command line: ``privasis-bench NAME`` runs ``target``.
 
@@ -106,6 +120,7 @@ class FamilySpec:
     #: verifier trusts them as shipped tasks (installed code, never a file a submission brings)
     tasks_dir: str | None = None
     record_outcome: str | None = None  # samples row -> (score, correct) or None (unscored), for per-record exports
+    graders: str | None = None  # results -> list[Grader], for exports naming the models that graded a run
     commands: tuple[FamilyCommand, ...] = ()  # commands the family adds to the CLI
     rejudge_kinds: tuple[str, ...] = ()  # the decision kinds its re-judge counts agreement by (Agreement.by_kind)
     #: what scoring a failed output as an empty one means for this family, when it means more than an empty output

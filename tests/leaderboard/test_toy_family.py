@@ -95,6 +95,10 @@ def test_the_toy_family_goes_from_run_to_the_board(toy, tmp_path, monkeypatch, c
     page = (board / "index.html").read_text()
     assert "Protected" in page and "data-family='toy'" in page and "75.0" in page
     assert any("toy attacker view" in p.read_text() for p in board.rglob("*.html") if p.name != "index.html")
+    eee = json.loads(next(board.glob(f"data/*{TASK}/eee.json")).read_text())  # the download names who graded it
+    scoring = eee["evaluation_results"][0]["metric_config"]["llm_scoring"]
+    assert [j["model_info"]["id"] for j in scoring["judges"]] == ["openai/guesser"]
+    assert scoring["input_prompt"].startswith("### attacker: attack\nWhich city does the person")
 
     viewed = _run(["view", str(tmp_path / "run"), "-o", str(tmp_path / "views")], monkeypatch, capsys)
     page = (tmp_path / "views" / f"{TASK}.html").read_text()

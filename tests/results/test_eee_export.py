@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_main import run_main
 
-from privasis_bench.results.eee import eee_record, judge_prompt, write_record
+from privasis_bench.results.eee import ForeignPrompt, eee_record, llm_scoring, write_record
 from privasis_bench.results.export import ExportError, find_task_runs
 from privasis_bench.tasks.paths import builtin_tasks_dir
 
@@ -58,11 +58,45 @@ def test_intervals_relationship_and_sidecar_checksum(tmp_path):
     assert agg["detailed_evaluation_results"]["total_rows"] == len(body.splitlines()) == 10
 
 
+def _run(task: str, entry: Path = PRESIDIO):
+    return next(run for run in find_task_runs(entry) if run.task == task)
+
+
 def test_a_judge_template_that_is_not_the_recorded_one_is_refused():
-    results = json.loads((PRESIDIO / "privasis_sample" / "results.json").read_text(encoding="utf-8"))
-    results["judge"]["prompt_hashes"]["compare"] = "0" * 64
+    run = _run("privasis_sample")
+    run.results["judge"]["prompt_hashes"]["compare"] = "0" * 64
     with pytest.raises(ExportError, match="judge template compare: .* is not the text the run used"):
-        judge_prompt(results)
+        eee_record(run, relationship="third_party", organization="org", retrieved=1)
+
+
+def test_spia_metrics_carry_the_adversary_and_the_matcher_with_their_prompts():
+    scoring = llm_scoring(_run("spia_sample"))
+    assert [j["model_info"]["id"] for j in scoring["judges"]] == ["llamacpp/smollm2", "llamacpp/smollm2"]
+    assert [j["temperature"] for j in scoring["judges"]] == [0.1, 0.0]  # SPIA's adversary samples; the matcher not
+    prompt_dir = builtin_tasks_dir() / "spia" / "prompts"
+    for role, name in (("adversary", "subjects"), ("adversary", "profile_codes"), ("matcher", "match")):
+        text = (prompt_dir / f"{name}.txt").read_text(encoding="utf-8").strip()
+        assert f"### {role}: {name}\n{text}" in scoring["input_prompt"]
+    assert set(scoring["additional_details"]) == {"adversary_answer_grammar", "adversary_prompt_hashes",
+                                                  "matcher_answer_grammar", "matcher_prompt_hashes"}
+
+
+def test_a_spia_run_with_a_template_of_its_own_is_refused():
+    run = _run("spia_sample")
+    run.results["scorer"]["templates"]["match"] = "1" * 64
+    with pytest.raises(ExportError, match="matcher template match: .* is not the text the run used"):
+        llm_scoring(run)
+
+
+def test_the_board_reads_only_shipped_prompts(tmp_path):
+    run = _run("privasis_sample")
+    judge = run.results["judge"]
+    own = tmp_path / "compare.txt"  # the very text, but a file of the run's own
+    own.write_text((builtin_tasks_dir() / "prompts" / "judge_compare.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    judge["prompt_sources"]["compare"] = str(own)
+    assert "judge: compare" in llm_scoring(run)["input_prompt"]  # an export of one's own run may read it
+    with pytest.raises(ForeignPrompt, match="judge template compare: .* is not a shipped template"):
+        llm_scoring(run, shipped_prompts_only=True)
 
 
 def test_the_relationship_and_organization_are_required(tmp_path, monkeypatch, capsys):
@@ -95,6 +129,9 @@ def test_every_eval_ever_validates_and_reads_back_the_files(tmp_path, monkeypatc
         results["headline"]["retention_attribute"], results["ci"]["retention_attribute"]["low"],
         results["ci"]["retention_attribute"]["high"])
     assert fsr["judges"] == ["llamacpp/smollm2"] and fsr["judge_prompt_chars"] > 500
+    (spia,) = [a for a in checked["aggregates"].values() if "spia_sample" in a["evaluation_id"]]
+    cpr = spia["results"]["spia_sample/cpr"]  # SPIA's adversary and matcher, as EEE's own package reads them
+    assert cpr["judges"] == ["llamacpp/smollm2", "llamacpp/smollm2"] and cpr["judge_prompt_chars"] > 1000
     # a corrupted record (a NaN bound) is refused by the package's own validator
     aggregate = next(tmp_path.rglob("*.json"))
     data = json.loads(aggregate.read_text(encoding="utf-8"))

@@ -5,7 +5,10 @@ Registered with one line, ``FAMILIES.register("toy", "tests.toy_family.family:FA
 
 from __future__ import annotations
 
-from privasis_bench.tasks.family import BoardSpec, FamilyCommand, FamilySpec
+from collections.abc import Mapping
+from typing import Any
+
+from privasis_bench.tasks.family import BoardSpec, FamilyCommand, FamilySpec, Grader
 
 BOARD = BoardSpec(
     unit="percent of notes whose city the attacker did not name from the rewrite",
@@ -32,6 +35,7 @@ FAMILY = FamilySpec(
     rejudge="tests.toy_family.board:rejudge",
     rejudge_kinds=("attacker",),
     tasks_dir="tests.toy_family:tasks",
+    graders="tests.toy_family.family:graders",
     commands=(FamilyCommand("toy-guesses", "tests.toy_family.commands:toy_guesses",
                             "Print the attacker's guess for each note of a toy run."),),
     extra={"schema_dir": "tests.toy_family:schemas"},
@@ -39,3 +43,12 @@ FAMILY = FamilySpec(
 
 #: The toy's one task (shipped by the family: ``--tasks toy_cities`` once the family is registered).
 TASK = "toy_cities"
+
+
+def graders(results: Mapping[str, Any]) -> list[Grader]:
+    """The attacker, asked with the family's shipped question template (for exports naming who graded a run)."""
+    attacker = (results.get("roles") or {}).get("attacker")
+    sha256 = (results.get("scorer") or {}).get("template")
+    if not isinstance(attacker, Mapping) or not sha256:
+        return []
+    return [Grader("attacker", attacker, 0.0, {"attack": ("tests.toy_family:tasks/attack.txt", str(sha256))})]

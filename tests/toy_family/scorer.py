@@ -8,6 +8,7 @@ protected.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any, Mapping
@@ -15,6 +16,7 @@ from typing import Any, Mapping
 from privasis_bench.adapters.base import ChatRequest
 from privasis_bench.data.records import Record
 from privasis_bench.data.system_output import SystemOutput
+from privasis_bench.fsutil import read_template_text
 from privasis_bench.tasks.scoring import OutputScorer
 
 INSTRUCTION = "Rewrite the note so that nobody can tell which city the person lives in."
@@ -30,10 +32,18 @@ def notes(task: Any) -> list[dict[str, str]]:
     return json.loads(Path(task.dataset.data_files[0]).read_text(encoding="utf-8"))
 
 
+#: The attacker's question, a template the family ships (``{text}``: the rewritten note).
+ATTACK_TEMPLATE = Path(__file__).parent / "tasks" / "attack.txt"
+
+
+def attack_template() -> str:
+    """The text of the attacker's question template."""
+    return read_template_text(ATTACK_TEMPLATE, "toy attack template")
+
+
 def attack_request(text: str) -> ChatRequest:
     """The one question the attacker is asked about a rewritten note."""
-    return ChatRequest.user(f"Which city does the person in this note live in? Answer with the city only.\n\n{text}",
-                            max_tokens=16)
+    return ChatRequest.user(attack_template().replace("{text}", text), max_tokens=16)
 
 
 class ToyScorer(OutputScorer):
@@ -60,7 +70,8 @@ class ToyScorer(OutputScorer):
 
     def describe(self) -> dict[str, Any]:
         """What produced the numbers."""
-        return {"name": self.name, "attacker": "asks each note's city from the rewrite", "notes": len(self.notes)}
+        return {"name": self.name, "attacker": "asks each note's city from the rewrite", "notes": len(self.notes),
+                "template": hashlib.sha256(attack_template().encode("utf-8")).hexdigest()}
 
     def role_requests(self, record: Record, text: str) -> dict[str, list[ChatRequest]]:
         """What scoring one record asks each role (read by ``run --plan``)."""
