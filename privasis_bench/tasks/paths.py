@@ -54,6 +54,18 @@ def shipped_ref(path: str | Path) -> str | None:
     return None
 
 
+def shipped_path(ref: str) -> Path | None:
+    """The file a shipped file's portable name names (the inverse of :func:`shipped_ref`); None for any other name.
+    A name that climbs out of its shipped folder (``..``) raises ValueError: it names no shipped file."""
+    for prefix, folder in shipped_dirs():
+        if ref.startswith(prefix):
+            path = (folder / ref.removeprefix(prefix)).resolve()
+            if not path.is_relative_to(folder.resolve()):
+                raise ValueError(f"{ref}: not a file inside the shipped folder {prefix}")
+            return path
+    return None
+
+
 def is_shipped_ref(ref: object) -> bool:
     """Whether a recorded file reference names a shipped file (see :func:`shipped_ref`)."""
     return isinstance(ref, str) and any(ref.startswith(prefix) for prefix, _ in shipped_dirs())

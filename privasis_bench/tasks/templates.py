@@ -11,30 +11,21 @@ import hashlib
 from pathlib import Path
 
 from privasis_bench.fsutil import read_template_text
-from privasis_bench.tasks.paths import shipped_dirs
+from privasis_bench.tasks.paths import shipped_path
 
 
 class TemplateMismatch(ValueError):
     """A recorded template cannot be read, or its text is not the one the run used."""
 
 
-def template_path(source: str) -> Path:
-    """The file a recorded template source names: a shipped file's portable name (which must stay inside its shipped
-    folder: ``..`` is refused), else the path itself."""
-    for prefix, folder in shipped_dirs():
-        if source.startswith(prefix):
-            path = (folder / source.removeprefix(prefix)).resolve()
-            if not path.is_relative_to(folder.resolve()):
-                raise TemplateMismatch(f"{source}: not a file inside the shipped folder {prefix}")
-            return path
-    return Path(source)
-
-
 def recorded_template(what: str, source: object, sha256: str) -> str:
     """The text of template ``what`` (e.g. "judge template compare") from ``source``, checked against ``sha256``."""
     if not isinstance(source, str) or not source:
         raise TemplateMismatch(f"{what}: no source recorded, so its text cannot be read back")
-    path = template_path(source)
+    try:
+        path = shipped_path(source) or Path(source)
+    except ValueError as exc:
+        raise TemplateMismatch(str(exc)) from None
     try:
         text = read_template_text(path, what)
     except Exception:  # noqa: BLE001 - one line naming the template
